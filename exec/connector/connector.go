@@ -1,0 +1,131 @@
+package connector
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+)
+
+// Table is what the planner knows of a CREATE TABLE: its physical columns
+// (computed columns are the planner's job) and WITH options.
+type Table struct {
+	Name    string
+	Schema  types.Schema
+	Options map[string]string
+}
+
+// Env carries what a connector needs from the run.
+type Env struct {
+	// Stdout receives the print sink's rows.
+	Stdout io.Writer
+	// JobID is unique per run; part-file names include it so that runs
+	// never overwrite each other's output.
+	JobID string
+}
+
+// connectors lists the connector names, sorted, for error messages.
+var connectors = []string{"blackhole", "datagen", "filesystem", "print"}
+
+// NewSource returns the source of table t.
+func NewSource(t Table) (exec.Source, error) {
+	conn, err := connectorOf(t, true)
+	if err != nil {
+		return nil, err
+	}
+	switch conn {
+	case "filesystem":
+		c, err := parseFilesystem(t)
+		if err != nil {
+			return nil, err
+		}
+		return &fileSource{schema: t.Schema, cfg: c}, nil
+	default: // datagen; connectorOf refused the rest
+		c, err := parseDatagen(t)
+		if err != nil {
+			return nil, err
+		}
+		return newGenSource(t.Schema, c), nil
+	}
+}
+
+// NewSink returns the sink of table t.
+func NewSink(t Table, env Env) (exec.Sink, error) {
+	conn, err := connectorOf(t, false)
+	if err != nil {
+		return nil, err
+	}
+	switch conn {
+	case "filesystem":
+		c, err := parseFilesystem(t)
+		if err != nil {
+			return nil, err
+		}
+		if env.JobID == "" {
+			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
+		}
+		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID}, nil
+	case "print":
+		id, err := parsePrint(t)
+		if err != nil {
+			return nil, err
+		}
+		if env.Stdout == nil {
+			return nil, fmt.Errorf("connector: print sink of table %s has no output", t.Name)
+		}
+		return &printSink{out: env.Stdout, prefix: id}, nil
+	default: // blackhole
+		if err := parseBlackhole(t); err != nil {
+			return nil, err
+		}
+		return blackhole{}, nil
+	}
+}
+
+// Validate checks t's options (unknown keys, bad values, missing required
+// ones) for use as a source or as a sink, without touching any file.
+func Validate(t Table, asSource bool) error {
+	conn, err := connectorOf(t, asSource)
+	if err != nil {
+		return err
+	}
+	switch conn {
+	case "filesystem":
+		_, err = parseFilesystem(t)
+	case "datagen":
+		_, err = parseDatagen(t)
+	case "print":
+		_, err = parsePrint(t)
+	case "blackhole":
+		err = parseBlackhole(t)
+	}
+	return err
+}
+
+// connectorOf returns t's connector name after checking that it exists and
+// can be used in the requested direction.
+func connectorOf(t Table, asSource bool) (string, error) {
+	conn, ok := t.Options["connector"]
+	if !ok {
+		return "", &OptionError{Key: "connector", Msg: fmt.Sprintf("missing required option 'connector' for table %s", t.Name), Valid: connectors, what: "connectors"}
+	}
+	var source, sink bool
+	switch conn {
+	case "filesystem":
+		source, sink = true, true
+	case "datagen":
+		source = true
+	case "print", "blackhole":
+		sink = true
+	default:
+		return "", &OptionError{Key: "connector", Msg: fmt.Sprintf("unknown connector '%s'", conn), Valid: connectors, what: "connectors"}
+	}
+	if asSource && !source {
+		return "", &OptionError{Key: "connector", Msg: fmt.Sprintf("connector '%s' can only be used as a sink, not to read table %s", conn, t.Name)}
+	}
+	if !asSource && !sink {
+		return "", &OptionError{Key: "connector", Msg: fmt.Sprintf("connector '%s' can only be used as a source, not to write table %s", conn, t.Name)}
+	}
+	return conn, nil
+}

@@ -1,0 +1,69 @@
+package connector
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// csvEncoder writes rows in the format csvDecoder reads. It quotes a field
+// only when it must: when it contains the delimiter, the quote character or
+// a line break, when it is an empty string (so that it cannot be mistaken
+// for a blank line), and when it is a first field starting with '#' (so
+// that csv.allow-comments cannot drop it).
+type csvEncoder struct {
+	f       csvFormat
+	names   []string
+	scratch []byte
+}
+
+func (e *csvEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, error) {
+	for j, a := range b.Columns() {
+		if j > 0 {
+			dst = append(dst, e.f.delim)
+		}
+		if a.IsNull(row) {
+			if e.f.hasNull {
+				dst = append(dst, e.f.null...)
+			} else if len(e.names) == 1 {
+				dst = append(dst, e.f.quote, e.f.quote) // never a blank line
+			}
+			continue
+		}
+		n := len(dst)
+		dst = appendValue(dst, a, row, true)
+		v := dst[n:]
+		_, isStr := a.(*array.String)
+		if !e.needsQuote(v, isStr, j == 0) {
+			continue
+		}
+		if e.f.noQuote {
+			return dst[:n], fmt.Errorf("column '%s': value %q contains the field delimiter or a line break, and quoting is disabled", e.names[j], v)
+		}
+		e.scratch = append(e.scratch[:0], v...)
+		dst = append(dst[:n], e.f.quote)
+		for _, c := range e.scratch {
+			if c == e.f.quote {
+				dst = append(dst, c)
+			}
+			dst = append(dst, c)
+		}
+		dst = append(dst, e.f.quote)
+	}
+	return append(dst, '\n'), nil
+}
+
+func (e *csvEncoder) needsQuote(v []byte, isStr, first bool) bool {
+	if len(v) == 0 {
+		return isStr
+	}
+	if first && v[0] == '#' {
+		return true
+	}
+	if bytes.IndexByte(v, e.f.delim) >= 0 || bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
+		return true
+	}
+	return !e.f.noQuote && bytes.IndexByte(v, e.f.quote) >= 0
+}

@@ -1,0 +1,206 @@
+package connector
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+)
+
+type fileSink struct {
+	cfg    fsConfig
+	schema types.Schema // the table's, whose names the JSON keys use
+	jobID  string
+}
+
+// encoder appends one row as one line, line break included.
+type encoder interface {
+	encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, error)
+}
+
+func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, error) {
+	for _, f := range out {
+		if f.Type.Kind == types.Invalid {
+			return nil, fmt.Errorf("filesystem sink: column '%s' has no type", f.Name)
+		}
+	}
+	names := out.Names()
+	if len(s.schema) == len(out) {
+		names = s.schema.Names()
+	}
+	if err := os.MkdirAll(s.cfg.path, 0o755); err != nil {
+		return nil, fmt.Errorf("filesystem sink: %w", err)
+	}
+	w := &fileWriter{
+		dir:     s.cfg.path,
+		prefix:  fmt.Sprintf("part-%s-%d-", s.jobID, subtask),
+		ext:     "." + s.cfg.format,
+		limit:   s.cfg.rollSize,
+		ncols:   len(out),
+		buf:     make([]byte, 0, flushSize+64<<10),
+		pending: nil,
+	}
+	if s.cfg.format == "csv" {
+		w.enc = &csvEncoder{f: s.cfg.csv, names: names}
+	} else {
+		w.enc = newJSONEncoder(names)
+	}
+	return w, nil
+}
+
+// flushSize is how much encoded output is gathered before a write(2).
+const flushSize = 1 << 20
+
+// fileWriter writes one subtask's part files. Each is written hidden as
+// .part-<job>-<subtask>-<n>.<ext>.inprogress and made visible only by
+// Close, so that a reader of the directory never sees a partial file and a
+// failed job leaves nothing behind. Files rolled over on size wait, closed
+// and synced, for the same Close.
+type fileWriter struct {
+	dir     string
+	prefix  string // part-<job>-<subtask>-
+	ext     string
+	limit   int64
+	ncols   int
+	enc     encoder
+	f       *os.File
+	size    int64 // bytes written to f
+	seq     int   // n of the file being written
+	buf     []byte
+	pending []string // finished hidden files, oldest first
+	done    bool     // closed or aborted
+}
+
+func (w *fileWriter) hiddenName(seq int) string {
+	return filepath.Join(w.dir, fmt.Sprintf(".%s%d%s.inprogress", w.prefix, seq, w.ext))
+}
+
+func (w *fileWriter) Write(b arrow.RecordBatch) error {
+	if w.done {
+		return errors.New("filesystem sink: write after close")
+	}
+	if int(b.NumCols()) != w.ncols {
+		return fmt.Errorf("filesystem sink: batch has %d columns, want %d", b.NumCols(), w.ncols)
+	}
+	var err error
+	for row := 0; row < int(b.NumRows()); row++ {
+		if w.buf, err = w.enc.encode(w.buf, b, row); err != nil {
+			return fmt.Errorf("filesystem sink: %w", err)
+		}
+		if w.size+int64(len(w.buf)) >= w.limit {
+			if err := w.roll(); err != nil {
+				return err
+			}
+		} else if len(w.buf) >= flushSize {
+			if err := w.flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// flush writes the gathered output to the current file, creating it first.
+func (w *fileWriter) flush() error {
+	if len(w.buf) == 0 {
+		return nil
+	}
+	if w.f == nil {
+		f, err := os.OpenFile(w.hiddenName(w.seq), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if err != nil {
+			return fmt.Errorf("filesystem sink: %w", err)
+		}
+		w.f, w.size = f, 0
+	}
+	n, err := w.f.Write(w.buf)
+	w.size += int64(n)
+	w.buf = w.buf[:0]
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	return nil
+}
+
+// roll finishes the current file and starts counting the next one.
+func (w *fileWriter) roll() error {
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if w.f == nil {
+		return nil
+	}
+	err := w.f.Sync()
+	if cerr := w.f.Close(); err == nil {
+		err = cerr
+	}
+	w.pending = append(w.pending, w.f.Name())
+	w.f = nil
+	w.seq++
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	return nil
+}
+
+// Close makes every finished file visible, then syncs the directory so
+// that the renames survive a crash.
+func (w *fileWriter) Close() error {
+	if w.done {
+		return nil
+	}
+	if err := w.roll(); err != nil {
+		return err
+	}
+	w.done = true
+	for _, p := range w.pending {
+		base := filepath.Base(p)
+		visible := filepath.Join(w.dir, strings.TrimSuffix(base[1:], ".inprogress"))
+		if err := os.Rename(p, visible); err != nil {
+			return fmt.Errorf("filesystem sink: %w", err)
+		}
+	}
+	if len(w.pending) == 0 {
+		return nil
+	}
+	w.pending = nil
+	return syncDir(w.dir)
+}
+
+// Abort removes the files not made visible. It is idempotent and, after a
+// successful Close, does nothing.
+func (w *fileWriter) Abort() error {
+	var errs []error
+	if w.f != nil {
+		name := w.f.Name()
+		w.f.Close()
+		w.f = nil
+		w.pending = append(w.pending, name)
+	}
+	for _, p := range w.pending {
+		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	w.pending, w.buf, w.done = nil, w.buf[:0], true
+	return errors.Join(errs...)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	return nil
+}

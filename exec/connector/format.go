@@ -1,0 +1,94 @@
+package connector
+
+import (
+	"math"
+	"strconv"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/types"
+)
+
+// appendValue appends the text of the non-null value a[i] as the print
+// sink, CSV and JSON show it: booleans as true/false, floats as Java
+// prints them, timestamps as yyyy-MM-dd HH:mm:ss.SSS (with a 'Z' after a
+// TIMESTAMP_LTZ if zoned is set), dates as yyyy-MM-dd. Intervals are Arrow
+// integers indistinguishable from INT and BIGINT, so they show as their
+// millisecond or month count. It switches on the array's concrete type
+// rather than boxing the value.
+func appendValue(dst []byte, a arrow.Array, i int, zoned bool) []byte {
+	switch a := a.(type) {
+	case *array.Boolean:
+		return strconv.AppendBool(dst, a.Value(i))
+	case *array.Int32:
+		return strconv.AppendInt(dst, int64(a.Value(i)), 10)
+	case *array.Int64:
+		return strconv.AppendInt(dst, a.Value(i), 10)
+	case *array.Float32:
+		return appendFloat(dst, float64(a.Value(i)), 32)
+	case *array.Float64:
+		return appendFloat(dst, a.Value(i), 64)
+	case *array.Decimal128:
+		scale := a.DataType().(*arrow.Decimal128Type).Scale
+		return append(dst, types.FormatDecimal(a.Value(i), int(scale))...)
+	case *array.String:
+		return append(dst, a.Value(i)...)
+	case *array.Date32:
+		return appendDate(dst, int32(a.Value(i)))
+	case *array.Timestamp:
+		ts := a.DataType().(*arrow.TimestampType)
+		ms := int64(a.Value(i))
+		switch ts.Unit {
+		case arrow.Second:
+			ms *= 1000
+		case arrow.Microsecond:
+			ms = types.FloorDiv(ms, 1000)
+		case arrow.Nanosecond:
+			ms = types.FloorDiv(ms, 1_000_000)
+		}
+		dst = types.AppendTimestamp(dst, ms)
+		if zoned && ts.TimeZone != "" {
+			dst = append(dst, 'Z')
+		}
+		return dst
+	case *array.Null:
+		return append(dst, "null"...)
+	}
+	return append(dst, a.ValueStr(i)...)
+}
+
+// appendDate appends days since the epoch as yyyy-MM-dd: the date part of
+// types.AppendTimestamp, which allocates nothing, unlike types.FormatDate.
+func appendDate(dst []byte, days int32) []byte {
+	n := len(dst)
+	dst = types.AppendTimestamp(dst, int64(days)*types.MsDay)
+	for j := n + 5; j < len(dst); j++ { // the year may be longer than 4 digits
+		if dst[j] == ' ' {
+			return dst[:j]
+		}
+	}
+	return dst
+}
+
+// appendFloat is types.FormatFloat without the allocation: Java's rendering
+// of the common cases (a ".0" on integral values, NaN and Infinity spelled
+// out). A test keeps the two identical.
+func appendFloat(dst []byte, f float64, bits int) []byte {
+	switch {
+	case math.IsNaN(f):
+		return append(dst, "NaN"...)
+	case math.IsInf(f, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(f, -1):
+		return append(dst, "-Infinity"...)
+	}
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', -1, bits)
+	for _, c := range dst[n:] {
+		switch c {
+		case '.', 'e', 'n', 'I':
+			return dst
+		}
+	}
+	return append(dst, '.', '0')
+}

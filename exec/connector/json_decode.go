@@ -1,0 +1,427 @@
+package connector
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/strandsql/strand/types"
+)
+
+// jsonDecoder parses one line holding one JSON object into one row, Flink's
+// json format. It is a hand-written scanner over the line's bytes: a first
+// pass validates the object and records where each column's value is, a
+// second appends the values. Nothing is decoded into maps or interfaces,
+// and unknown fields are only validated and skipped.
+type jsonDecoder struct {
+	schema      types.Schema
+	exact       map[string]int
+	folded      map[string]int
+	failMissing bool
+	vals        []jsonVal
+	stack       []byte
+	scratch     []byte
+}
+
+// jsonVal is where a column's value is in the line.
+type jsonVal struct {
+	kind       byte // 0 (absent), 'n', 's', 'd' (number), 't', 'f', 'c' (object or array)
+	escaped    bool // a string with backslash escapes
+	start, end int  // the value's text; a string's without its quotes
+}
+
+func newJSONDecoder(s types.Schema, failMissing bool) *jsonDecoder {
+	d := &jsonDecoder{
+		schema:      s,
+		exact:       make(map[string]int, len(s)),
+		folded:      make(map[string]int, len(s)),
+		failMissing: failMissing,
+		vals:        make([]jsonVal, len(s)),
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		d.exact[s[i].Name] = i
+		d.folded[strings.ToLower(s[i].Name)] = i
+	}
+	return d
+}
+
+// jsonSyntax is the message of a malformed line.
+func jsonSyntax(what string) error { return &rowError{msg: "invalid JSON: " + what} }
+
+func (d *jsonDecoder) decode(line []byte, b *batch) (bool, error) {
+	i := ws(line, 0)
+	if i == len(line) {
+		return true, nil
+	}
+	if line[i] != '{' {
+		return false, jsonSyntax("expected an object")
+	}
+	for k := range d.vals {
+		d.vals[k].kind = 0
+	}
+	i = ws(line, i+1)
+	if i < len(line) && line[i] == '}' {
+		i++
+	} else {
+		for {
+			if i >= len(line) || line[i] != '"' {
+				return false, jsonSyntax("expected a field name")
+			}
+			kstart := i + 1
+			end, esc, msg := scanString(line, i)
+			if msg != "" {
+				return false, jsonSyntax(msg)
+			}
+			key := line[kstart : end-1]
+			if esc {
+				key = unescapeJSON(d.scratch[:0], key)
+				d.scratch = key
+			}
+			i = ws(line, end)
+			if i >= len(line) || line[i] != ':' {
+				return false, jsonSyntax("expected ':' after a field name")
+			}
+			i = ws(line, i+1)
+			v, end, msg := d.value(line, i)
+			if msg != "" {
+				return false, jsonSyntax(msg)
+			}
+			if col := d.column(key); col >= 0 {
+				d.vals[col] = v // a repeated field: the last one wins, as in Jackson
+			}
+			i = ws(line, end)
+			if i < len(line) && line[i] == ',' {
+				i = ws(line, i+1)
+				continue
+			}
+			if i < len(line) && line[i] == '}' {
+				i++
+				break
+			}
+			return false, jsonSyntax("expected ',' or '}' after a value")
+		}
+	}
+	if ws(line, i) != len(line) {
+		return false, jsonSyntax("unexpected data after the object")
+	}
+	for k := range d.vals {
+		if msg := d.append(line, k, &b.cols[k]); msg != "" {
+			b.rollback()
+			return false, &rowError{col: d.schema[k].Name, msg: msg}
+		}
+	}
+	b.commit()
+	return false, nil
+}
+
+// column finds the column a field name denotes: an exact match first, then
+// a case-insensitive one.
+func (d *jsonDecoder) column(key []byte) int {
+	if i, ok := d.exact[string(key)]; ok {
+		return i
+	}
+	for _, c := range key {
+		if c >= 'A' && c <= 'Z' || c >= utf8.RuneSelf {
+			if i, ok := d.folded[strings.ToLower(string(key))]; ok {
+				return i
+			}
+			return -1
+		}
+	}
+	if i, ok := d.folded[string(key)]; ok {
+		return i
+	}
+	return -1
+}
+
+// append appends column k's value; a non-empty result is the error.
+func (d *jsonDecoder) append(line []byte, k int, c *column) string {
+	v := d.vals[k]
+	text := line[v.start:v.end]
+	switch v.kind {
+	case 0:
+		if d.failMissing {
+			return "field is missing"
+		}
+		c.null()
+	case 'n':
+		c.null()
+	case 's':
+		if v.escaped {
+			text = unescapeJSON(d.scratch[:0], text)
+			d.scratch = text
+		}
+		if !c.parse(text) {
+			return parseError(text, c.t)
+		}
+	case 't', 'f':
+		if c.t.Kind == types.Boolean {
+			c.bool(v.kind == 't')
+		} else if c.st != sString {
+			return parseError(text, c.t)
+		} else {
+			c.str(text)
+		}
+	default: // numbers, and objects or arrays for a STRING column
+		if v.kind == 'c' && c.st != sString || !c.parse(text) {
+			return parseError(text, c.t)
+		}
+	}
+	if c.t.NotNull && !c.valid[len(c.valid)-1] {
+		return "NULL value in a NOT NULL column"
+	}
+	return ""
+}
+
+// value scans the value at s[i] and says where it is.
+func (d *jsonDecoder) value(s []byte, i int) (jsonVal, int, string) {
+	if i >= len(s) {
+		return jsonVal{}, i, "unexpected end of line"
+	}
+	switch s[i] {
+	case '"':
+		end, esc, msg := scanString(s, i)
+		return jsonVal{kind: 's', escaped: esc, start: i + 1, end: end - 1}, end, msg
+	case '{', '[':
+		end, msg := d.skipNested(s, i)
+		return jsonVal{kind: 'c', start: i, end: end}, end, msg
+	}
+	end, kind, msg := scanScalar(s, i)
+	return jsonVal{kind: kind, start: i, end: end}, end, msg
+}
+
+// skipNested validates the object or array at s[i] and returns its end. It
+// keeps its nesting in a stack of brackets rather than recursing, so that
+// deep input cannot exhaust the goroutine stack.
+func (d *jsonDecoder) skipNested(s []byte, i int) (int, string) {
+	stack := d.stack[:0]
+	defer func() { d.stack = stack[:0] }()
+	expectValue := true
+	for {
+		i = ws(s, i)
+		if i >= len(s) {
+			return i, "unexpected end of line"
+		}
+		if expectValue {
+			c := s[i]
+			if c != '{' && c != '[' {
+				var end int
+				var msg string
+				if c == '"' {
+					end, _, msg = scanString(s, i)
+				} else {
+					end, _, msg = scanScalar(s, i)
+				}
+				if msg != "" {
+					return end, msg
+				}
+				i, expectValue = end, false
+				continue
+			}
+			stack = append(stack, c+2) // '{'+2 is '}', '['+2 is ']'
+			i = ws(s, i+1)
+			if i < len(s) && s[i] == c+2 {
+				stack = stack[:len(stack)-1]
+				i++
+				if len(stack) == 0 {
+					return i, ""
+				}
+				expectValue = false
+				continue
+			}
+			if c == '{' {
+				var msg string
+				if i, msg = member(s, i); msg != "" {
+					return i, msg
+				}
+			}
+			continue
+		}
+		top := stack[len(stack)-1]
+		switch s[i] {
+		case ',':
+			i++
+			if top == '}' {
+				var msg string
+				if i, msg = member(s, ws(s, i)); msg != "" {
+					return i, msg
+				}
+			}
+			expectValue = true
+		case top:
+			stack = stack[:len(stack)-1]
+			i++
+			if len(stack) == 0 {
+				return i, ""
+			}
+		default:
+			return i, "expected ',' or a closing bracket"
+		}
+	}
+}
+
+// member scans a nested object's field name and colon.
+func member(s []byte, i int) (int, string) {
+	if i >= len(s) || s[i] != '"' {
+		return i, "expected a field name"
+	}
+	end, _, msg := scanString(s, i)
+	if msg != "" {
+		return end, msg
+	}
+	i = ws(s, end)
+	if i >= len(s) || s[i] != ':' {
+		return i, "expected ':' after a field name"
+	}
+	return i + 1, ""
+}
+
+func ws(s []byte, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// scanString scans the string starting with the quote at s[i], returning
+// the index after its closing quote and whether it has escapes.
+func scanString(s []byte, i int) (int, bool, string) {
+	esc := false
+	for j := i + 1; j < len(s); j++ {
+		switch c := s[j]; {
+		case c == '"':
+			return j + 1, esc, ""
+		case c == '\\':
+			esc = true
+			j++
+			if j >= len(s) {
+				return j, esc, "unterminated string"
+			}
+			switch s[j] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if j+4 >= len(s) || !isHex(s[j+1]) || !isHex(s[j+2]) || !isHex(s[j+3]) || !isHex(s[j+4]) {
+					return j, esc, "invalid \\u escape"
+				}
+				j += 4
+			default:
+				return j, esc, "invalid escape"
+			}
+		case c < 0x20:
+			return j, esc, "control character in string"
+		}
+	}
+	return len(s), esc, "unterminated string"
+}
+
+// scanScalar scans a number or a literal at s[i].
+func scanScalar(s []byte, i int) (int, byte, string) {
+	for _, lit := range [...]string{"true", "false", "null"} {
+		if s[i] == lit[0] {
+			if len(s)-i >= len(lit) && string(s[i:i+len(lit)]) == lit {
+				return i + len(lit), lit[0], ""
+			}
+			return i, 0, "invalid literal"
+		}
+	}
+	j := i
+	if j < len(s) && s[j] == '-' {
+		j++
+	}
+	switch {
+	case j < len(s) && s[j] == '0':
+		j++
+	case j < len(s) && s[j] >= '1' && s[j] <= '9':
+		j = digitsEnd(s, j)
+	default:
+		return j, 0, "invalid value"
+	}
+	if j < len(s) && s[j] == '.' {
+		k := digitsEnd(s, j+1)
+		if k == j+1 {
+			return k, 0, "invalid number"
+		}
+		j = k
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		j++
+		if j < len(s) && (s[j] == '+' || s[j] == '-') {
+			j++
+		}
+		k := digitsEnd(s, j)
+		if k == j {
+			return k, 0, "invalid number"
+		}
+		j = k
+	}
+	return j, 'd', ""
+}
+
+func digitsEnd(s []byte, i int) int {
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	return i
+}
+
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c|0x20 >= 'a' && c|0x20 <= 'f'
+}
+
+func hexVal(b []byte) rune {
+	var r rune
+	for _, c := range b {
+		switch {
+		case c <= '9':
+			r = r<<4 | rune(c-'0')
+		default:
+			r = r<<4 | rune(c|0x20-'a'+10)
+		}
+	}
+	return r
+}
+
+// unescapeJSON appends the contents of a string validated by scanString,
+// escapes undone, to dst. A lone surrogate becomes U+FFFD, as in
+// encoding/json.
+func unescapeJSON(dst, s []byte) []byte {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c != '\\' {
+			dst = append(dst, c)
+			continue
+		}
+		i++
+		switch s[i] {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hexVal(s[i+1 : i+5])
+			i += 4
+			if utf16.IsSurrogate(r) {
+				r2 := utf8.RuneError
+				if i+6 < len(s) && s[i+1] == '\\' && s[i+2] == 'u' {
+					r2 = utf16.DecodeRune(r, hexVal(s[i+3:i+7]))
+				}
+				if r2 != utf8.RuneError {
+					i += 6
+					r = r2
+				} else {
+					r = utf8.RuneError
+				}
+			}
+			dst = utf8.AppendRune(dst, r)
+		default: // '"', '\\', '/'
+			dst = append(dst, s[i])
+		}
+	}
+	return dst
+}

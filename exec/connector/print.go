@@ -1,0 +1,90 @@
+package connector
+
+import (
+	"errors"
+	"io"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+)
+
+func parsePrint(t Table) (string, error) {
+	o := &opts{conn: "print", m: t.Options}
+	if err := o.checkKeys([]string{"connector", "print-identifier"}, nil); err != nil {
+		return "", err
+	}
+	id, ok := o.get("print-identifier")
+	if !ok {
+		return "", nil
+	}
+	return id + "> ", nil
+}
+
+// printMu keeps the lines of concurrent print writers, of one sink or of
+// several sharing a terminal, from interleaving.
+var printMu sync.Mutex
+
+type printSink struct {
+	out    io.Writer
+	prefix string // "<print-identifier>> ", or empty
+}
+
+func (s *printSink) Open(_ types.Schema, _, _ int) (exec.SinkWriter, error) {
+	return &printWriter{sink: s}, nil
+}
+
+// printWriter renders a whole batch and writes it with one Write call, under
+// printMu. Unlike Flink it never adds the subtask number to the prefix, so
+// that the output does not depend on the parallelism.
+type printWriter struct {
+	sink *printSink
+	buf  []byte
+	done bool
+}
+
+func (w *printWriter) Write(b arrow.RecordBatch) error {
+	if w.done {
+		return errors.New("print sink: write after close")
+	}
+	buf := w.buf[:0]
+	for row := 0; row < int(b.NumRows()); row++ {
+		buf = append(buf, w.sink.prefix...)
+		buf = FormatRow(buf, b, row)
+		buf = append(buf, '\n')
+	}
+	w.buf = buf
+	if len(buf) == 0 {
+		return nil
+	}
+	printMu.Lock()
+	_, err := w.sink.out.Write(buf)
+	printMu.Unlock()
+	return err
+}
+
+func (w *printWriter) Close() error { w.done = true; return nil }
+
+func (w *printWriter) Abort() error { w.done = true; return nil }
+
+// FormatRow appends row of b as the print sink shows it: the row kind and
+// the values, as Flink's Row.toString, e.g. +I[1, null, 2024-01-01
+// 10:00:00.000, abc]. NULL is null, booleans are true/false, strings are
+// unquoted, timestamps are yyyy-MM-dd HH:mm:ss.SSS (TIMESTAMP_LTZ as UTC
+// wall-clock time), floats as Java prints them. Every row is an insertion
+// (+I) until batches carry a row-kind column.
+func FormatRow(dst []byte, b arrow.RecordBatch, row int) []byte {
+	dst = append(dst, "+I["...)
+	for j, a := range b.Columns() {
+		if j > 0 {
+			dst = append(dst, ", "...)
+		}
+		if a.IsNull(row) {
+			dst = append(dst, "null"...)
+		} else {
+			dst = appendValue(dst, a, row, false)
+		}
+	}
+	return append(dst, ']')
+}
