@@ -1,0 +1,107 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/alecthomas/participle/v2/lexer"
+)
+
+type tokKind int
+
+const (
+	tkEOF    tokKind = iota
+	tkWord           // bare word: keyword or identifier
+	tkQuoted         // `back-quoted identifier`
+	tkString         // 'string'
+	tkNumber
+	tkOp
+	tkBad // text no rule accepts; Msg says why
+)
+
+type token struct {
+	kind tokKind
+	text string // as written
+	val  string // unescaped value of strings and quoted identifiers
+	pos  Pos
+	msg  string // for tkBad
+}
+
+// The rules are tried in order. The unterminated-literal and catch-all rules
+// turn what would be a lexer failure into a token, so that the parser reports
+// it at the right place with a readable message.
+var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
+	{Name: "Space", Pattern: `\s+`},
+	{Name: "LineComment", Pattern: `--[^\n]*`},
+	{Name: "BlockComment", Pattern: `/\*(?s:.*?)\*/`},
+	{Name: "OpenComment", Pattern: `/\*(?s:.*)`},
+	{Name: "String", Pattern: `'(?:[^']|'')*'`},
+	{Name: "OpenString", Pattern: `'(?s:.*)`},
+	{Name: "Quoted", Pattern: "`(?:[^`]|``)*`"},
+	{Name: "OpenQuoted", Pattern: "`(?s:.*)"},
+	{Name: "Number", Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
+	{Name: "Word", Pattern: `[\p{L}_][\p{L}\p{N}_$]*`},
+	{Name: "Op", Pattern: `<>|!=|<=|>=|=>|\|\||[-+*/%=<>(),.;]`},
+	{Name: "Bad", Pattern: `(?s:.)`},
+})
+
+var tokTypes = sqlLexer.Symbols()
+
+// lex splits src into tokens, dropping white space and comments. The result
+// always ends with a tkEOF token.
+func lex(src string) []token {
+	var toks []token
+	end := func(off int) Pos {
+		line := 1 + strings.Count(src[:off], "\n")
+		col := 1 + len([]rune(src[strings.LastIndexByte(src[:off], '\n')+1:off]))
+		return Pos{Offset: off, Line: line, Column: col}
+	}
+	lx, err := sqlLexer.LexString("", src)
+	if err != nil {
+		return []token{{kind: tkBad, msg: err.Error()}, {kind: tkEOF, pos: end(len(src))}}
+	}
+	for {
+		t, err := lx.Next()
+		if err != nil {
+			// Unreachable with a catch-all rule, but stay total.
+			off := 0
+			if len(toks) > 0 {
+				off = toks[len(toks)-1].pos.Offset
+			}
+			toks = append(toks, token{kind: tkBad, pos: end(off), msg: "invalid input"})
+			break
+		}
+		if t.EOF() {
+			break
+		}
+		tk := token{text: t.Value, pos: Pos{Offset: t.Pos.Offset, Line: t.Pos.Line, Column: t.Pos.Column}}
+		switch t.Type {
+		case tokTypes["Space"], tokTypes["LineComment"], tokTypes["BlockComment"]:
+			continue
+		case tokTypes["String"]:
+			tk.kind = tkString
+			tk.val = strings.ReplaceAll(t.Value[1:len(t.Value)-1], "''", "'")
+		case tokTypes["Quoted"]:
+			tk.kind = tkQuoted
+			tk.val = strings.ReplaceAll(t.Value[1:len(t.Value)-1], "``", "`")
+		case tokTypes["Number"]:
+			tk.kind = tkNumber
+		case tokTypes["Word"]:
+			tk.kind = tkWord
+		case tokTypes["Op"]:
+			tk.kind = tkOp
+		case tokTypes["OpenComment"]:
+			tk.kind, tk.msg = tkBad, "unterminated /* comment"
+		case tokTypes["OpenString"]:
+			tk.kind, tk.msg = tkBad, "unterminated string literal"
+		case tokTypes["OpenQuoted"]:
+			tk.kind, tk.msg = tkBad, "unterminated quoted identifier"
+		default:
+			tk.kind, tk.msg = tkBad, "unexpected character "+quote(t.Value)
+			if t.Value == `"` {
+				tk.msg += " (string literals use single quotes, identifiers back-quotes)"
+			}
+		}
+		toks = append(toks, tk)
+	}
+	return append(toks, token{kind: tkEOF, pos: end(len(src))})
+}

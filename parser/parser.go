@@ -1,0 +1,1101 @@
+package parser
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// maxDepth bounds the nesting of expressions, queries and types, so that
+// hostile input cannot exhaust the stack of this parser or of later passes
+// that walk the tree recursively.
+const maxDepth = 1000
+
+// Parse parses a list of statements separated by semicolons.
+func Parse(src string) ([]Statement, error) {
+	p := newParser(src)
+	var stmts []Statement
+	for {
+		for isOp(p.peek(), ";") {
+			p.next()
+		}
+		if p.peek().kind == tkEOF {
+			return stmts, nil
+		}
+		s, err := p.statement()
+		if err != nil {
+			return nil, err
+		}
+		stmts = append(stmts, s)
+		if p.peek().kind != tkEOF && !p.isOp(";") {
+			p.want("end of statement")
+			return nil, p.unexpected()
+		}
+	}
+}
+
+// ParseExpr parses a single scalar expression.
+func ParseExpr(src string) (Expr, error) {
+	p := newParser(src)
+	e, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().kind != tkEOF {
+		p.want("end of input")
+		return nil, p.unexpected()
+	}
+	return e, nil
+}
+
+type parser struct {
+	toks  []token
+	i     int
+	depth int
+	// exp lists what the parser tried at token expAt, for error messages.
+	exp   []string
+	expAt int
+	// implicitAlias is the index of the last word taken as an alias without
+	// AS: when the parse fails right after it, it is most likely a misspelt
+	// keyword ("SELECT a FORM t").
+	implicitAlias int
+}
+
+func newParser(src string) *parser {
+	return &parser{toks: lex(src), expAt: -1, implicitAlias: -1}
+}
+
+func (p *parser) peek() token { return p.toks[p.i] }
+
+// peekAt looks n tokens ahead without recording an expectation.
+func (p *parser) peekAt(n int) token {
+	if p.i+n < len(p.toks) {
+		return p.toks[p.i+n]
+	}
+	return p.toks[len(p.toks)-1]
+}
+
+func (p *parser) next() token {
+	t := p.toks[p.i]
+	if t.kind != tkEOF {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) want(what string) {
+	if p.expAt != p.i {
+		p.exp, p.expAt = p.exp[:0], p.i
+	}
+	if !slices.Contains(p.exp, what) {
+		p.exp = append(p.exp, what)
+	}
+}
+
+func isWord(t token, kw string) bool { return t.kind == tkWord && strings.EqualFold(t.text, kw) }
+func isOp(t token, op string) bool   { return t.kind == tkOp && t.text == op }
+
+// kwNames spells out keywords that only occur in pairs, for messages.
+var kwNames = map[string]string{"GROUP": "GROUP BY", "ORDER": "ORDER BY", "PARTITION": "PARTITION BY"}
+
+func (p *parser) isKw(kw string) bool {
+	if name, ok := kwNames[kw]; ok {
+		p.want(name)
+	} else {
+		p.want(kw)
+	}
+	return isWord(p.peek(), kw)
+}
+
+func (p *parser) acceptKw(kw string) bool {
+	if p.isKw(kw) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectKw(kw string) (Pos, error) {
+	if !p.isKw(kw) {
+		return Pos{}, p.unexpected()
+	}
+	return p.next().pos, nil
+}
+
+func (p *parser) isOp(op string) bool {
+	p.want(quote(op))
+	return isOp(p.peek(), op)
+}
+
+func (p *parser) acceptOp(op string) bool {
+	if p.isOp(op) {
+		p.next()
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectOp(op string) (Pos, error) {
+	if !p.isOp(op) {
+		return Pos{}, p.unexpected()
+	}
+	return p.next().pos, nil
+}
+
+// unexpected reports the current token against what was tried there.
+func (p *parser) unexpected() error {
+	t := p.peek()
+	if t.kind == tkBad {
+		return &Error{Pos: t.pos, Msg: t.msg}
+	}
+	if p.i > 0 && p.implicitAlias == p.i-1 {
+		a := p.toks[p.i-1]
+		if kw := misspelt(a.text); kw != "" {
+			return errorf(a.pos, "unexpected %s; did you mean %s?", describe(a), kw)
+		}
+	}
+	msg := "unexpected " + describe(t)
+	if p.expAt == p.i && len(p.exp) > 0 {
+		msg += ", expecting " + expecting(p.exp)
+	}
+	return &Error{Pos: t.pos, Msg: msg}
+}
+
+func errorf(pos Pos, format string, args ...any) error {
+	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// enter guards recursion; every successful enter is paired with leave.
+func (p *parser) enter() error {
+	p.depth++
+	if p.depth > maxDepth {
+		return errorf(p.peek().pos, "nesting deeper than %d levels", maxDepth)
+	}
+	return nil
+}
+
+func (p *parser) leave() { p.depth-- }
+
+// isIdent reports whether the current token can be an identifier.
+func (p *parser) isIdent() bool {
+	p.want("identifier")
+	t := p.peek()
+	return t.kind == tkQuoted || t.kind == tkWord && !reserved[strings.ToUpper(t.text)]
+}
+
+func (p *parser) ident() (string, Pos, error) {
+	if !p.isIdent() {
+		return "", Pos{}, p.unexpected()
+	}
+	t := p.next()
+	if t.kind == tkQuoted {
+		return t.val, t.pos, nil
+	}
+	return t.text, t.pos, nil
+}
+
+// name parses a possibly qualified name a.b.c.
+func (p *parser) name() (*Ident, error) {
+	s, pos, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	n := &Ident{Start: pos, Parts: []string{s}}
+	for isOp(p.peek(), ".") {
+		p.next()
+		s, _, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		n.Parts = append(n.Parts, s)
+	}
+	return n, nil
+}
+
+// simpleIdent parses an unqualified identifier as an *Ident.
+func (p *parser) simpleIdent() (*Ident, error) {
+	s, pos, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	return &Ident{Start: pos, Parts: []string{s}}, nil
+}
+
+// identList parses "(a, b, ...)".
+func (p *parser) identList() ([]*Ident, error) {
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	var ids []*Ident
+	for {
+		id, err := p.simpleIdent()
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	_, err := p.expectOp(")")
+	return ids, err
+}
+
+func (p *parser) stringLit() (*StringLit, error) {
+	p.want("string")
+	t := p.peek()
+	if t.kind != tkString {
+		return nil, p.unexpected()
+	}
+	p.next()
+	return &StringLit{Start: t.pos, Value: t.val}, nil
+}
+
+// ifExists parses an optional IF [NOT] EXISTS; IF is only a keyword when
+// followed by NOT or EXISTS, so "CREATE TABLE if (...)" still works.
+func (p *parser) ifExists(not bool) (bool, error) {
+	p.want("IF")
+	if !isWord(p.peek(), "IF") {
+		return false, nil
+	}
+	if not && !isWord(p.peekAt(1), "NOT") || !not && !isWord(p.peekAt(1), "EXISTS") {
+		return false, nil
+	}
+	p.next()
+	if not {
+		p.next()
+	}
+	_, err := p.expectKw("EXISTS")
+	return true, err
+}
+
+func (p *parser) statement() (Statement, error) {
+	t := p.peek()
+	switch {
+	case p.isKw("CREATE"):
+		return p.create()
+	case p.isKw("INSERT"):
+		return p.insert()
+	case p.isKw("SET"):
+		return p.set()
+	case p.isKw("RESET"):
+		p.next()
+		r := &Reset{Start: t.pos}
+		if p.peek().kind == tkString {
+			r.Key, _ = p.stringLit()
+		}
+		return r, nil
+	case p.isKw("EXPLAIN"):
+		p.next()
+		if p.acceptKw("PLAN") {
+			if _, err := p.expectKw("FOR"); err != nil {
+				return nil, err
+			}
+		}
+		if err := p.enter(); err != nil {
+			return nil, err
+		}
+		defer p.leave()
+		s, err := p.statement()
+		if err != nil {
+			return nil, err
+		}
+		return &Explain{Start: t.pos, Statement: s}, nil
+	case p.isKw("SHOW"):
+		p.next()
+		if p.acceptKw("TABLES") {
+			return &ShowTables{Start: t.pos}, nil
+		}
+		if _, err := p.expectKw("VIEWS"); err != nil {
+			return nil, err
+		}
+		return &ShowViews{Start: t.pos}, nil
+	case p.isKw("DESCRIBE"), p.isKw("DESC"):
+		p.next()
+		n, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		return &Describe{Start: t.pos, Name: n}, nil
+	case p.isKw("DROP"):
+		return p.drop()
+	case p.isQueryStart():
+		return p.query()
+	}
+	if t.kind == tkBad {
+		return nil, p.unexpected()
+	}
+	return nil, errorf(t.pos, "unexpected %s, expecting a statement (SELECT, INSERT, CREATE, SET, ...)", describe(t))
+}
+
+func (p *parser) isQueryStart() bool {
+	return p.isKw("SELECT") || p.isKw("WITH") || p.isKw("VALUES") || p.isOp("(")
+}
+
+func (p *parser) create() (Statement, error) {
+	start := p.next().pos
+	temp := p.acceptKw("TEMPORARY")
+	if p.acceptKw("TABLE") {
+		return p.createTable(start, temp)
+	}
+	if _, err := p.expectKw("VIEW"); err != nil {
+		return nil, err
+	}
+	v := &CreateView{Start: start, Temporary: temp}
+	var err error
+	if v.IfNotExists, err = p.ifExists(true); err != nil {
+		return nil, err
+	}
+	if v.Name, err = p.name(); err != nil {
+		return nil, err
+	}
+	if p.isOp("(") {
+		if v.Columns, err = p.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	v.Query, err = p.query()
+	return v, err
+}
+
+func (p *parser) createTable(start Pos, temp bool) (Statement, error) {
+	ct := &CreateTable{Start: start, Temporary: temp}
+	var err error
+	if ct.IfNotExists, err = p.ifExists(true); err != nil {
+		return nil, err
+	}
+	if ct.Name, err = p.name(); err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	for {
+		if err := p.tableElement(ct); err != nil {
+			return nil, err
+		}
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if p.acceptKw("COMMENT") {
+		if ct.Comment, err = p.stringLit(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("WITH") {
+		if ct.Options, err = p.options(); err != nil {
+			return nil, err
+		}
+	}
+	return ct, nil
+}
+
+func (p *parser) tableElement(ct *CreateTable) error {
+	t := p.peek()
+	switch {
+	case isWord(t, "WATERMARK") && isWord(p.peekAt(1), "FOR"):
+		if ct.Watermark != nil {
+			return errorf(t.pos, "more than one WATERMARK")
+		}
+		p.next()
+		p.next()
+		col, err := p.name()
+		if err != nil {
+			return err
+		}
+		if _, err := p.expectKw("AS"); err != nil {
+			return err
+		}
+		e, err := p.expr(0)
+		if err != nil {
+			return err
+		}
+		ct.Watermark = &Watermark{Start: t.pos, Column: col, Expr: e}
+		return nil
+	case isWord(t, "PRIMARY") && isWord(p.peekAt(1), "KEY"),
+		isWord(t, "CONSTRAINT") && isWord(p.peekAt(2), "PRIMARY"):
+		if ct.PrimaryKey != nil {
+			return errorf(t.pos, "more than one PRIMARY KEY")
+		}
+		pk := &PrimaryKey{Start: t.pos}
+		if p.acceptKw("CONSTRAINT") {
+			var err error
+			if pk.Constraint, _, err = p.ident(); err != nil {
+				return err
+			}
+		}
+		p.next() // PRIMARY
+		p.next() // KEY
+		var err error
+		if pk.Columns, err = p.identList(); err != nil {
+			return err
+		}
+		if err := p.notEnforced(); err != nil {
+			return err
+		}
+		ct.PrimaryKey = pk
+		return nil
+	}
+	name, pos, err := p.ident()
+	if err != nil {
+		return err
+	}
+	col := &ColumnDef{Start: pos, Name: name}
+	ct.Columns = append(ct.Columns, col)
+	if p.acceptKw("AS") {
+		col.Expr, err = p.expr(0)
+	} else {
+		col.Type, err = p.typeName()
+	}
+	if err != nil {
+		return err
+	}
+	if p.isKw("PRIMARY") {
+		if ct.PrimaryKey != nil {
+			return errorf(p.peek().pos, "more than one PRIMARY KEY")
+		}
+		p.next()
+		if _, err := p.expectKw("KEY"); err != nil {
+			return err
+		}
+		if err := p.notEnforced(); err != nil {
+			return err
+		}
+		col.PrimaryKey = true
+	}
+	if p.acceptKw("COMMENT") {
+		col.Comment, err = p.stringLit()
+	}
+	return err
+}
+
+// notEnforced requires NOT ENFORCED: Flink never enforces keys, and accepting
+// a key without it would promise a check that never happens.
+func (p *parser) notEnforced() error {
+	if _, err := p.expectKw("NOT"); err != nil {
+		return err
+	}
+	_, err := p.expectKw("ENFORCED")
+	return err
+}
+
+// options parses "('k' = 'v', ...)".
+func (p *parser) options() ([]*Option, error) {
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	var opts []*Option
+	for {
+		o, err := p.option()
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, o)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	_, err := p.expectOp(")")
+	return opts, err
+}
+
+func (p *parser) option() (*Option, error) {
+	k, err := p.stringLit()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp("="); err != nil {
+		return nil, err
+	}
+	v, err := p.stringLit()
+	if err != nil {
+		return nil, err
+	}
+	return &Option{Start: k.Start, Key: k.Value, Value: v.Value, ValuePos: v.Start}, nil
+}
+
+func (p *parser) insert() (Statement, error) {
+	ins := &Insert{Start: p.next().pos}
+	if p.acceptKw("OVERWRITE") {
+		ins.Overwrite = true
+	} else if _, err := p.expectKw("INTO"); err != nil {
+		return nil, err
+	}
+	var err error
+	if ins.Table, err = p.name(); err != nil {
+		return nil, err
+	}
+	// "(" starts a column list unless it opens a parenthesised query.
+	if isOp(p.peek(), "(") {
+		if n := p.peekAt(1); !isWord(n, "SELECT") && !isWord(n, "WITH") && !isWord(n, "VALUES") && !isOp(n, "(") {
+			if ins.Columns, err = p.identList(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	ins.Query, err = p.query()
+	return ins, err
+}
+
+func (p *parser) set() (Statement, error) {
+	s := &Set{Start: p.next().pos}
+	if p.peek().kind == tkString {
+		var err error
+		s.Option, err = p.option()
+		return s, err
+	}
+	p.want("string")
+	return s, nil
+}
+
+func (p *parser) drop() (Statement, error) {
+	start := p.next().pos
+	temp := p.acceptKw("TEMPORARY")
+	isTable := p.acceptKw("TABLE")
+	if !isTable {
+		if _, err := p.expectKw("VIEW"); err != nil {
+			return nil, err
+		}
+	}
+	ifExists, err := p.ifExists(false)
+	if err != nil {
+		return nil, err
+	}
+	name, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	if isTable {
+		return &DropTable{Start: start, Temporary: temp, IfExists: ifExists, Name: name}, nil
+	}
+	return &DropView{Start: start, Temporary: temp, IfExists: ifExists, Name: name}, nil
+}
+
+// query parses [WITH ...] body [ORDER BY ...] [LIMIT n], where body is a
+// chain of set operations.
+func (p *parser) query() (Query, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	start := p.peek().pos
+	var with []*CTE
+	if p.acceptKw("WITH") {
+		for {
+			c, err := p.cte()
+			if err != nil {
+				return nil, err
+			}
+			with = append(with, c)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	q, err := p.union()
+	if err != nil {
+		return nil, err
+	}
+	var order []*OrderItem
+	orderPos := p.peek().pos
+	if p.acceptKw("ORDER") {
+		if _, err := p.expectKw("BY"); err != nil {
+			return nil, err
+		}
+		if order, err = p.orderList(); err != nil {
+			return nil, err
+		}
+	}
+	var limit Expr
+	limitPos := p.peek().pos
+	if p.acceptKw("LIMIT") {
+		t := p.peek()
+		p.want("integer")
+		if t.kind != tkNumber {
+			return nil, p.unexpected()
+		}
+		p.next()
+		limit = &NumberLit{Start: t.pos, Text: t.text}
+	}
+	// The clauses attach to the outermost query node; a parenthesised
+	// query that already has them cannot take a second set.
+	switch q := q.(type) {
+	case *Select:
+		if with != nil && q.With != nil || order != nil && q.OrderBy != nil || limit != nil && q.Limit != nil {
+			return nil, errorf(start, "duplicate WITH, ORDER BY or LIMIT; wrap the inner query in a subquery")
+		}
+		if with != nil {
+			q.With, q.Start = with, start
+		}
+		if order != nil {
+			q.OrderBy = order
+		}
+		if limit != nil {
+			q.Limit = limit
+		}
+	case *SetOp:
+		if with != nil && q.With != nil || order != nil && q.OrderBy != nil || limit != nil && q.Limit != nil {
+			return nil, errorf(start, "duplicate WITH, ORDER BY or LIMIT; wrap the inner query in a subquery")
+		}
+		if with != nil {
+			q.With, q.Start = with, start
+		}
+		if order != nil {
+			q.OrderBy = order
+		}
+		if limit != nil {
+			q.Limit = limit
+		}
+	case *Values:
+		switch {
+		case with != nil:
+			return nil, errorf(start, "WITH cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
+		case order != nil:
+			return nil, errorf(orderPos, "ORDER BY cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
+		case limit != nil:
+			return nil, errorf(limitPos, "LIMIT cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
+		}
+	}
+	return q, nil
+}
+
+func (p *parser) cte() (*CTE, error) {
+	name, pos, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	c := &CTE{Start: pos, Name: name}
+	if p.isOp("(") {
+		if c.Columns, err = p.identList(); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	if c.Query, err = p.query(); err != nil {
+		return nil, err
+	}
+	_, err = p.expectOp(")")
+	return c, err
+}
+
+// union parses UNION and EXCEPT, which bind looser than INTERSECT.
+func (p *parser) union() (Query, error) {
+	left, err := p.intersect()
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; p.isKw("UNION") || p.isKw("EXCEPT"); n++ {
+		if p.depth+n > maxDepth {
+			return nil, errorf(p.peek().pos, "nesting deeper than %d levels", maxDepth)
+		}
+		op := p.next()
+		all := p.setQuantifier()
+		right, err := p.intersect()
+		if err != nil {
+			return nil, err
+		}
+		left = &SetOp{Start: left.Pos(), Op: strings.ToUpper(op.text), All: all, OpPos: op.pos, Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) intersect() (Query, error) {
+	left, err := p.queryPrimary()
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; p.isKw("INTERSECT"); n++ {
+		if p.depth+n > maxDepth {
+			return nil, errorf(p.peek().pos, "nesting deeper than %d levels", maxDepth)
+		}
+		op := p.next()
+		all := p.setQuantifier()
+		right, err := p.queryPrimary()
+		if err != nil {
+			return nil, err
+		}
+		left = &SetOp{Start: left.Pos(), Op: "INTERSECT", All: all, OpPos: op.pos, Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) setQuantifier() bool {
+	if p.acceptKw("ALL") {
+		return true
+	}
+	p.acceptKw("DISTINCT")
+	return false
+}
+
+func (p *parser) queryPrimary() (Query, error) {
+	switch {
+	case p.isKw("SELECT"):
+		return p.selectCore()
+	case p.isKw("VALUES"):
+		return p.values()
+	case p.isOp("("):
+		p.next()
+		q, err := p.query()
+		if err != nil {
+			return nil, err
+		}
+		_, err = p.expectOp(")")
+		return q, err
+	}
+	return nil, p.unexpected()
+}
+
+func (p *parser) values() (Query, error) {
+	v := &Values{Start: p.next().pos}
+	for {
+		if _, err := p.expectOp("("); err != nil {
+			return nil, err
+		}
+		row, err := p.exprList()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		v.Rows = append(v.Rows, row)
+		if !p.acceptOp(",") {
+			return v, nil
+		}
+	}
+}
+
+func (p *parser) exprList() ([]Expr, error) {
+	var list []Expr
+	for {
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, e)
+		if !p.acceptOp(",") {
+			return list, nil
+		}
+	}
+}
+
+func (p *parser) selectCore() (Query, error) {
+	s := &Select{Start: p.next().pos}
+	if p.acceptKw("DISTINCT") {
+		s.Distinct = true
+	} else {
+		p.acceptKw("ALL")
+	}
+	for {
+		item, err := p.selectItem()
+		if err != nil {
+			return nil, err
+		}
+		s.Items = append(s.Items, item)
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	var err error
+	if p.acceptKw("FROM") {
+		if s.From, err = p.from(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("WHERE") {
+		if s.Where, err = p.expr(0); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("GROUP") {
+		if _, err := p.expectKw("BY"); err != nil {
+			return nil, err
+		}
+		if s.GroupBy, err = p.exprList(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("HAVING") {
+		if s.Having, err = p.expr(0); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (p *parser) selectItem() (*SelectItem, error) {
+	start := p.peek().pos
+	// * or a.b.*: scan the dotted prefix without consuming it.
+	n := 0
+	for {
+		t := p.peekAt(n)
+		if (t.kind == tkWord && !reserved[strings.ToUpper(t.text)] || t.kind == tkQuoted) && isOp(p.peekAt(n+1), ".") {
+			n += 2
+			continue
+		}
+		break
+	}
+	if isOp(p.peekAt(n), "*") {
+		star := &Star{Start: start}
+		for range n / 2 {
+			t := p.next()
+			p.next()
+			if t.kind == tkQuoted {
+				star.Qualifier = append(star.Qualifier, t.val)
+			} else {
+				star.Qualifier = append(star.Qualifier, t.text)
+			}
+		}
+		p.next()
+		return &SelectItem{Start: start, Expr: star}, nil
+	}
+	e, err := p.expr(0)
+	if err != nil {
+		return nil, err
+	}
+	item := &SelectItem{Start: start, Expr: e}
+	item.Alias, err = p.alias()
+	return item, err
+}
+
+// alias parses an optional [AS] name.
+func (p *parser) alias() (string, error) {
+	if p.acceptKw("AS") {
+		s, _, err := p.ident()
+		return s, err
+	}
+	if p.isIdent() {
+		p.implicitAlias = p.i
+		s, _, err := p.ident()
+		return s, err
+	}
+	return "", nil
+}
+
+func (p *parser) orderList() ([]*OrderItem, error) {
+	var items []*OrderItem
+	for {
+		start := p.peek().pos
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		o := &OrderItem{Start: start, Expr: e}
+		if p.acceptKw("DESC") {
+			o.Desc = true
+		} else {
+			p.acceptKw("ASC")
+		}
+		if p.acceptKw("NULLS") {
+			if p.acceptKw("FIRST") {
+				o.Nulls = "FIRST"
+			} else if _, err := p.expectKw("LAST"); err != nil {
+				return nil, err
+			} else {
+				o.Nulls = "LAST"
+			}
+		}
+		items = append(items, o)
+		if !p.acceptOp(",") {
+			return items, nil
+		}
+	}
+}
+
+// from parses comma-separated join chains; the comma binds loosest.
+func (p *parser) from() (TableExpr, error) {
+	left, err := p.joinChain()
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; p.isOp(","); n++ {
+		if p.depth+n > maxDepth {
+			return nil, errorf(p.peek().pos, "nesting deeper than %d levels", maxDepth)
+		}
+		kindPos := p.next().pos
+		right, err := p.joinChain()
+		if err != nil {
+			return nil, err
+		}
+		left = &Join{Start: left.Pos(), Kind: JoinComma, KindPos: kindPos, Left: left, Right: right}
+	}
+	return left, nil
+}
+
+func (p *parser) joinChain() (TableExpr, error) {
+	left, err := p.tablePrimary()
+	if err != nil {
+		return nil, err
+	}
+	for n := 1; ; n++ {
+		kindPos := p.peek().pos
+		var kind JoinKind
+		switch {
+		case p.acceptKw("JOIN"):
+			kind = JoinInner
+		case p.acceptKw("INNER"):
+			kind = JoinInner
+		case p.acceptKw("LEFT"):
+			kind = JoinLeft
+		case p.acceptKw("RIGHT"):
+			kind = JoinRight
+		case p.acceptKw("FULL"):
+			kind = JoinFull
+		case p.acceptKw("CROSS"):
+			kind = JoinCross
+		default:
+			return left, nil
+		}
+		if p.depth+n > maxDepth {
+			return nil, errorf(kindPos, "nesting deeper than %d levels", maxDepth)
+		}
+		if !isWord(p.toks[p.i-1], "JOIN") { // the kind word needs its JOIN
+			if kind == JoinLeft || kind == JoinRight || kind == JoinFull {
+				p.acceptKw("OUTER")
+			}
+			if _, err := p.expectKw("JOIN"); err != nil {
+				return nil, err
+			}
+		}
+		right, err := p.tablePrimary()
+		if err != nil {
+			return nil, err
+		}
+		j := &Join{Start: left.Pos(), Kind: kind, KindPos: kindPos, Left: left, Right: right}
+		if kind != JoinCross {
+			if _, err := p.expectKw("ON"); err != nil {
+				return nil, err
+			}
+			if j.On, err = p.expr(0); err != nil {
+				return nil, err
+			}
+		}
+		left = j
+	}
+}
+
+func (p *parser) tablePrimary() (TableExpr, error) {
+	t := p.peek()
+	switch {
+	case p.isOp("("):
+		p.next()
+		q, err := p.query()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectOp(")"); err != nil {
+			return nil, err
+		}
+		alias, err := p.alias()
+		return &Subquery{Start: t.pos, Query: q, Alias: alias}, err
+	case p.isKw("TABLE"):
+		p.next()
+		return p.tableFunc(t.pos)
+	}
+	name, err := p.name()
+	if err != nil {
+		return nil, err
+	}
+	alias, err := p.alias()
+	return &TableRef{Start: t.pos, Name: name, Alias: alias}, err
+}
+
+// tableFunc parses "(name(args)) [AS alias]" after TABLE.
+func (p *parser) tableFunc(start Pos) (TableExpr, error) {
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	name, _, err := p.ident()
+	if err != nil {
+		return nil, err
+	}
+	tf := &TableFunc{Start: start, Name: strings.ToUpper(name)}
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	if !p.isOp(")") {
+		for {
+			a, err := p.tableFuncArg()
+			if err != nil {
+				return nil, err
+			}
+			tf.Args = append(tf.Args, a)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	tf.Alias, err = p.alias()
+	return tf, err
+}
+
+// partitionKeys parses one key or a parenthesised list: a bare list would
+// swallow the table function's following arguments.
+func (p *parser) partitionKeys() ([]Expr, error) {
+	if !p.acceptOp("(") {
+		e, err := p.expr(0)
+		if err != nil {
+			return nil, err
+		}
+		return []Expr{e}, nil
+	}
+	keys, err := p.exprList()
+	if err != nil {
+		return nil, err
+	}
+	_, err = p.expectOp(")")
+	return keys, err
+}
+
+func (p *parser) tableFuncArg() (*TableFuncArg, error) {
+	a := &TableFuncArg{Start: p.peek().pos}
+	if t := p.peek(); (t.kind == tkWord || t.kind == tkQuoted) && isOp(p.peekAt(1), "=>") {
+		a.Name = strings.ToUpper(t.text)
+		if t.kind == tkQuoted {
+			a.Name = strings.ToUpper(t.val)
+		}
+		p.next()
+		p.next()
+	}
+	var err error
+	switch t := p.peek(); {
+	case p.isKw("TABLE"):
+		p.next()
+		if a.Table, err = p.name(); err != nil {
+			return nil, err
+		}
+		if p.acceptKw("PARTITION") {
+			if _, err := p.expectKw("BY"); err != nil {
+				return nil, err
+			}
+			a.PartitionBy, err = p.partitionKeys()
+		}
+	case isWord(t, "DESCRIPTOR") && isOp(p.peekAt(1), "("):
+		p.next()
+		a.Descriptor, err = p.identList()
+	default:
+		a.Expr, err = p.expr(0)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
