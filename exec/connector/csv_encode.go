@@ -12,7 +12,8 @@ import (
 // only when it must: when it contains the delimiter, the quote character or
 // a line break, when it is an empty string (so that it cannot be mistaken
 // for a blank line), and when it is a first field starting with '#' (so
-// that csv.allow-comments cannot drop it).
+// that csv.allow-comments cannot drop it). A value with a line break is an
+// error: quoted fields cannot span lines.
 type csvEncoder struct {
 	f       csvFormat
 	names   []string
@@ -39,8 +40,14 @@ func (e *csvEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, e
 		if !e.needsQuote(v, isStr, j == 0) {
 			continue
 		}
+		if bytes.IndexByte(v, '\n') >= 0 {
+			// The reader splits the input at line breaks before it
+			// parses fields; failing here beats writing a file that
+			// strand cannot read back.
+			return dst[:n], fmt.Errorf("column '%s': value %q contains a line break, which the csv format cannot hold (use json)", e.names[j], v)
+		}
 		if e.f.noQuote {
-			return dst[:n], fmt.Errorf("column '%s': value %q contains the field delimiter or a line break, and quoting is disabled", e.names[j], v)
+			return dst[:n], fmt.Errorf("column '%s': value %q contains the field delimiter, and quoting is disabled", e.names[j], v)
 		}
 		e.scratch = append(e.scratch[:0], v...)
 		dst = append(dst[:n], e.f.quote)
