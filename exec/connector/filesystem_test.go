@@ -132,9 +132,9 @@ func TestBadRows(t *testing.T) {
 	writeFile(t, "json/clicks.json", `{"ts":"2024-01-01 10:00:00","user_id":1,"url":"/a","amount":1.5}`+"\n"+
 		`{"ts":"2024-01-01T10:00:01Z","user_id":"2","url":"/b","amount":"2.5"}`+"\n"+
 		`{"ts":"2024-01-01 10:00:02","user_id":3,"url":"/c","amount":"x1"}`+"\n"+
-		`{"ts":"2024-01-01 10:00:03","user_id":4,"url":"/d","amount":1` + "\n" +
-		`{"ts":"2024-01-01 10:00:04","user_id":5.5,"url":"/e","amount":5.5}` + "\n" +
-		`{"ts":"2024-01-01 10:00:05","user_id":6,"url":"/f","amount":6.5}` + "\n")
+		`{"ts":"2024-01-01 10:00:03","user_id":4,"url":"/d","amount":1`+"\n"+
+		`{"ts":"2024-01-01 10:00:04","user_id":5.5,"url":"/e","amount":5.5}`+"\n"+
+		`{"ts":"2024-01-01 10:00:05","user_id":6,"url":"/f","amount":6.5}`+"\n")
 	cases := []struct {
 		path, format string
 		errs         []string
@@ -344,14 +344,14 @@ func TestOffsets(t *testing.T) {
 func TestDirectorySplits(t *testing.T) {
 	dir := t.TempDir()
 	for name, content := range map[string]string{
-		"b.csv":                   "2\n",
-		"a.csv":                   "1\n",
-		"sub/c.csv":               "3\n",
-		"sub/_tmp/x.csv":          "9\n",
-		".hidden.csv":             "9\n",
-		"_SUCCESS":                "",
+		"b.csv":                      "2\n",
+		"a.csv":                      "1\n",
+		"sub/c.csv":                  "3\n",
+		"sub/_tmp/x.csv":             "9\n",
+		".hidden.csv":                "9\n",
+		"_SUCCESS":                   "",
 		".part-x-0-0.csv.inprogress": "9\n",
-		".git/y.csv":              "9\n",
+		".git/y.csv":                 "9\n",
 	} {
 		writeFile(t, filepath.Join(dir, name), content)
 	}
