@@ -56,18 +56,23 @@ type CreateTable struct {
 	Watermark   *Watermark  // nil if absent
 	PrimaryKey  *PrimaryKey // nil if absent; a column-level key is set on its ColumnDef
 	Comment     *StringLit  // nil if absent
+	PartitionBy []*Ident    // PARTITIONED BY (cols)
 	Options     []*Option   // the WITH clause
 }
 
-// ColumnDef is a physical column (Type set) or a computed column (Expr set).
-// Start is the position of the column name.
+// ColumnDef is a physical column (Type set), a metadata column (Type set
+// and Metadata true) or a computed column (Expr set). Start is the position
+// of the column name.
 type ColumnDef struct {
-	Start      Pos
-	Name       string
-	Type       *TypeName
-	Expr       Expr
-	PrimaryKey bool // column-level PRIMARY KEY NOT ENFORCED
-	Comment    *StringLit
+	Start       Pos
+	Name        string
+	Type        *TypeName
+	Expr        Expr
+	Metadata    bool       // METADATA [FROM MetadataKey] [VIRTUAL]
+	MetadataKey *StringLit // nil when the key is the column name
+	Virtual     bool
+	PrimaryKey  bool // column-level PRIMARY KEY NOT ENFORCED
+	Comment     *StringLit
 }
 
 // Watermark is WATERMARK FOR Column AS Expr.
@@ -101,6 +106,18 @@ type CreateView struct {
 	Name        *Ident
 	Columns     []*Ident // optional column names
 	Query       Query
+}
+
+// CreateFunction is CREATE [TEMPORARY [SYSTEM]] FUNCTION [IF NOT EXISTS]
+// name AS 'class' [LANGUAGE lang].
+type CreateFunction struct {
+	Start       Pos
+	Temporary   bool
+	System      bool
+	IfNotExists bool
+	Name        *Ident
+	Class       *StringLit
+	Language    string // upper-case; "" if absent
 }
 
 // Insert is INSERT INTO|OVERWRITE table [(cols)] query.
@@ -220,10 +237,12 @@ type OrderItem struct {
 
 // ---- FROM clause ----
 
-// TableRef is a named table or view.
+// TableRef is a named table or view; AsOf is the time of a temporal join,
+// FOR SYSTEM_TIME AS OF AsOf.
 type TableRef struct {
 	Start Pos
 	Name  *Ident
+	AsOf  Expr
 	Alias string
 }
 
@@ -530,79 +549,81 @@ type Field struct {
 	Comment *StringLit
 }
 
-func (n *CreateTable) Pos() Pos  { return n.Start }
-func (n *ColumnDef) Pos() Pos    { return n.Start }
-func (n *Watermark) Pos() Pos    { return n.Start }
-func (n *PrimaryKey) Pos() Pos   { return n.Start }
-func (n *Option) Pos() Pos       { return n.Start }
-func (n *CreateView) Pos() Pos   { return n.Start }
-func (n *Insert) Pos() Pos       { return n.Start }
-func (n *Set) Pos() Pos          { return n.Start }
-func (n *Reset) Pos() Pos        { return n.Start }
-func (n *Explain) Pos() Pos      { return n.Start }
-func (n *ShowTables) Pos() Pos   { return n.Start }
-func (n *ShowViews) Pos() Pos    { return n.Start }
-func (n *Describe) Pos() Pos     { return n.Start }
-func (n *DropTable) Pos() Pos    { return n.Start }
-func (n *DropView) Pos() Pos     { return n.Start }
-func (n *Select) Pos() Pos       { return n.Start }
-func (n *SetOp) Pos() Pos        { return n.Start }
-func (n *Values) Pos() Pos       { return n.Start }
-func (n *CTE) Pos() Pos          { return n.Start }
-func (n *SelectItem) Pos() Pos   { return n.Start }
-func (n *OrderItem) Pos() Pos    { return n.Start }
-func (n *TableRef) Pos() Pos     { return n.Start }
-func (n *Subquery) Pos() Pos     { return n.Start }
-func (n *TableFunc) Pos() Pos    { return n.Start }
-func (n *TableFuncArg) Pos() Pos { return n.Start }
-func (n *Join) Pos() Pos         { return n.Start }
-func (n *Ident) Pos() Pos        { return n.Start }
-func (n *Star) Pos() Pos         { return n.Start }
-func (n *NumberLit) Pos() Pos    { return n.Start }
-func (n *StringLit) Pos() Pos    { return n.Start }
-func (n *BoolLit) Pos() Pos      { return n.Start }
-func (n *NullLit) Pos() Pos      { return n.Start }
-func (n *TypedLit) Pos() Pos     { return n.Start }
-func (n *IntervalLit) Pos() Pos  { return n.Start }
-func (n *Unary) Pos() Pos        { return n.Start }
-func (n *Binary) Pos() Pos       { return n.Start }
-func (n *Call) Pos() Pos         { return n.Start }
-func (n *Window) Pos() Pos       { return n.Start }
-func (n *Frame) Pos() Pos        { return n.Start }
-func (n *FrameBound) Pos() Pos   { return n.Start }
-func (n *Cast) Pos() Pos         { return n.Start }
-func (n *Case) Pos() Pos         { return n.Start }
-func (n *When) Pos() Pos         { return n.Start }
-func (n *IsNull) Pos() Pos       { return n.Start }
-func (n *IsBool) Pos() Pos       { return n.Start }
-func (n *Between) Pos() Pos      { return n.Start }
-func (n *InList) Pos() Pos       { return n.Start }
-func (n *InQuery) Pos() Pos      { return n.Start }
-func (n *Exists) Pos() Pos       { return n.Start }
-func (n *ScalarQuery) Pos() Pos  { return n.Start }
-func (n *Like) Pos() Pos         { return n.Start }
-func (n *Extract) Pos() Pos      { return n.Start }
-func (n *FloorCeil) Pos() Pos    { return n.Start }
-func (n *Substring) Pos() Pos    { return n.Start }
-func (n *Trim) Pos() Pos         { return n.Start }
-func (n *Position) Pos() Pos     { return n.Start }
-func (n *TypeName) Pos() Pos     { return n.Start }
-func (n *Field) Pos() Pos        { return n.Start }
+func (n *CreateTable) Pos() Pos    { return n.Start }
+func (n *ColumnDef) Pos() Pos      { return n.Start }
+func (n *Watermark) Pos() Pos      { return n.Start }
+func (n *PrimaryKey) Pos() Pos     { return n.Start }
+func (n *Option) Pos() Pos         { return n.Start }
+func (n *CreateView) Pos() Pos     { return n.Start }
+func (n *Insert) Pos() Pos         { return n.Start }
+func (n *CreateFunction) Pos() Pos { return n.Start }
+func (n *Set) Pos() Pos            { return n.Start }
+func (n *Reset) Pos() Pos          { return n.Start }
+func (n *Explain) Pos() Pos        { return n.Start }
+func (n *ShowTables) Pos() Pos     { return n.Start }
+func (n *ShowViews) Pos() Pos      { return n.Start }
+func (n *Describe) Pos() Pos       { return n.Start }
+func (n *DropTable) Pos() Pos      { return n.Start }
+func (n *DropView) Pos() Pos       { return n.Start }
+func (n *Select) Pos() Pos         { return n.Start }
+func (n *SetOp) Pos() Pos          { return n.Start }
+func (n *Values) Pos() Pos         { return n.Start }
+func (n *CTE) Pos() Pos            { return n.Start }
+func (n *SelectItem) Pos() Pos     { return n.Start }
+func (n *OrderItem) Pos() Pos      { return n.Start }
+func (n *TableRef) Pos() Pos       { return n.Start }
+func (n *Subquery) Pos() Pos       { return n.Start }
+func (n *TableFunc) Pos() Pos      { return n.Start }
+func (n *TableFuncArg) Pos() Pos   { return n.Start }
+func (n *Join) Pos() Pos           { return n.Start }
+func (n *Ident) Pos() Pos          { return n.Start }
+func (n *Star) Pos() Pos           { return n.Start }
+func (n *NumberLit) Pos() Pos      { return n.Start }
+func (n *StringLit) Pos() Pos      { return n.Start }
+func (n *BoolLit) Pos() Pos        { return n.Start }
+func (n *NullLit) Pos() Pos        { return n.Start }
+func (n *TypedLit) Pos() Pos       { return n.Start }
+func (n *IntervalLit) Pos() Pos    { return n.Start }
+func (n *Unary) Pos() Pos          { return n.Start }
+func (n *Binary) Pos() Pos         { return n.Start }
+func (n *Call) Pos() Pos           { return n.Start }
+func (n *Window) Pos() Pos         { return n.Start }
+func (n *Frame) Pos() Pos          { return n.Start }
+func (n *FrameBound) Pos() Pos     { return n.Start }
+func (n *Cast) Pos() Pos           { return n.Start }
+func (n *Case) Pos() Pos           { return n.Start }
+func (n *When) Pos() Pos           { return n.Start }
+func (n *IsNull) Pos() Pos         { return n.Start }
+func (n *IsBool) Pos() Pos         { return n.Start }
+func (n *Between) Pos() Pos        { return n.Start }
+func (n *InList) Pos() Pos         { return n.Start }
+func (n *InQuery) Pos() Pos        { return n.Start }
+func (n *Exists) Pos() Pos         { return n.Start }
+func (n *ScalarQuery) Pos() Pos    { return n.Start }
+func (n *Like) Pos() Pos           { return n.Start }
+func (n *Extract) Pos() Pos        { return n.Start }
+func (n *FloorCeil) Pos() Pos      { return n.Start }
+func (n *Substring) Pos() Pos      { return n.Start }
+func (n *Trim) Pos() Pos           { return n.Start }
+func (n *Position) Pos() Pos       { return n.Start }
+func (n *TypeName) Pos() Pos       { return n.Start }
+func (n *Field) Pos() Pos          { return n.Start }
 
-func (*CreateTable) statement() {}
-func (*CreateView) statement()  {}
-func (*Insert) statement()      {}
-func (*Set) statement()         {}
-func (*Reset) statement()       {}
-func (*Explain) statement()     {}
-func (*ShowTables) statement()  {}
-func (*ShowViews) statement()   {}
-func (*Describe) statement()    {}
-func (*DropTable) statement()   {}
-func (*DropView) statement()    {}
-func (*Select) statement()      {}
-func (*SetOp) statement()       {}
-func (*Values) statement()      {}
+func (*CreateTable) statement()    {}
+func (*CreateView) statement()     {}
+func (*Insert) statement()         {}
+func (*CreateFunction) statement() {}
+func (*Set) statement()            {}
+func (*Reset) statement()          {}
+func (*Explain) statement()        {}
+func (*ShowTables) statement()     {}
+func (*ShowViews) statement()      {}
+func (*Describe) statement()       {}
+func (*DropTable) statement()      {}
+func (*DropView) statement()       {}
+func (*Select) statement()         {}
+func (*SetOp) statement()          {}
+func (*Values) statement()         {}
 
 func (*Select) query() {}
 func (*SetOp) query()  {}

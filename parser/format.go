@@ -9,12 +9,59 @@ import (
 // spaces, parentheses only where precedence needs them, identifiers
 // back-quoted only where a bare word would not read back the same.
 
+// quoteIdent back-quotes a name unless it reads back as itself both here and
+// in Flink, so that rendered SQL also pastes into Flink.
 func quoteIdent(s string) string {
-	if isPlainWord(s) && !reserved[strings.ToUpper(s)] {
+	if bare(s) && !flinkReserved[strings.ToUpper(s)] {
 		return s
 	}
-	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
+	return backquote(s)
 }
+
+func backquote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
+
+// bare reports whether s reads back as the same identifier in this parser.
+func bare(s string) bool { return isPlainWord(s) && !reserved[strings.ToUpper(s)] }
+
+// flinkReserved lists words Flink (Calcite) reserves beyond this parser's own
+// reserved set, mostly the SQL standard's reserved words. Parsing accepts them
+// as bare names where unambiguous; rendering quotes them.
+var flinkReserved = setOf(strings.Fields(`
+	ABS ALLOCATE ALTER ANY ARE ARRAY ARRAY_AGG ARRAY_MAX_CARDINALITY ASENSITIVE
+	ASYMMETRIC AT ATOMIC AUTHORIZATION AVG BEGIN BEGIN_FRAME BEGIN_PARTITION
+	BIGINT BINARY BIT BLOB BOOLEAN CALL CALLED CARDINALITY CASCADED CEIL CEILING
+	CHAR CHAR_LENGTH CHARACTER CHARACTER_LENGTH CHECK CLASSIFIER CLOB CLOSE
+	COALESCE COLLATE COLLECT COLUMN COMMIT CONDITION CONNECT CONSTRAINT CONTAINS
+	CONVERT CORR CORRESPONDING COUNT COVAR_POP COVAR_SAMP CUBE CUME_DIST CURRENT
+	CURRENT_CATALOG CURRENT_PATH CURRENT_ROLE CURRENT_ROW CURRENT_SCHEMA
+	CURRENT_USER CURSOR CYCLE DAY DEALLOCATE DEC DECIMAL DECLARE DEFAULT DEFINE
+	DELETE DENSE_RANK DEREF DESCRIBE DETERMINISTIC DISALLOW DISCONNECT DOUBLE
+	DYNAMIC EACH ELEMENT EMPTY END_FRAME END_PARTITION EQUALS EVERY EXEC EXECUTE
+	EXP EXPLAIN EXTEND EXTERNAL EXTRACT FETCH FIRST_VALUE FLOAT FLOOR FOREIGN
+	FRAME_ROW FREE FUNCTION FUSION GET GLOBAL GRANT GROUPING GROUPS HOLD HOUR
+	IDENTITY IMPORT INDICATOR INITIAL INOUT INSENSITIVE INT INTEGER INTERSECTION
+	JSON_ARRAY JSON_ARRAYAGG JSON_EXISTS JSON_OBJECT JSON_OBJECTAGG JSON_QUERY
+	JSON_VALUE LAG LANGUAGE LARGE LAST_VALUE LEAD LIKE_REGEX LN LOCAL LOWER MATCH
+	MATCHES MATCH_NUMBER MATCH_RECOGNIZE MAX MEASURES MEMBER MERGE METHOD MIN
+	MINUS MINUTE MOD MODIFIES MODULE MONTH MULTISET NATIONAL NCHAR NCLOB NEW
+	NEXT NO NONE NORMALIZE NTH_VALUE NTILE NULLIF NUMERIC OCCURRENCES_REGEX
+	OCTET_LENGTH OF OFFSET OLD OMIT ONE ONLY OPEN OUT OVERLAPS OVERLAY PARAMETER
+	PARTITION PATTERN PER PERCENT PERCENTILE_CONT PERCENTILE_DISC PERCENT_RANK
+	PERIOD PERMUTE PORTION POSITION POSITION_REGEX POWER PRECEDES PRECISION
+	PREPARE PREV PRIMARY PROCEDURE RANGE RANK RAW READS REAL RECURSIVE REF
+	REFERENCES REFERENCING REGR_AVGX REGR_AVGY REGR_COUNT REGR_INTERCEPT
+	REGR_R2 REGR_SLOPE REGR_SXX REGR_SXY REGR_SYY RELEASE RESET RESULT RETURN
+	RETURNS REVOKE ROLLBACK ROLLUP ROW ROWS ROW_NUMBER RUNNING SAVEPOINT SCOPE
+	SCROLL SEARCH SECOND SEEK SENSITIVE SESSION_USER SET SHOW SIMILAR SKIP
+	SMALLINT SOME SPECIFIC SPECIFICTYPE SQL SQLEXCEPTION SQLSTATE SQLWARNING
+	SQRT START STATEMENT STATIC STDDEV_POP STDDEV_SAMP STREAM SUBMULTISET SUBSET
+	SUBSTRING SUBSTRING_REGEX SUCCEEDS SUM SYMMETRIC SYSTEM SYSTEM_TIME
+	SYSTEM_USER TABLESAMPLE TIMEZONE_HOUR TIMEZONE_MINUTE TINYINT TO TRANSLATE
+	TRANSLATE_REGEX TRANSLATION TREAT TRIGGER TRIM TRIM_ARRAY TRUNCATE UESCAPE
+	UNIQUE UNKNOWN UPDATE UPPER UPSERT USER VALUE VALUE_OF VARBINARY VARCHAR
+	VAR_POP VAR_SAMP VARYING VERSIONING WHENEVER WIDTH_BUCKET WITHIN WITHOUT YEAR
+	BYTES STRING TIMESTAMP_LTZ
+`)...)
 
 func isPlainWord(s string) bool {
 	if s == "" {
@@ -83,6 +130,9 @@ func (n *CreateTable) String() string {
 	if n.Comment != nil {
 		b.WriteString(" COMMENT " + n.Comment.String())
 	}
+	if len(n.PartitionBy) > 0 {
+		b.WriteString(" PARTITIONED BY " + identList(n.PartitionBy))
+	}
 	if len(n.Options) > 0 {
 		b.WriteString(" WITH (" + joinNodes(n.Options) + ")")
 	}
@@ -95,6 +145,15 @@ func (n *ColumnDef) String() string {
 		s += " AS " + n.Expr.String()
 	} else if n.Type != nil {
 		s += " " + n.Type.String()
+	}
+	if n.Metadata {
+		s += " METADATA"
+		if n.MetadataKey != nil {
+			s += " FROM " + n.MetadataKey.String()
+		}
+		if n.Virtual {
+			s += " VIRTUAL"
+		}
 	}
 	if n.PrimaryKey {
 		s += " PRIMARY KEY NOT ENFORCED"
@@ -133,6 +192,25 @@ func (n *CreateView) String() string {
 		s += " " + identList(n.Columns)
 	}
 	return s + " AS " + n.Query.String()
+}
+
+func (n *CreateFunction) String() string {
+	s := "CREATE "
+	if n.Temporary {
+		s += "TEMPORARY "
+	}
+	if n.System {
+		s += "SYSTEM "
+	}
+	s += "FUNCTION "
+	if n.IfNotExists {
+		s += "IF NOT EXISTS "
+	}
+	s += n.Name.String() + " AS " + n.Class.String()
+	if n.Language != "" {
+		s += " LANGUAGE " + quoteIdent(n.Language)
+	}
+	return s
 }
 
 func (n *Insert) String() string {
@@ -274,7 +352,13 @@ func (n *OrderItem) String() string {
 	return s
 }
 
-func (n *TableRef) String() string { return n.Name.String() + aliasSuffix(n.Alias) }
+func (n *TableRef) String() string {
+	s := n.Name.String()
+	if n.AsOf != nil {
+		s += " FOR SYSTEM_TIME AS OF " + n.AsOf.String()
+	}
+	return s + aliasSuffix(n.Alias)
+}
 
 func (n *Subquery) String() string { return "(" + n.Query.String() + ")" + aliasSuffix(n.Alias) }
 
@@ -285,7 +369,10 @@ func (n *TableFunc) String() string {
 func (n *TableFuncArg) String() string {
 	s := ""
 	if n.Name != "" {
-		s = quoteIdent(n.Name) + " => "
+		s = n.Name + " => "
+		if !bare(n.Name) {
+			s = backquote(n.Name) + " => "
+		}
 	}
 	switch {
 	case n.Table != nil:
@@ -408,10 +495,10 @@ func funcName(name string) string {
 	if niladic[name] || name == "LEFT" || name == "RIGHT" {
 		return name
 	}
-	if specialCalls[name] {
-		return "`" + name + "`"
+	if specialCalls[name] || !bare(name) {
+		return backquote(name)
 	}
-	return quoteIdent(name)
+	return name
 }
 
 func (n *Call) String() string {
@@ -420,7 +507,7 @@ func (n *Call) String() string {
 	case "FLOOR", "CEIL", "CEILING":
 		// These parse specially unless the call is plain.
 		if n.Distinct || n.Star || n.Filter != nil || n.Over != nil {
-			name = "`" + n.Name + "`"
+			name = backquote(n.Name)
 		}
 	}
 	var s string

@@ -335,8 +335,12 @@ func (p *parser) isQueryStart() bool {
 func (p *parser) create() (Statement, error) {
 	start := p.next().pos
 	temp := p.acceptKw("TEMPORARY")
-	if p.acceptKw("TABLE") {
+	system := temp && p.acceptKw("SYSTEM")
+	if !system && p.acceptKw("TABLE") {
 		return p.createTable(start, temp)
+	}
+	if system || p.isKw("FUNCTION") {
+		return p.createFunction(start, temp, system)
 	}
 	if _, err := p.expectKw("VIEW"); err != nil {
 		return nil, err
@@ -359,6 +363,34 @@ func (p *parser) create() (Statement, error) {
 	}
 	v.Query, err = p.query()
 	return v, err
+}
+
+func (p *parser) createFunction(start Pos, temp, system bool) (Statement, error) {
+	if _, err := p.expectKw("FUNCTION"); err != nil {
+		return nil, err
+	}
+	f := &CreateFunction{Start: start, Temporary: temp, System: system}
+	var err error
+	if f.IfNotExists, err = p.ifExists(true); err != nil {
+		return nil, err
+	}
+	if f.Name, err = p.name(); err != nil {
+		return nil, err
+	}
+	if _, err := p.expectKw("AS"); err != nil {
+		return nil, err
+	}
+	if f.Class, err = p.stringLit(); err != nil {
+		return nil, err
+	}
+	if p.acceptKw("LANGUAGE") {
+		lang, _, err := p.ident()
+		if err != nil {
+			return nil, err
+		}
+		f.Language = strings.ToUpper(lang)
+	}
+	return f, nil
 }
 
 func (p *parser) createTable(start Pos, temp bool) (Statement, error) {
@@ -386,6 +418,14 @@ func (p *parser) createTable(start Pos, temp bool) (Statement, error) {
 	}
 	if p.acceptKw("COMMENT") {
 		if ct.Comment, err = p.stringLit(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKw("PARTITIONED") {
+		if _, err := p.expectKw("BY"); err != nil {
+			return nil, err
+		}
+		if ct.PartitionBy, err = p.identList(); err != nil {
 			return nil, err
 		}
 	}
@@ -457,7 +497,15 @@ func (p *parser) tableElement(ct *CreateTable) error {
 	if err != nil {
 		return err
 	}
-	if p.isKw("PRIMARY") {
+	if col.Type != nil && p.acceptKw("METADATA") {
+		col.Metadata = true
+		if p.acceptKw("FROM") {
+			if col.MetadataKey, err = p.stringLit(); err != nil {
+				return err
+			}
+		}
+		col.Virtual = p.acceptKw("VIRTUAL")
+	} else if col.Type != nil && p.isKw("PRIMARY") {
 		if ct.PrimaryKey != nil {
 			return errorf(p.peek().pos, "more than one PRIMARY KEY")
 		}
@@ -1004,12 +1052,23 @@ func (p *parser) tablePrimary() (TableExpr, error) {
 		p.next()
 		return p.tableFunc(t.pos)
 	}
-	name, err := p.name()
-	if err != nil {
+	ref := &TableRef{Start: t.pos}
+	var err error
+	if ref.Name, err = p.name(); err != nil {
 		return nil, err
 	}
-	alias, err := p.alias()
-	return &TableRef{Start: t.pos, Name: name, Alias: alias}, err
+	if p.acceptKw("FOR") {
+		for _, kw := range []string{"SYSTEM_TIME", "AS", "OF"} {
+			if _, err := p.expectKw(kw); err != nil {
+				return nil, err
+			}
+		}
+		if ref.AsOf, err = p.expr(0); err != nil {
+			return nil, err
+		}
+	}
+	ref.Alias, err = p.alias()
+	return ref, err
 }
 
 // tableFunc parses "(name(args)) [AS alias]" after TABLE.
