@@ -44,6 +44,9 @@ type Layout struct {
 
 // NewLayout returns the layout of keys made of cols, in order.
 func NewLayout(cols ...KeyCol) (*Layout, error) {
+	if len(cols) == 0 {
+		return nil, fmt.Errorf("memseg: layout without columns")
+	}
 	l := &Layout{cols: make([]KeyCol, len(cols))}
 	for i, c := range cols {
 		if !c.Type.valid() {
@@ -79,6 +82,16 @@ func keyWidth(t Type) int {
 		return 16
 	}
 	return 8
+}
+
+// exact reports whether prefixes never truncate.
+func (l *Layout) exact() bool {
+	for _, c := range l.cols {
+		if c.Type.varLen() {
+			return false
+		}
+	}
+	return true
 }
 
 // Size is the length of every prefix of the layout.

@@ -1,0 +1,329 @@
+package memseg
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// HashTable maps binary keys to fixed-size accumulators, all in segments
+// from a Manager: the state of a group aggregation (one entry per group,
+// the accumulator holding e.g. a SUM and a COUNT) without Go maps, so
+// without per-key heap objects and within the manager's budget.
+//
+// Entries (key, accumulator, hash) are appended to entry segments and never
+// move. Buckets are an open-addressing (linear probing) array of 8-byte
+// slots in bucket segments, doubled when three quarters full; a slot holds
+// 24 bits of the hash, to skip most foreign entries without touching them,
+// and the entry's address.
+//
+// A HashTable is not safe for concurrent use. Its owner must Release it.
+type HashTable struct {
+	m       *Manager
+	accSize int
+	accPad  int // accSize rounded up to 8
+
+	buckets [][]byte // bucket segments
+	bits    uint     // log2 of the number of slots
+	n       int
+
+	ents [][]byte // entry segments and large entries, in insertion order
+	used []int    // bytes used in each of ents
+}
+
+// Entry layout: hash (8 bytes), key length (4), 4 spare bytes so the
+// accumulator is 8-byte aligned, accumulator (accPad), key, padding to 8.
+const entHeader = 16
+
+// Slot layout.
+const (
+	addrBits = 40
+	addrMask = 1<<addrBits - 1
+)
+
+// fib is 2^64 / golden ratio: multiplying by it spreads every bit of a hash
+// into the top bits, which pick the bucket. Callers route keys to key
+// groups (and so to this table) by bits of the same hash; those bits are
+// nearly constant within one table and must not pick the bucket alone.
+const fib = 0x9E3779B97F4A7C15
+
+// NewHashTable returns an empty table whose accumulators have accSize
+// bytes. It takes no memory until the first insert.
+func NewHashTable(m *Manager, accSize int) *HashTable {
+	if accSize < 0 {
+		panic("memseg: negative accumulator size")
+	}
+	return &HashTable{m: m, accSize: accSize, accPad: (accSize + 7) &^ 7}
+}
+
+// Len is the number of entries.
+func (t *HashTable) Len() int { return t.n }
+
+// FindOrInsert returns the accumulator of key, inserting the key with a
+// zeroed accumulator if it is new (inserted reports which). hash must be
+// Hash(key), or another fixed function of the key used for every call.
+//
+// acc aliases the table's memory. It stays valid, and keeps its contents,
+// until Reset or Release: growing the table moves only bucket slots, never
+// entries. The caller updates the accumulator in place; the table never
+// looks at it. FindOrInsert copies key.
+//
+// It returns ErrNoMemory, and leaves the table as it was, when the manager
+// cannot give the memory a new key needs; the caller spills state and
+// retries, or fails.
+func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted bool, err error) {
+	if t.buckets == nil {
+		if err := t.grow(); err != nil {
+			return nil, false, err
+		}
+	}
+	tag := hash >> addrBits
+	for {
+		i := t.home(hash)
+		for {
+			s := t.slot(i)
+			if s == 0 {
+				break
+			}
+			if s>>addrBits == tag {
+				e := t.entry(s&addrMask - 1)
+				if binary.LittleEndian.Uint64(e) == hash && bytes.Equal(t.key(e), key) {
+					return e[entHeader : entHeader+t.accSize : entHeader+t.accSize], false, nil
+				}
+			}
+			i = (i + 1) & (1<<t.bits - 1)
+		}
+		if (t.n+1)*4 <= 3<<t.bits {
+			a, e, err := t.alloc(len(key))
+			if err != nil {
+				return nil, false, err
+			}
+			binary.LittleEndian.PutUint64(e, hash)
+			binary.LittleEndian.PutUint32(e[8:], uint32(len(key)))
+			acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]
+			clear(acc)
+			copy(e[entHeader+t.accPad:], key)
+			t.setSlot(i, tag<<addrBits|(a+1))
+			t.n++
+			return acc, true, nil
+		}
+		if err := t.grow(); err != nil {
+			return nil, false, err
+		}
+	}
+}
+
+func (t *HashTable) home(hash uint64) uint64 { return (hash * fib) >> (64 - t.bits) }
+
+// slotShift is log2 of the slots per bucket segment.
+func (t *HashTable) slotShift() uint { return t.m.shift - 3 }
+
+func (t *HashTable) slot(i uint64) uint64 {
+	sh := t.slotShift()
+	return binary.LittleEndian.Uint64(t.buckets[i>>sh][(i&(1<<sh-1))*8:])
+}
+
+func (t *HashTable) setSlot(i, v uint64) {
+	sh := t.slotShift()
+	binary.LittleEndian.PutUint64(t.buckets[i>>sh][(i&(1<<sh-1))*8:], v)
+}
+
+// entry returns the memory from the entry at address a to the end of its
+// segment.
+func (t *HashTable) entry(a uint64) []byte {
+	return t.ents[a>>t.m.shift][a&uint64(t.m.segSize-1):]
+}
+
+func (t *HashTable) key(e []byte) []byte {
+	n := int(binary.LittleEndian.Uint32(e[8:]))
+	return e[entHeader+t.accPad : entHeader+t.accPad+n : entHeader+t.accPad+n]
+}
+
+func (t *HashTable) entSize(keyLen int) int { return entHeader + t.accPad + (keyLen+7)&^7 }
+
+// alloc returns the address and memory of a new entry.
+func (t *HashTable) alloc(keyLen int) (uint64, []byte, error) {
+	size := t.entSize(keyLen)
+	last := len(t.ents) - 1
+	if last >= 0 && len(t.ents[last]) == t.m.segSize && t.used[last]+size <= t.m.segSize {
+		off := t.used[last]
+		t.used[last] += size
+		return uint64(last)<<t.m.shift | uint64(off), t.ents[last][off : off+size], nil
+	}
+	var (
+		b   []byte
+		err error
+	)
+	if size > t.m.segSize {
+		b, err = t.m.allocLarge(size)
+	} else {
+		b, err = t.m.Alloc()
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	if uint64(len(t.ents))<<t.m.shift >= addrMask {
+		t.m.freeBuf(b)
+		return 0, nil, ErrNoMemory // 1 TiB of entries: no address left
+	}
+	t.ents = append(t.ents, b)
+	t.used = append(t.used, size)
+	return uint64(len(t.ents)-1) << t.m.shift, b[:size], nil
+}
+
+// grow doubles the buckets (or makes the first segment of them) and
+// reinserts every entry, walking the entries rather than the old slots
+// because the entries hold the full hash.
+func (t *HashTable) grow() error {
+	bits := t.slotShift()
+	if t.buckets != nil {
+		bits = t.bits + 1
+	}
+	nseg := 1 << (bits - t.slotShift())
+	nb := make([][]byte, 0, nseg)
+	for range nseg {
+		s, err := t.m.Alloc()
+		if err != nil {
+			for _, s := range nb {
+				t.m.Free(s)
+			}
+			return err
+		}
+		clear(s)
+		nb = append(nb, s)
+	}
+	for _, s := range t.buckets {
+		t.m.Free(s)
+	}
+	t.buckets, t.bits = nb, bits
+	for it := t.Iter(); it.Next(); {
+		i := t.home(it.hash)
+		for t.slot(i) != 0 {
+			i = (i + 1) & (1<<t.bits - 1)
+		}
+		t.setSlot(i, it.hash>>addrBits<<addrBits|(it.addr+1))
+	}
+	return nil
+}
+
+// Reset empties the table and gives its segments back to the manager.
+// Accumulators returned before become invalid. The table may be used again.
+func (t *HashTable) Reset() {
+	for i, s := range t.buckets {
+		t.m.Free(s)
+		t.buckets[i] = nil
+	}
+	for i, e := range t.ents {
+		t.m.freeBuf(e)
+		t.ents[i] = nil
+	}
+	t.buckets, t.bits, t.n = nil, 0, 0
+	t.ents, t.used = t.ents[:0], t.used[:0]
+}
+
+// Release gives all memory back; the table must not be used afterwards.
+func (t *HashTable) Release() {
+	t.Reset()
+	t.ents, t.used = nil, nil
+}
+
+// Iter returns an iterator over the entries in insertion order. It is
+// valid until the table changes.
+func (t *HashTable) Iter() *TableIter { return &TableIter{t: t, seg: -1} }
+
+// Sorted returns an iterator over the entries in key order. It sorts an
+// index of key prefixes (of layout, which must describe every key, or raw
+// ones if layout is nil) and entry addresses, taking its segments from the
+// manager; it returns ErrNoMemory if they do not fit. The iterator is valid
+// until the table changes, and must be closed.
+func (t *HashTable) Sorted(layout *Layout) (*TableIter, error) {
+	it := &TableIter{t: t, idx: new(index)}
+	psize, exact := rawWidth+1, false
+	if layout != nil {
+		psize, exact = layout.Size(), layout.exact()
+	}
+	if err := it.idx.init(t.m, psize, exact, func(a uint64) []byte { return t.key(t.entry(a)) }); err != nil {
+		return nil, err
+	}
+	for all := t.Iter(); all.Next(); {
+		e, err := it.idx.slot()
+		if err != nil {
+			it.Close()
+			return nil, err
+		}
+		var trunc bool
+		if layout != nil {
+			if trunc, err = layout.Prefix(e[:psize], all.Key()); err != nil {
+				it.Close()
+				return nil, err
+			}
+		} else {
+			trunc = rawPrefix(e[:psize], all.Key())
+		}
+		p := all.addr
+		if trunc {
+			p |= truncBit
+		}
+		it.idx.setPtr(e, p)
+		it.idx.push()
+	}
+	it.idx.sort()
+	return it, nil
+}
+
+// TableIter walks a HashTable's entries.
+type TableIter struct {
+	t   *HashTable
+	idx *index // sorted iteration; nil for insertion order
+
+	i        int // next index entry
+	seg, off int // insertion order: the current entry
+	size     int // of the current entry
+
+	addr     uint64
+	hash     uint64
+	key, acc []byte
+}
+
+// Next moves to the next entry, the first on the first call, and reports
+// whether there is one.
+func (it *TableIter) Next() bool {
+	t := it.t
+	if it.idx != nil {
+		if it.i >= it.idx.n {
+			return false
+		}
+		it.addr = it.idx.ptr(it.i)
+		it.i++
+	} else {
+		it.off += it.size
+		if it.seg < 0 || it.off >= t.used[it.seg] {
+			it.seg++
+			it.off = 0
+			if it.seg >= len(t.ents) {
+				it.seg = len(t.ents)
+				return false
+			}
+		}
+		it.addr = uint64(it.seg)<<t.m.shift | uint64(it.off)
+	}
+	e := t.entry(it.addr)
+	it.hash = binary.LittleEndian.Uint64(e)
+	it.key = t.key(e)
+	it.size = t.entSize(len(it.key))
+	it.acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]
+	return true
+}
+
+// Key is the current entry's key; it aliases the table.
+func (it *TableIter) Key() []byte { return it.key }
+
+// Acc is the current entry's accumulator; it aliases the table.
+func (it *TableIter) Acc() []byte { return it.acc }
+
+// Close gives back the memory of a sorted iteration. It is idempotent,
+// and a no-op for insertion order.
+func (it *TableIter) Close() {
+	if it.idx != nil {
+		it.idx.release()
+	}
+}
