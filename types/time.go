@@ -119,13 +119,17 @@ func AppendTimestamp(dst []byte, ms int64) []byte {
 
 // FormatDate renders days since the epoch as "yyyy-MM-dd".
 func FormatDate(days int32) string {
+	return string(AppendDate(nil, days))
+}
+
+// AppendDate appends the rendering of FormatDate to dst without allocating.
+func AppendDate(dst []byte, days int32) []byte {
 	y, mo, d := civilFromDays(int64(days))
-	dst := appendYear(nil, y)
+	dst = appendYear(dst, y)
 	dst = append(dst, '-')
 	dst = append2(dst, mo)
 	dst = append(dst, '-')
-	dst = append2(dst, d)
-	return string(dst)
+	return append2(dst, d)
 }
 
 // FormatIntervalDayTime renders milliseconds as Flink does: +D HH:mm:ss.SSS.

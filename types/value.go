@@ -87,22 +87,29 @@ func (v Value) String() string {
 // users see most: integral values keep a ".0", NaN and infinities are spelled
 // out.
 func FormatFloat(f float64, bits int) string {
+	return string(AppendFloat(nil, f, bits))
+}
+
+// AppendFloat appends the rendering of FormatFloat to dst without
+// allocating.
+func AppendFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
-		return "NaN"
+		return append(dst, "NaN"...)
 	case math.IsInf(f, 1):
-		return "Infinity"
+		return append(dst, "Infinity"...)
 	case math.IsInf(f, -1):
-		return "-Infinity"
+		return append(dst, "-Infinity"...)
 	}
-	s := strconv.FormatFloat(f, 'g', -1, bits)
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
+	n := len(dst)
+	dst = strconv.AppendFloat(dst, f, 'g', -1, bits)
+	for _, c := range dst[n:] {
+		switch c {
 		case '.', 'e', 'n', 'I':
-			return s
+			return dst
 		}
 	}
-	return s + ".0"
+	return append(dst, '.', '0')
 }
 
 // FormatDecimal renders an unscaled decimal with the given scale.
