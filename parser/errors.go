@@ -107,7 +107,7 @@ var clauseWords = []string{"FROM", "WHERE", "GROUP", "HAVING", "ORDER", "LIMIT",
 
 // misspelt returns the clause keyword that word is one typo away from, or "".
 func misspelt(word string) string {
-	w := strings.ToUpper(word)
+	w := upper(word)
 	if len(w) < 3 {
 		return ""
 	}

@@ -2,7 +2,6 @@ package parser
 
 import (
 	"strconv"
-	"strings"
 )
 
 // reserved words cannot be bare identifiers. The set is much smaller than
@@ -71,7 +70,7 @@ const (
 func binaryOp(t token) (string, int) {
 	switch t.kind {
 	case tkWord:
-		switch strings.ToUpper(t.text) {
+		switch upper(t.text) {
 		case "OR":
 			return "OR", precOr
 		case "AND":
@@ -143,7 +142,7 @@ func (p *parser) expr(min int) (Expr, error) {
 			p.next()
 		}
 		p.next()
-		switch strings.ToUpper(kw.text) {
+		switch upper(kw.text) {
 		case "BETWEEN":
 			left, err = p.between(left, not)
 		case "IN":
@@ -277,7 +276,7 @@ func (p *parser) primary() (Expr, error) {
 			return p.paren()
 		}
 	case tkWord:
-		up := strings.ToUpper(t.text)
+		up := upper(t.text)
 		call := isOp(p.peekAt(1), "(")
 		switch {
 		case up == "TRUE" || up == "FALSE":
@@ -367,7 +366,7 @@ func (p *parser) identOrCall() (Expr, error) {
 		if t.kind == tkQuoted {
 			name = t.val
 		}
-		return p.call(strings.ToUpper(name))
+		return p.call(upper(name))
 	}
 	return p.name()
 }
@@ -517,7 +516,7 @@ func (p *parser) interval() (Expr, error) {
 func (p *parser) intervalUnit() (string, error) {
 	p.want("interval unit (SECOND, MINUTE, HOUR, DAY, MONTH, YEAR)")
 	t := p.peek()
-	if u, ok := intervalUnits[strings.ToUpper(t.text)]; ok && t.kind == tkWord {
+	if u, ok := intervalUnits[upper(t.text)]; ok && t.kind == tkWord {
 		p.next()
 		return u, nil
 	}
@@ -527,7 +526,7 @@ func (p *parser) intervalUnit() (string, error) {
 func (p *parser) timeUnit() (string, error) {
 	p.want("time unit")
 	t := p.peek()
-	if u := strings.ToUpper(t.text); t.kind == tkWord && timeUnits[u] {
+	if u := upper(t.text); t.kind == tkWord && timeUnits[u] {
 		p.next()
 		return u, nil
 	}
@@ -731,7 +730,7 @@ func (p *parser) typeName() (*TypeName, error) {
 		return nil, p.unexpected()
 	}
 	p.next()
-	tn := &TypeName{Start: t.pos, Name: strings.ToUpper(t.text)}
+	tn := &TypeName{Start: t.pos, Name: upper(t.text)}
 	var err error
 	switch tn.Name {
 	case "BOOLEAN", "TINYINT", "SMALLINT", "BIGINT", "STRING", "BYTES", "DATE":

@@ -12,7 +12,7 @@ import (
 // quoteIdent back-quotes a name unless it reads back as itself both here and
 // in Flink, so that rendered SQL also pastes into Flink.
 func quoteIdent(s string) string {
-	if bare(s) && !flinkReserved[strings.ToUpper(s)] {
+	if bare(s) && !flinkReserved[upper(s)] {
 		return s
 	}
 	return backquote(s)
@@ -21,7 +21,7 @@ func quoteIdent(s string) string {
 func backquote(s string) string { return "`" + strings.ReplaceAll(s, "`", "``") + "`" }
 
 // bare reports whether s reads back as the same identifier in this parser.
-func bare(s string) bool { return isPlainWord(s) && !reserved[strings.ToUpper(s)] }
+func bare(s string) bool { return isPlainWord(s) && !reserved[upper(s)] }
 
 // flinkReserved lists words Flink (Calcite) reserves beyond this parser's own
 // reserved set, mostly the SQL standard's reserved words. Parsing accepts them
@@ -60,7 +60,7 @@ var flinkReserved = setOf(strings.Fields(`
 	TRANSLATE_REGEX TRANSLATION TREAT TRIGGER TRIM TRIM_ARRAY TRUNCATE UESCAPE
 	UNIQUE UNKNOWN UPDATE UPPER UPSERT USER VALUE VALUE_OF VARBINARY VARCHAR
 	VAR_POP VAR_SAMP VARYING VERSIONING WHENEVER WIDTH_BUCKET WITHIN WITHOUT YEAR
-	BYTES STRING TIMESTAMP_LTZ
+	BYTES STRING TIMESTAMP_LTZ DESCRIPTOR UNBOUNDED
 `)...)
 
 func isPlainWord(s string) bool {
@@ -363,7 +363,11 @@ func (n *TableRef) String() string {
 func (n *Subquery) String() string { return "(" + n.Query.String() + ")" + aliasSuffix(n.Alias) }
 
 func (n *TableFunc) String() string {
-	return "TABLE(" + funcName(n.Name) + "(" + joinNodes(n.Args) + "))" + aliasSuffix(n.Alias)
+	name := n.Name
+	if !bare(name) {
+		name = backquote(name)
+	}
+	return "TABLE(" + name + "(" + joinNodes(n.Args) + "))" + aliasSuffix(n.Alias)
 }
 
 func (n *TableFuncArg) String() string {

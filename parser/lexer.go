@@ -105,3 +105,15 @@ func lex(src string) []token {
 	}
 	return append(toks, token{kind: tkEOF, pos: end(len(src))})
 }
+
+// upper upper-cases ASCII letters only. Keywords are ASCII, and Unicode case
+// mapping would let look-alikes such as "ſelect" match SELECT.
+func upper(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}

@@ -3,7 +3,6 @@ package parser
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // maxDepth bounds the nesting of expressions, queries and types, so that
@@ -27,7 +26,7 @@ func Parse(src string) ([]Statement, error) {
 			return nil, err
 		}
 		stmts = append(stmts, s)
-		if p.peek().kind != tkEOF && !p.isOp(";") {
+		if p.peek().kind != tkEOF && !isOp(p.peek(), ";") {
 			p.want("end of statement")
 			return nil, p.unexpected()
 		}
@@ -92,7 +91,7 @@ func (p *parser) want(what string) {
 	}
 }
 
-func isWord(t token, kw string) bool { return t.kind == tkWord && strings.EqualFold(t.text, kw) }
+func isWord(t token, kw string) bool { return t.kind == tkWord && upper(t.text) == kw }
 func isOp(t token, op string) bool   { return t.kind == tkOp && t.text == op }
 
 // kwNames spells out keywords that only occur in pairs, for messages.
@@ -180,7 +179,7 @@ func (p *parser) leave() { p.depth-- }
 func (p *parser) isIdent() bool {
 	p.want("identifier")
 	t := p.peek()
-	return t.kind == tkQuoted || t.kind == tkWord && !reserved[strings.ToUpper(t.text)]
+	return t.kind == tkQuoted || t.kind == tkWord && !reserved[upper(t.text)]
 }
 
 func (p *parser) ident() (string, Pos, error) {
@@ -388,7 +387,7 @@ func (p *parser) createFunction(start Pos, temp, system bool) (Statement, error)
 		if err != nil {
 			return nil, err
 		}
-		f.Language = strings.ToUpper(lang)
+		f.Language = upper(lang)
 	}
 	return f, nil
 }
@@ -754,7 +753,7 @@ func (p *parser) union() (Query, error) {
 		if err != nil {
 			return nil, err
 		}
-		left = &SetOp{Start: left.Pos(), Op: strings.ToUpper(op.text), All: all, OpPos: op.pos, Left: left, Right: right}
+		left = &SetOp{Start: left.Pos(), Op: upper(op.text), All: all, OpPos: op.pos, Left: left, Right: right}
 	}
 	return left, nil
 }
@@ -889,7 +888,7 @@ func (p *parser) selectItem() (*SelectItem, error) {
 	n := 0
 	for {
 		t := p.peekAt(n)
-		if (t.kind == tkWord && !reserved[strings.ToUpper(t.text)] || t.kind == tkQuoted) && isOp(p.peekAt(n+1), ".") {
+		if (t.kind == tkWord && !reserved[upper(t.text)] || t.kind == tkQuoted) && isOp(p.peekAt(n+1), ".") {
 			n += 2
 			continue
 		}
@@ -1080,7 +1079,7 @@ func (p *parser) tableFunc(start Pos) (TableExpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	tf := &TableFunc{Start: start, Name: strings.ToUpper(name)}
+	tf := &TableFunc{Start: start, Name: upper(name)}
 	if _, err := p.expectOp("("); err != nil {
 		return nil, err
 	}
@@ -1127,9 +1126,9 @@ func (p *parser) partitionKeys() ([]Expr, error) {
 func (p *parser) tableFuncArg() (*TableFuncArg, error) {
 	a := &TableFuncArg{Start: p.peek().pos}
 	if t := p.peek(); (t.kind == tkWord || t.kind == tkQuoted) && isOp(p.peekAt(1), "=>") {
-		a.Name = strings.ToUpper(t.text)
+		a.Name = upper(t.text)
 		if t.kind == tkQuoted {
-			a.Name = strings.ToUpper(t.val)
+			a.Name = upper(t.val)
 		}
 		p.next()
 		p.next()

@@ -67,6 +67,12 @@ func TestStatements(t *testing.T) {
 		{"CREATE TABLE t (a INT, b INT, CONSTRAINT pk PRIMARY KEY (a, b) NOT ENFORCED)", "CREATE TABLE t (a INT, b INT, CONSTRAINT pk PRIMARY KEY (a, b) NOT ENFORCED)"},
 		{"CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED COMMENT 'k')", "CREATE TABLE t (id BIGINT PRIMARY KEY NOT ENFORCED COMMENT 'k')"},
 		{"CREATE TABLE if (watermark INT, primary INT, `constraint` INT, `select` INT)", "CREATE TABLE if (watermark INT, `primary` INT, `constraint` INT, `select` INT)"},
+		{"CREATE TABLE t (a INT, dt STRING) COMMENT 'c' PARTITIONED BY (dt) WITH ('connector' = 'filesystem')",
+			"CREATE TABLE t (a INT, dt STRING) COMMENT 'c' PARTITIONED BY (dt) WITH ('connector' = 'filesystem')"},
+		{"CREATE TABLE t (ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, `offset` BIGINT METADATA, p AS PROCTIME() COMMENT 'proc')",
+			"CREATE TABLE t (ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp' VIRTUAL, `offset` BIGINT METADATA, p AS PROCTIME() COMMENT 'proc')"},
+		{"create function f as 'com.x.F'", "CREATE FUNCTION f AS 'com.x.F'"},
+		{"CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS db.f AS 'com.x.F' LANGUAGE python", "CREATE TEMPORARY SYSTEM FUNCTION IF NOT EXISTS db.f AS 'com.x.F' LANGUAGE PYTHON"},
 		{"CREATE VIEW v AS SELECT a FROM t", "CREATE VIEW v AS SELECT a FROM t"},
 		{"CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t", "CREATE TEMPORARY VIEW IF NOT EXISTS v (x, y) AS SELECT a, b FROM t"},
 		{"DROP TABLE t", "DROP TABLE t"},
@@ -93,6 +99,7 @@ func TestStatements(t *testing.T) {
 		{"SELECT * FROM (SELECT a FROM t) AS s", "SELECT * FROM (SELECT a FROM t) AS s"},
 		{"SELECT * FROM (SELECT a FROM t) s", "SELECT * FROM (SELECT a FROM t) AS s"},
 		{"SELECT * FROM db.t AS x", "SELECT * FROM db.t AS x"},
+		{"SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.proc_time AS r2 ON o.k = r2.k", "SELECT * FROM o JOIN r FOR SYSTEM_TIME AS OF o.proc_time AS r2 ON o.k = r2.k"},
 		{"SELECT * FROM a JOIN b ON a.id = b.id LEFT OUTER JOIN c ON c.x = b.x, d CROSS JOIN e",
 			"SELECT * FROM a JOIN b ON a.id = b.id LEFT JOIN c ON c.x = b.x, d CROSS JOIN e"},
 		{"SELECT * FROM a INNER JOIN b ON TRUE RIGHT JOIN c ON TRUE FULL OUTER JOIN d ON TRUE",
@@ -247,7 +254,7 @@ func TestExprs(t *testing.T) {
 		{"ts - INTERVAL '5' SECOND", "ts - INTERVAL '5' SECOND"},
 		{"((a))", "a"},
 		// words that are special forms only before "("
-		{"try_cast + extract + trim + position + floor + descriptor", "try_cast + `extract` + `trim` + `position` + `floor` + descriptor"},
+		{"try_cast + extract + trim + position + floor + descriptor", "try_cast + `extract` + `trim` + `position` + `floor` + `descriptor`"},
 		{"`extract`(a, b)", "`EXTRACT`(a, b)"}, {"`FLOOR`(DISTINCT a)", "`FLOOR`(DISTINCT a)"},
 	}
 	for _, tc := range tests {
@@ -477,5 +484,50 @@ func TestFiles(t *testing.T) {
 		if got != string(want) {
 			t.Errorf("%s: rendering differs from %s:\n%s", f, golden, got)
 		}
+	}
+}
+
+// TestRoundTripEdges covers renderings that need care to read back the same:
+// quoting of names that are keywords in some position, signs, set operation
+// grouping.
+func TestRoundTripEdges(t *testing.T) {
+	for _, src := range []string{
+		"SELECT * FROM TABLE(`left`(x))",
+		"SELECT * FROM TABLE(`current_date`())",
+		"SELECT * FROM TABLE(TUMBLE(`table` => TABLE t, DESCRIPTOR(a), INTERVAL '1' SECOND))",
+		"SELECT SUM(x) OVER (ORDER BY y ROWS `unbounded` PRECEDING), SUM(x) OVER (ORDER BY `rows` RANGE `current` FOLLOWING)",
+		"SELECT `ſelect`, `ſum`(x), ſelect FROM ſum",
+		"SELECT `FLOOR`(x) FILTER (WHERE y), `CEIL`(*), `floor`(), `ceiling`(a, b), `extract`(a), `substring`(a)",
+		"SELECT `constraint` FROM t; CREATE TABLE t (`constraint` INT PRIMARY KEY NOT ENFORCED)",
+		"SELECT - - - 1, 1 - -1, -(-(1)), +-1, -+1",
+		"SELECT `` AS ```` FROM `a``b`",
+		"SELECT x FROM t WHERE a = NOT b AND c",
+		"SELECT (a IS NULL) IS NULL, a IS NULL IS NULL, NOT a IS NOT TRUE",
+		"VALUES (1) UNION VALUES (2) ORDER BY 1",
+		"SELECT 1 FROM t UNION (SELECT 2 UNION SELECT 3)",
+		"(SELECT 1 UNION SELECT 2) INTERSECT SELECT 3",
+		"SELECT CURRENT_TIMESTAMP(3), `current_timestamp`(DISTINCT x), `localtime`(*)",
+		"SELECT 1e5, 1., .5, 1.e-3",
+		"SELECT 'a''b', '''', ''",
+		"SELECT CASE WHEN a THEN b END IS NULL, CASE x WHEN 1 THEN 2 ELSE 3 END = 4",
+		"SELECT a NOT IN (SELECT 1), NOT EXISTS (SELECT 1), (SELECT 1) IN ((SELECT 2))",
+		"DROP TABLE if; CREATE TABLE if (a INT); DROP VIEW IF EXISTS if",
+		"SELECT POSITION((a IN (1)) IN b), POSITION(a || b IN c)",
+		"SELECT x BETWEEN (a AND b) AND c, (x BETWEEN 1 AND 2) BETWEEN 3 AND 4, x LIKE (a = b) ESCAPE (c OR d)",
+		"SELECT a = b = c, a = (b = c), a - (b + c), a / (b * c), (a || b) || c, a || (b || c)",
+		"SELECT * FROM a, b JOIN c ON TRUE, d",
+		"WITH w AS (SELECT 1) SELECT * FROM w UNION ALL (WITH v AS (SELECT 2) SELECT * FROM v)",
+		"SELECT * FROM (VALUES (1, 2)) AS v",
+		"SELECT a AS `from`, b `select` FROM `where`",
+		"SELECT a FROM t GROUP BY ROLLUP(a, b), CUBE(c)",
+		"SELECT CAST(a AS ARRAY<ROW<`x y` INT NOT NULL COMMENT 'c'>> NOT NULL), TRY_CAST(b AS MAP<STRING, DECIMAL(10, 2)>)",
+		"SELECT IF(a, b, c), `if`(a), DATE_FORMAT(ts, 'yyyy')",
+	} {
+		stmts, err := Parse(src)
+		if err != nil {
+			t.Errorf("Parse(%q): %v", src, err)
+			continue
+		}
+		checkRoundTrip(t, stmts)
 	}
 }
