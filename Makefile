@@ -1,0 +1,27 @@
+# strand: the two commands are `make demo` and `make test`.
+GO ?= go
+BIN := bin/strand
+
+.PHONY: build demo test fuzz clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/strand
+
+# Runs a tumbling-window aggregate over the embedded datagen source and
+# prints each window's rows as it fires.
+demo: build
+	./$(BIN) run queries/demo.sql --parallelism 2
+
+# vet, then every test with the race detector.
+test:
+	$(GO) vet ./...
+	$(GO) test -race -timeout 14m ./...
+
+# A longer fuzzing pass over the parser and the decoders.
+fuzz:
+	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser
+	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime 60s ./exec/connector
+	$(GO) test -run '^$$' -fuzz FuzzJSON -fuzztime 60s ./exec/connector
+
+clean:
+	rm -rf bin

@@ -1,0 +1,29 @@
+package checkpoint
+
+import "fmt"
+
+// Kind says whether a barrier belongs to a periodic checkpoint or to a
+// savepoint a user asked for.
+type Kind uint8
+
+// Barrier kinds.
+const (
+	Periodic Kind = iota
+	Savepoint
+)
+
+func (k Kind) String() string {
+	if k == Savepoint {
+		return "savepoint"
+	}
+	return "checkpoint"
+}
+
+// Barrier marks a cut through the stream: checkpoint ID's state includes
+// everything before it.
+type Barrier struct {
+	ID   int64
+	Kind Kind
+}
+
+func (b Barrier) String() string { return fmt.Sprintf("%v %d", b.Kind, b.ID) }

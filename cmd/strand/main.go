@@ -1,0 +1,155 @@
+// Command strand runs streaming SQL: query files of Flink-style SQL,
+// compiled into a parallel operator graph and run until their bounded input
+// is consumed (or forever, for unbounded sources, until interrupted).
+//
+// This package only wires flags to the planner and runtime.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/planner"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+const usage = `strand: streaming SQL in one binary
+
+Usage:
+  strand run FILE.sql [--parallelism N] [--set key=value ...]
+  strand explain FILE.sql [--parallelism N] [--set key=value ...]
+  strand version
+
+run executes every statement of FILE.sql in order; INSERT and SELECT
+statements run as jobs until their bounded input is consumed and every
+window has fired (Ctrl-C stops an unbounded job). explain prints the
+logical and physical plans of the file's INSERT and SELECT statements.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// setFlags collects repeated --set key=value flags.
+type setFlags []string
+
+func (s *setFlags) String() string     { return strings.Join(*s, ",") }
+func (s *setFlags) Set(v string) error { *s = append(*s, v); return nil }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "version", "--version", "-version":
+		fmt.Fprintf(stdout, "strand %s\n", version)
+		return 0
+	case "help", "--help", "-h", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	case "run", "explain":
+	default:
+		fmt.Fprintf(stderr, "strand: unknown command %q\n\n%s", cmd, usage)
+		return 2
+	}
+
+	fs := flag.NewFlagSet("strand "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	parallelism := fs.Int("parallelism", 0, "subtasks per operator (default: number of CPUs)")
+	var sets setFlags
+	fs.Var(&sets, "set", "a session option key=value, as SET 'key' = 'value' (repeatable)")
+	files, err := parseInterleaved(fs, args)
+	if err != nil {
+		return 2
+	}
+	if len(files) != 1 {
+		fmt.Fprintf(stderr, "strand %s: expected one query file, got %d\n\n%s", cmd, len(files), usage)
+		return 2
+	}
+	file := files[0]
+	src, err := os.ReadFile(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "strand: %v\n", err)
+		return 1
+	}
+	if *parallelism < 0 {
+		fmt.Fprintf(stderr, "strand: --parallelism must be positive\n")
+		return 2
+	}
+
+	sess := planner.NewSession(stdout, stderr)
+	sess.Parallelism = *parallelism
+	for _, kv := range sets {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			fmt.Fprintf(stderr, "strand: --set %q: want key=value\n", kv)
+			return 2
+		}
+		sess.Config[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	if cmd == "explain" {
+		err = explain(ctx, sess, string(src), stdout)
+	} else {
+		err = sess.ExecScript(ctx, string(src))
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, planner.FormatError(file, string(src), err))
+		return 1
+	}
+	return 0
+}
+
+// explain executes the file's DDL and SET statements and prints the plans
+// of its queries instead of running them.
+func explain(ctx context.Context, sess *planner.Session, src string, out io.Writer) error {
+	stmts, err := parser.Parse(src)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		switch st.(type) {
+		case *parser.Insert, parser.Query:
+			e, err := sess.Explain(st)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(out, e)
+		default:
+			if err := sess.Exec(ctx, st); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// parseInterleaved parses flags that may come before or after the
+// positional arguments, as in "strand run q.sql --parallelism 2".
+func parseInterleaved(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}

@@ -1,0 +1,127 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// chain runs a vertex's operators in one goroutine: each operator's
+// emitter calls the next operator directly, and the last one hands its
+// output to the task's output (channels or a sink).
+type chain struct {
+	ops   []Operator
+	names []string
+	links []link // links[i] is the emitter given to ops[i]
+	tail  Emitter
+}
+
+// link delivers an operator's output to the next operator of the chain.
+type link struct {
+	next Operator
+	out  Emitter
+	name string
+}
+
+func (l *link) Emit(b arrow.RecordBatch) error {
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := l.next.Process(b, l.out); err != nil {
+		return fmt.Errorf("%s: %w", l.name, err)
+	}
+	return nil
+}
+
+// newChain instantiates specs for one subtask. tail receives the last
+// operator's output.
+func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
+	c := &chain{}
+	for _, s := range specs {
+		op, err := s.New()
+		if err != nil {
+			c.close()
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		c.ops = append(c.ops, op)
+		c.names = append(c.names, s.Name)
+	}
+	c.tail = tail
+	c.links = make([]link, len(c.ops))
+	for i := len(c.ops) - 2; i >= 0; i-- {
+		c.links[i] = link{next: c.ops[i+1], out: c.emitterOf(i + 1), name: c.names[i+1]}
+	}
+	for i, op := range c.ops {
+		if o, ok := op.(Opener); ok {
+			if err := o.Open(ctx); err != nil {
+				c.close()
+				return nil, fmt.Errorf("%s: %w", c.names[i], err)
+			}
+		}
+	}
+	return c, nil
+}
+
+// emitterOf returns the emitter that operator i writes to.
+func (c *chain) emitterOf(i int) Emitter {
+	if i+1 < len(c.ops) {
+		return &c.links[i]
+	}
+	return c.tail
+}
+
+// push feeds a batch into the head of the chain; the chain takes it over.
+func (c *chain) push(b arrow.RecordBatch) error {
+	if len(c.ops) == 0 {
+		return c.tail.Emit(b)
+	}
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := c.ops[0].Process(b, c.emitterOf(0)); err != nil {
+		return fmt.Errorf("%s: %w", c.names[0], err)
+	}
+	return nil
+}
+
+// watermark lets every operator act on wm in chain order, so output caused
+// by the watermark reaches the end of the chain before the watermark does.
+func (c *chain) watermark(wm int64) error {
+	for i, op := range c.ops {
+		if h, ok := op.(WatermarkHandler); ok {
+			if err := h.OnWatermark(wm, c.emitterOf(i)); err != nil {
+				return fmt.Errorf("%s: %w", c.names[i], err)
+			}
+		}
+	}
+	return nil
+}
+
+// finish ends the input of every operator in chain order.
+func (c *chain) finish() error {
+	for i, op := range c.ops {
+		if f, ok := op.(Finisher); ok {
+			if err := f.Finish(c.emitterOf(i)); err != nil {
+				return fmt.Errorf("%s: %w", c.names[i], err)
+			}
+		}
+	}
+	return nil
+}
+
+// close closes every operator once and reports the first error.
+func (c *chain) close() error {
+	var errs []error
+	for i, op := range c.ops {
+		if cl, ok := op.(Closer); ok {
+			if err := cl.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", c.names[i], err))
+			}
+		}
+	}
+	c.ops = nil
+	return errors.Join(errs...)
+}

@@ -1,0 +1,118 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/types"
+)
+
+// DefaultMaxParallelism is the number of key groups, as Flink's default of
+// 128: the unit in which keyed state is partitioned and redistributed.
+const DefaultMaxParallelism = 128
+
+// PartKind is how a vertex's output is distributed over the subtasks of
+// the vertex that reads it.
+type PartKind uint8
+
+// Partitionings of an edge.
+const (
+	// Forward sends subtask i's output to subtask i (equal parallelism).
+	Forward PartKind = iota
+	// Hash sends each row to the subtask owning its key's key group.
+	Hash
+	// Rebalance sends whole batches round-robin.
+	Rebalance
+	// Broadcast sends every batch to every subtask.
+	Broadcast
+)
+
+func (k PartKind) String() string {
+	return [...]string{"forward", "hash", "rebalance", "broadcast"}[k]
+}
+
+// Edge connects a vertex to the vertex that reads its output.
+type Edge struct {
+	From *Vertex
+	Kind PartKind
+	// Keys are the column indexes hashed by a Hash edge.
+	Keys []int
+}
+
+// SourceSpec makes a vertex a source: it reads Source's splits, computes
+// the table's computed columns, tracks each split's watermark and drops
+// late rows before the vertex's operator chain.
+type SourceSpec struct {
+	Table  string
+	Source Source
+	// Computed, when non-nil, maps the source's physical batch to the
+	// table's full schema (physical and computed columns).
+	Computed []expr.Expr
+	// Schema is the schema after Computed.
+	Schema types.Schema
+	// Watermark is the table's WATERMARK expression over Schema, or nil.
+	Watermark expr.Expr
+	// TimeCol is the index of the rowtime column in Schema, or -1.
+	TimeCol int
+	// Fires maps a row's event time to the watermark at which the window
+	// it belongs to fires: the row is late, and dropped at the source, if
+	// Fires(ts) <= the split's watermark. Nil means rows are never late (no
+	// event-time operator downstream).
+	Fires func(ts int64) int64
+}
+
+// Vertex is one operator chain run as Parallelism subtasks.
+type Vertex struct {
+	ID          int
+	Name        string
+	Parallelism int
+	// Source is set for source vertices, which have no Inputs.
+	Source *SourceSpec
+	// Inputs are the edges this vertex reads.
+	Inputs []*Edge
+	// Ops is the chain, run in one goroutine per subtask.
+	Ops []OpSpec
+	// Sink, when set, receives the chain's output.
+	Sink Sink
+	// SinkName is shown in EXPLAIN.
+	SinkName string
+}
+
+// Graph is a job: vertices in topological order, sources first.
+type Graph struct {
+	Vertices       []*Vertex
+	MaxParallelism int
+}
+
+// String renders the physical plan for EXPLAIN.
+func (g *Graph) String() string {
+	var b strings.Builder
+	for _, v := range g.Vertices {
+		fmt.Fprintf(&b, "%d: %s [parallelism %d]\n", v.ID, v.Name, v.Parallelism)
+		for _, in := range v.Inputs {
+			fmt.Fprintf(&b, "   input: %d via %s", in.From.ID, in.Kind)
+			if in.Kind == Hash {
+				fmt.Fprintf(&b, " %v", in.Keys)
+			}
+			b.WriteString("\n")
+		}
+		if s := v.Source; s != nil {
+			fmt.Fprintf(&b, "   source: %s", s.Table)
+			if s.Watermark != nil {
+				fmt.Fprintf(&b, ", watermark %s", s.Watermark)
+			}
+			if s.Fires != nil {
+				b.WriteString(", late rows dropped per split")
+			}
+			b.WriteString("\n")
+		}
+		for _, op := range v.Ops {
+			fmt.Fprintf(&b, "   -> %s\n", op.Name)
+		}
+		if v.Sink != nil {
+			fmt.Fprintf(&b, "   -> sink: %s\n", v.SinkName)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,22 @@
+package exec
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+)
+
+// Metrics are a job's counters, shared by all its tasks. They are updated
+// once per batch, not per row.
+type Metrics struct {
+	RowsRead    atomic.Int64
+	RowsWritten atomic.Int64
+	LateRows    atomic.Int64 // dropped because their window had fired
+	BadRows     atomic.Int64 // skipped malformed rows (ignore-parse-errors)
+}
+
+// Summary renders the counters for the end-of-job line.
+func (m *Metrics) Summary(elapsed time.Duration) string {
+	return fmt.Sprintf("rows read %d, rows written %d, late rows dropped %d, bad rows skipped %d, elapsed %s",
+		m.RowsRead.Load(), m.RowsWritten.Load(), m.LateRows.Load(), m.BadRows.Load(), elapsed.Round(time.Millisecond))
+}

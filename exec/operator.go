@@ -1,0 +1,86 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/types"
+)
+
+// Operator transforms batches. Process is the only method every operator
+// has; the optional hooks below (Opener, WatermarkHandler, Finisher,
+// Closer) default to doing nothing when an operator does not implement them.
+//
+// The contract, which the task that drives an operator keeps:
+//   - One goroutine calls an operator's methods; an operator needs no locks
+//     for its own state.
+//   - Open is called once, before anything else. If it fails, Close is
+//     still called.
+//   - Process receives a borrowed batch: it is valid until Process returns
+//     and the operator must Retain it to keep it longer. Process never
+//     receives a batch with zero rows.
+//   - Batches passed to out.Emit are handed over: the operator must not use
+//     or release them afterwards. Emitting a batch with zero rows is allowed
+//     and ignored.
+//   - OnWatermark(wm) is called when the minimum watermark over the task's
+//     inputs advances. Batches emitted during the call are delivered before
+//     the watermark is forwarded downstream.
+//   - Finish is called once when every input has ended, after the final
+//     watermark; its emitted batches are the operator's last output.
+//   - Close is called exactly once, last, whether the job succeeded or
+//     failed, and releases what the operator holds.
+type Operator interface {
+	Process(b arrow.RecordBatch, out Emitter) error
+}
+
+// Emitter receives an operator's output.
+type Emitter interface {
+	// Emit hands b over to the next operator or the output channel.
+	Emit(b arrow.RecordBatch) error
+}
+
+// Opener is implemented by operators that prepare resources per subtask.
+type Opener interface {
+	Open(ctx *TaskContext) error
+}
+
+// WatermarkHandler is implemented by operators that act on event time.
+type WatermarkHandler interface {
+	OnWatermark(wm int64, out Emitter) error
+}
+
+// Finisher is implemented by operators that emit output at end of input.
+type Finisher interface {
+	Finish(out Emitter) error
+}
+
+// Closer is implemented by operators that hold resources.
+type Closer interface {
+	Close() error
+}
+
+// TaskContext is what a subtask's operators may use.
+type TaskContext struct {
+	// Vertex names the job vertex, Subtask and Parallelism place the task.
+	Vertex      string
+	Subtask     int
+	Parallelism int
+	// Alloc allocates Arrow buffers.
+	Alloc memory.Allocator
+	// Metrics are the job's counters.
+	Metrics *Metrics
+	// Now is the job's clock (epoch ms): processing time and
+	// CURRENT_TIMESTAMP. Tests inject a fixed clock.
+	Now func() int64
+	// BatchSize is the preferred number of rows per emitted batch.
+	BatchSize int
+}
+
+// OpSpec describes one operator of a chain; New creates the instance for
+// one subtask.
+type OpSpec struct {
+	// Name is shown in EXPLAIN and in errors.
+	Name string
+	// Out is the schema of the batches the operator emits.
+	Out types.Schema
+	New func() (Operator, error)
+}

@@ -1,0 +1,230 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// Options are the settings of one run of a job.
+type Options struct {
+	// BatchSize is the maximum rows per batch (default 4096).
+	BatchSize int
+	// ChannelCapacity is the number of elements a channel buffers before
+	// its sender blocks (default 16).
+	ChannelCapacity int
+	Alloc           memory.Allocator
+	// Now is the clock (epoch ms); default the wall clock.
+	Now     func() int64
+	Metrics *Metrics
+}
+
+func (o *Options) defaults() {
+	if o.BatchSize <= 0 {
+		o.BatchSize = 4096
+	}
+	if o.ChannelCapacity <= 0 {
+		o.ChannelCapacity = 16
+	}
+	if o.Alloc == nil {
+		o.Alloc = memory.DefaultAllocator
+	}
+	if o.Now == nil {
+		o.Now = func() int64 { return time.Now().UnixMilli() }
+	}
+	if o.Metrics == nil {
+		o.Metrics = &Metrics{}
+	}
+}
+
+// Run executes g until every source has ended and every sink has
+// committed, or until ctx is canceled or a task fails. It returns the first
+// error of a task, wrapped with the task's name; a canceled job returns an
+// error wrapping ErrCanceled.
+func Run(ctx context.Context, g *Graph, opts Options) error {
+	opts.defaults()
+	if err := validate(g); err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	maxPar := g.MaxParallelism
+	if maxPar <= 0 {
+		maxPar = DefaultMaxParallelism
+	}
+
+	// chans[v][u][d]: the channel from subtask u of v's input to subtask d of v.
+	inputs := make(map[*Vertex][][][]chan Element)
+	for _, v := range g.Vertices {
+		for _, e := range v.Inputs {
+			m := make([][]chan Element, e.From.Parallelism)
+			for u := range m {
+				m[u] = make([]chan Element, v.Parallelism)
+				for d := range m[u] {
+					m[u][d] = make(chan Element, opts.ChannelCapacity)
+				}
+			}
+			inputs[v] = append(inputs[v], m)
+		}
+	}
+	consumer := make(map[*Vertex]*Vertex)
+	edgeOf := make(map[*Vertex]*Edge)
+	chanOf := make(map[*Vertex][][]chan Element)
+	for _, v := range g.Vertices {
+		for i, e := range v.Inputs {
+			consumer[e.From] = v
+			edgeOf[e.From] = e
+			chanOf[e.From] = inputs[v][i]
+		}
+	}
+
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	fail := func(err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if firstErr == nil {
+			firstErr = err
+			cancel(err)
+		}
+	}
+
+	for _, v := range g.Vertices {
+		for sub := 0; sub < v.Parallelism; sub++ {
+			tc := &TaskContext{
+				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
+				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
+			}
+			var out output
+			if v.Sink != nil {
+				w, err := v.Sink.Open(v.Ops[len(v.Ops)-1].Out, sub, v.Parallelism)
+				if err != nil {
+					fail(fmt.Errorf("%s: %w", v.Name, err))
+					break
+				}
+				out = &sinkOutput{w: w, metrics: opts.Metrics}
+			} else {
+				e := edgeOf[v]
+				outs := make([]chan<- Element, consumer[v].Parallelism)
+				for d := range outs {
+					outs[d] = chanOf[v][sub][d]
+				}
+				out = &chanOutput{ctx: ctx, kind: e.Kind, outs: outs, self: sub, keys: e.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub}
+			}
+			var ins []<-chan Element
+			for _, m := range inputs[v] {
+				for u := range m {
+					ins = append(ins, m[u][sub])
+				}
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := runTask(ctx, v, tc, opts, ins, out); err != nil {
+					fail(err)
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	if err := context.Cause(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrCanceled, err)
+	}
+	return nil
+}
+
+// runTask runs one subtask and closes its operators and output whatever
+// happens.
+func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output) (err error) {
+	name := fmt.Sprintf("%s (%d/%d)", v.Name, tc.Subtask+1, v.Parallelism)
+	defer func() {
+		// An operator bug must fail the job with a message, not crash the
+		// process with a stack trace in front of the user.
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%s: internal error: %v", name, r)
+			if os.Getenv("STRAND_DEBUG") != "" {
+				err = fmt.Errorf("%w\n%s", err, debug.Stack())
+			}
+		}
+	}()
+	defer func() {
+		if so, ok := out.(*sinkOutput); ok && err != nil {
+			err = errors.Join(err, so.abort())
+		}
+	}()
+	c, err := newChain(tc, v.Ops, out)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer func() {
+		if cerr := c.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("%s: %w", name, cerr)
+		}
+	}()
+	if v.Source != nil {
+		splits, serr := v.Source.Source.Splits()
+		if serr != nil {
+			return fmt.Errorf("%s: %w", name, serr)
+		}
+		var mine []Split
+		for i := tc.Subtask; i < len(splits); i += v.Parallelism {
+			mine = append(mine, splits[i])
+		}
+		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out,
+			opts: ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics}}
+		return t.run()
+	}
+	t := &inputTask{ctx: ctx, name: name, ins: ins, chain: c, out: out}
+	return t.run()
+}
+
+// validate checks the graph's shape before anything starts.
+func validate(g *Graph) error {
+	if len(g.Vertices) == 0 {
+		return errors.New("exec: empty job graph")
+	}
+	for _, v := range g.Vertices {
+		if v.Parallelism <= 0 {
+			return fmt.Errorf("exec: vertex %s has parallelism %d", v.Name, v.Parallelism)
+		}
+		if (v.Source == nil) == (len(v.Inputs) == 0) {
+			return fmt.Errorf("exec: vertex %s must have either a source or inputs", v.Name)
+		}
+		if v.Sink != nil && len(v.Ops) == 0 {
+			return fmt.Errorf("exec: sink vertex %s needs an operator that declares its output schema", v.Name)
+		}
+		if v.Sink == nil && !consumed(g, v) {
+			return fmt.Errorf("exec: vertex %s has neither a sink nor a consumer", v.Name)
+		}
+		for _, e := range v.Inputs {
+			if e.Kind == Forward && e.From.Parallelism != v.Parallelism {
+				return fmt.Errorf("exec: forward edge %s -> %s joins parallelism %d to %d", e.From.Name, v.Name, e.From.Parallelism, v.Parallelism)
+			}
+		}
+	}
+	return nil
+}
+
+func consumed(g *Graph, v *Vertex) bool {
+	for _, w := range g.Vertices {
+		for _, e := range w.Inputs {
+			if e.From == v {
+				return true
+			}
+		}
+	}
+	return false
+}

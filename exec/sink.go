@@ -1,0 +1,27 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/strandsql/strand/types"
+)
+
+// Sink is an output table.
+type Sink interface {
+	// Open returns the writer of subtask i of n. The writer's batches have
+	// schema s (the query's output, already cast to the table's types).
+	Open(s types.Schema, subtask, n int) (SinkWriter, error)
+}
+
+// SinkWriter writes one subtask's output.
+type SinkWriter interface {
+	// Write appends a batch. The batch is borrowed: it is valid only until
+	// Write returns.
+	Write(b arrow.RecordBatch) error
+	// Close finishes the output and makes it visible (a filesystem sink
+	// renames its hidden in-progress file into place). It is called once,
+	// after the last Write, only when the job succeeds.
+	Close() error
+	// Abort discards what was written and not made visible. It is called
+	// instead of Close when the job fails, and is idempotent.
+	Abort() error
+}

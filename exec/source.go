@@ -1,0 +1,67 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/types"
+)
+
+// Source is a replayable input divided into splits.
+//
+// The splits are fixed by the table definition (the files of a directory,
+// the partitions of a generator), never by the job's parallelism: lateness
+// is decided per split, so the same splits at any parallelism give the same
+// result. Subtask i of P reads splits i, i+P, i+2P, ...
+type Source interface {
+	// Schema is the schema of the batches the readers return: the table's
+	// physical columns, in declaration order.
+	Schema() types.Schema
+	// Splits lists the splits in a stable order.
+	Splits() ([]Split, error)
+	// Open returns a reader positioned at off within split (the zero Offset
+	// is the beginning). The caller closes it.
+	Open(split Split, off Offset, opts ReadOptions) (SplitReader, error)
+	// Bounded reports whether every split ends.
+	Bounded() bool
+}
+
+// Split is one independently readable part of a source.
+type Split struct {
+	// ID names the split stably across runs (a file path, "gen-3").
+	ID string
+	// Index is the split's position in the Splits list.
+	Index int
+}
+
+// Offset is a position in a split from which reading can resume: a byte
+// offset and line number in a file, a sequence number in a generator.
+type Offset struct {
+	Pos  int64
+	Line int64
+}
+
+// ReadOptions are the per-run settings a reader needs.
+type ReadOptions struct {
+	// BatchSize is the maximum number of rows per batch.
+	BatchSize int
+	// Alloc allocates the batches' buffers.
+	Alloc memory.Allocator
+	// Metrics receives counts of skipped bad rows.
+	Metrics *Metrics
+}
+
+// SplitReader reads one split as batches.
+type SplitReader interface {
+	// Next returns the next batch of at most BatchSize rows, which the
+	// caller owns and releases, or io.EOF once the split is exhausted. A
+	// reader of an unbounded or rate-limited split may return a batch with
+	// zero rows when no row is ready yet. A malformed row is an error naming
+	// the split, line and column (errors.Is(err, ErrBadRow)), unless the
+	// table ignores parse errors, in which case the row is skipped and
+	// counted in Metrics.BadRows.
+	Next() (arrow.RecordBatch, error)
+	// Offset is the position just after the last row returned by Next.
+	Offset() Offset
+	// Close releases the reader's resources. It is idempotent.
+	Close() error
+}

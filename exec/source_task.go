@@ -1,0 +1,218 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/types"
+)
+
+// sourceTask is a subtask of a source vertex. It reads its splits in turn,
+// a batch at a time, and decides lateness per split against that split's
+// own watermark, so the rows it drops depend only on the split's content:
+// never on parallelism, batch size or timing.
+type sourceTask struct {
+	ctx   context.Context
+	spec  *SourceSpec
+	tc    *TaskContext
+	opts  ReadOptions
+	split []Split
+	chain *chain
+	out   output
+
+	computed []*expr.Program
+	wmProg   *expr.Program
+	ectx     *expr.Ctx
+	schema   *arrow.Schema
+	sel      []int32
+}
+
+// splitState is one split being read.
+type splitState struct {
+	split Split
+	r     SplitReader
+	wm    int64
+	done  bool
+}
+
+func (t *sourceTask) run() error {
+	if err := t.compile(); err != nil {
+		return err
+	}
+	states := make([]*splitState, len(t.split))
+	for i, s := range t.split {
+		r, err := t.spec.Source.Open(s, Offset{}, t.opts)
+		if err != nil {
+			closeSplits(states)
+			return fmt.Errorf("source %s: %w", t.spec.Table, err)
+		}
+		states[i] = &splitState{split: s, r: r, wm: types.MinWatermark}
+	}
+	defer closeSplits(states)
+
+	emitted := types.MinWatermark
+	live := len(states)
+	for live > 0 {
+		for _, st := range states {
+			if st.done {
+				continue
+			}
+			if err := context.Cause(t.ctx); err != nil {
+				return err
+			}
+			b, err := st.r.Next()
+			if errors.Is(err, io.EOF) {
+				st.done = true
+				live--
+			} else if err != nil {
+				return fmt.Errorf("source %s: %w", t.spec.Table, err)
+			} else if err := t.process(st, b); err != nil {
+				return err
+			}
+			if wm := splitsWatermark(states); wm > emitted && live > 0 {
+				emitted = wm
+				if err := t.advance(wm); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if t.spec.Source.Bounded() || len(states) == 0 {
+		if err := t.advance(types.MaxWatermark); err != nil {
+			return err
+		}
+	}
+	if err := t.chain.finish(); err != nil {
+		return err
+	}
+	return t.out.end()
+}
+
+func (t *sourceTask) compile() error {
+	for _, e := range t.spec.Computed {
+		p, err := expr.Compile(e, t.spec.Source.Schema())
+		if err != nil {
+			return fmt.Errorf("source %s: computed column: %w", t.spec.Table, err)
+		}
+		t.computed = append(t.computed, p)
+	}
+	if t.spec.Watermark != nil {
+		p, err := expr.Compile(t.spec.Watermark, t.spec.Schema)
+		if err != nil {
+			return fmt.Errorf("source %s: watermark: %w", t.spec.Table, err)
+		}
+		t.wmProg = p
+	}
+	t.ectx = &expr.Ctx{Alloc: t.tc.Alloc, Now: t.tc.Now}
+	t.schema = t.spec.Schema.Arrow()
+	return nil
+}
+
+// process computes columns, advances the split's watermark row by row and
+// drops the rows that are late against it, then pushes the rest.
+func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
+	n := b.NumRows()
+	if n == 0 {
+		b.Release()
+		return nil
+	}
+	t.tc.Metrics.RowsRead.Add(n)
+	if t.computed != nil {
+		full, err := t.compute(b)
+		b.Release()
+		if err != nil {
+			return err
+		}
+		b = full
+	}
+	if t.wmProg == nil {
+		return t.chain.push(b)
+	}
+	wmArr, err := t.wmProg.Eval(t.ectx, b)
+	if err != nil {
+		b.Release()
+		return fmt.Errorf("source %s: watermark: %w", t.spec.Table, err)
+	}
+	defer wmArr.Release()
+	cand := wmArr.(*array.Timestamp)
+	ts := b.Column(t.spec.TimeCol).(*array.Timestamp)
+	tsv, candv := ts.Values(), cand.Values()
+
+	t.sel = t.sel[:0]
+	wm := st.wm
+	var late, bad int64
+	for i := range tsv {
+		if ts.IsNull(i) {
+			bad++
+			continue
+		}
+		if t.spec.Fires != nil && t.spec.Fires(int64(tsv[i])) <= wm {
+			late++
+			continue
+		}
+		t.sel = append(t.sel, int32(i))
+		if cand.IsValid(i) && int64(candv[i]) > wm {
+			wm = int64(candv[i])
+		}
+	}
+	st.wm = wm
+	if late+bad == 0 {
+		return t.chain.push(b)
+	}
+	t.tc.Metrics.LateRows.Add(late)
+	t.tc.Metrics.BadRows.Add(bad)
+	kept := expr.Take(t.tc.Alloc, b, t.sel)
+	b.Release()
+	return t.chain.push(kept)
+}
+
+// compute evaluates the table's computed columns over a physical batch.
+func (t *sourceTask) compute(b arrow.RecordBatch) (arrow.RecordBatch, error) {
+	cols := make([]arrow.Array, len(t.computed))
+	for i, p := range t.computed {
+		a, err := p.Eval(t.ectx, b)
+		if err != nil {
+			for _, c := range cols[:i] {
+				c.Release()
+			}
+			return nil, fmt.Errorf("source %s: column %s: %w", t.spec.Table, t.spec.Schema[i].Name, err)
+		}
+		cols[i] = a
+	}
+	out := array.NewRecordBatch(t.schema, cols, b.NumRows())
+	for _, c := range cols {
+		c.Release()
+	}
+	return out, nil
+}
+
+func (t *sourceTask) advance(wm int64) error {
+	if err := t.chain.watermark(wm); err != nil {
+		return err
+	}
+	return t.out.watermark(wm)
+}
+
+// splitsWatermark is the minimum watermark over splits still being read.
+func splitsWatermark(states []*splitState) int64 {
+	m := types.MaxWatermark
+	for _, st := range states {
+		if !st.done && st.wm < m {
+			m = st.wm
+		}
+	}
+	return m
+}
+
+func closeSplits(states []*splitState) {
+	for _, st := range states {
+		if st != nil {
+			st.r.Close()
+		}
+	}
+}

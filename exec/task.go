@@ -1,0 +1,117 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+
+	"github.com/strandsql/strand/types"
+)
+
+// inputTask is a subtask of a vertex that reads channels: it merges its
+// input channels, keeps each channel's watermark, and drives the chain.
+type inputTask struct {
+	ctx   context.Context
+	name  string
+	ins   []<-chan Element
+	chain *chain
+	out   output
+}
+
+func (t *inputTask) run() error {
+	n := len(t.ins)
+	wms := make([]int64, n)
+	for i := range wms {
+		wms[i] = types.MinWatermark
+	}
+	ended := make([]bool, n)
+	live := n
+	current := types.MinWatermark
+
+	cases := make([]reflect.SelectCase, 0, n+1)
+	idx := make([]int, 0, n)
+	rebuild := func() {
+		cases = cases[:0]
+		idx = idx[:0]
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.ctx.Done())})
+		for i, ch := range t.ins {
+			if !ended[i] {
+				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
+				idx = append(idx, i)
+			}
+		}
+	}
+	rebuild()
+
+	for live > 0 {
+		var e Element
+		var from int
+		if len(idx) == 1 {
+			from = idx[0]
+			select {
+			case e = <-t.ins[from]:
+			case <-t.ctx.Done():
+				return context.Cause(t.ctx)
+			}
+		} else {
+			chosen, v, _ := reflect.Select(cases)
+			if chosen == 0 {
+				return context.Cause(t.ctx)
+			}
+			from = idx[chosen-1]
+			e = v.Interface().(Element)
+		}
+		switch e.Kind {
+		case ElemBatch:
+			if err := t.chain.push(e.Batch); err != nil {
+				return err
+			}
+		case ElemWatermark:
+			if e.Watermark > wms[from] {
+				wms[from] = e.Watermark
+			}
+		case ElemEnd:
+			ended[from] = true
+			live--
+			rebuild()
+		default:
+			return fmt.Errorf("%s: unexpected %v element", t.name, e.Kind)
+		}
+		if e.Kind == ElemBatch {
+			continue
+		}
+		if wm := minLive(wms, ended); wm > current && live > 0 {
+			current = wm
+			if err := t.advance(current); err != nil {
+				return err
+			}
+		}
+	}
+	if current < types.MaxWatermark {
+		if err := t.advance(types.MaxWatermark); err != nil {
+			return err
+		}
+	}
+	if err := t.chain.finish(); err != nil {
+		return err
+	}
+	return t.out.end()
+}
+
+func (t *inputTask) advance(wm int64) error {
+	if err := t.chain.watermark(wm); err != nil {
+		return err
+	}
+	return t.out.watermark(wm)
+}
+
+// minLive is the minimum watermark over channels that have not ended.
+func minLive(wms []int64, ended []bool) int64 {
+	m := types.MaxWatermark
+	for i, w := range wms {
+		if !ended[i] && w < m {
+			m = w
+		}
+	}
+	return m
+}

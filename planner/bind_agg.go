@@ -1,0 +1,313 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
+)
+
+// collectAggs finds the aggregate calls of a select list and HAVING, each
+// distinct call (by its SQL text) once, in order of appearance.
+func collectAggs(q *parser.Select) []*parser.Call {
+	var out []*parser.Call
+	seen := map[string]bool{}
+	visit := func(e parser.Expr) {
+		walkAST(e, func(x parser.Expr) bool {
+			c, ok := x.(*parser.Call)
+			if !ok || !aggregateNames[c.Name] || c.Over != nil {
+				return true
+			}
+			if k := c.String(); !seen[k] {
+				seen[k] = true
+				out = append(out, c)
+			}
+			return false
+		})
+	}
+	for _, it := range q.Items {
+		visit(it.Expr)
+	}
+	visit(q.Having)
+	return out
+}
+
+// groupWindow is the window a GROUP BY groups by.
+type groupWindow struct {
+	input   *relation // the relation the aggregate reads (below any TVF)
+	timeCol int
+	w       window.Tumble
+	// legacy marks GROUP BY TUMBLE(ts, size): TUMBLE_START and friends.
+	legacy bool
+}
+
+// aggregate binds a GROUP BY query. Only window aggregates are supported:
+// GROUP BY window_start, window_end of a window TVF, or GROUP BY
+// TUMBLE(ts, size).
+func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Call) (*relation, error) {
+	inCtx := &exprCtx{scope: from.scope, clause: "in GROUP BY"}
+	var win *groupWindow
+	var keyASTs []parser.Expr
+	windowCols := map[string]bool{}
+	for _, g := range q.GroupBy {
+		if c, ok := g.(*parser.Call); ok && c.Name == "TUMBLE" {
+			if win != nil {
+				return nil, errorf(c.Start, ErrUnsupported, "only one window may be grouped by")
+			}
+			w, err := legacyWindow(from, c)
+			if err != nil {
+				return nil, err
+			}
+			win = w
+			continue
+		}
+		if id, ok := g.(*parser.Ident); ok && from.tvf != nil {
+			if i, err := from.scope.resolve(id); err == nil && i >= len(from.tvf.Input.Schema()) {
+				windowCols[from.scope.cols[i].name] = true
+				continue
+			}
+		}
+		keyASTs = append(keyASTs, g)
+	}
+	if from.tvf != nil && win == nil {
+		if !windowCols["window_start"] || !windowCols["window_end"] {
+			return nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+		}
+		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
+		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
+	}
+	if win == nil {
+		at := q.Start
+		if len(q.GroupBy) > 0 {
+			at = q.GroupBy[0].Pos()
+		}
+		return nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE(...)), or GROUP BY TUMBLE(time_col, INTERVAL ...)")
+	}
+	inCtx.scope = win.input.scope
+
+	// Pre-projection: time column, keys, aggregate arguments and filters.
+	pre := &Project{Input: win.input.node}
+	add := func(e expr.Expr, name string) int {
+		pre.Exprs = append(pre.Exprs, e)
+		pre.Out = append(pre.Out, types.Field{Name: name, Type: e.Type()})
+		return len(pre.Exprs) - 1
+	}
+	tc := win.input.scope.cols[win.timeCol]
+	add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name)
+	var keys []expr.Expr
+	agg := &WindowAgg{TimeCol: 0, Window: win.w}
+	for i, k := range keyASTs {
+		e, err := bindExpr(inCtx, k)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("$key%d", i)
+		if id, ok := k.(*parser.Ident); ok {
+			name = id.Parts[len(id.Parts)-1]
+		}
+		keys = append(keys, e)
+		agg.Keys = append(agg.Keys, add(e, name))
+	}
+	argCtx := &exprCtx{scope: win.input.scope, clause: "inside another aggregate"}
+	for i, c := range calls {
+		a, err := b.aggCall(argCtx, c, func(e expr.Expr, what string) int { return add(e, fmt.Sprintf("$agg%d_%s", i, what)) })
+		if err != nil {
+			return nil, err
+		}
+		agg.Aggs = append(agg.Aggs, a)
+		agg.Names = append(agg.Names, c.String())
+	}
+	agg.Input = pre
+	agg.out = windowAggSchema(pre.Out, agg)
+	out := &relation{node: agg, scope: scopeOf(agg.out, "")}
+
+	// Above the aggregate, names resolve to keys, window columns and
+	// aggregate results only.
+	nk := len(agg.Keys)
+	post := &exprCtx{scope: out.scope, clause: "here"}
+	post.hook = func(e parser.Expr) (expr.Expr, bool, error) {
+		col := func(i int) (expr.Expr, bool, error) {
+			return &expr.Col{Index: i, Name: agg.out[i].Name, T: agg.out[i].Type}, true, nil
+		}
+		if c, ok := e.(*parser.Call); ok {
+			if aggregateNames[c.Name] && c.Over == nil {
+				for i, a := range calls {
+					if a.String() == c.String() {
+						return col(nk + 2 + i)
+					}
+				}
+			}
+			if win.legacy {
+				switch c.Name {
+				case "TUMBLE_START":
+					return col(nk)
+				case "TUMBLE_END":
+					return col(nk + 1)
+				case "TUMBLE_ROWTIME":
+					return windowTime(nk), true, nil
+				}
+			}
+		}
+		for i, k := range keyASTs {
+			if sameKey(win.input.scope, k, e) {
+				return col(i)
+			}
+		}
+		if id, ok := e.(*parser.Ident); ok {
+			if from.tvf != nil && win.input.scope != nil {
+				if i, err := from.scope.resolve(id); err == nil && i >= len(from.tvf.Input.Schema()) {
+					switch from.scope.cols[i].name {
+					case "window_start":
+						return col(nk)
+					case "window_end":
+						return col(nk + 1)
+					case "window_time":
+						return windowTime(nk), true, nil
+					}
+				}
+			}
+			if _, err := win.input.scope.resolve(id); err != nil {
+				return nil, true, err
+			}
+			return nil, true, errorf(id.Start, ErrType, "column '%s' is neither grouped nor aggregated", strings.Join(id.Parts, "."))
+		}
+		return nil, false, nil
+	}
+	if q.Having != nil {
+		post.clause = "in HAVING"
+		cond, err := bindExpr(post, q.Having)
+		if err != nil {
+			return nil, err
+		}
+		if err := want(q.Having, cond, types.Boolean); err != nil {
+			return nil, err
+		}
+		out = &relation{node: &Filter{Input: out.node, Cond: cond}, scope: out.scope}
+	}
+	post.clause = "inside another aggregate"
+	return b.project(q.Items, out, post)
+}
+
+// windowTime is window_end - 1 ms, the window's rowtime.
+func windowTime(nk int) expr.Expr {
+	end := &expr.Col{Index: nk + 1, Name: "window_end", T: types.TTimestamp.WithNotNull(true)}
+	t := types.TTimestamp.WithNotNull(true)
+	t.Attr = types.RowTime
+	return call(expr.SubInterval, t, end, &expr.Lit{V: types.IntValue(types.TIntervalDT, 1)})
+}
+
+// sameKey reports whether e is the group key k: the same column, or the
+// same expression text.
+func sameKey(sc *scope, k, e parser.Expr) bool {
+	ki, kok := k.(*parser.Ident)
+	ei, eok := e.(*parser.Ident)
+	if kok && eok {
+		a, err1 := sc.resolve(ki)
+		b, err2 := sc.resolve(ei)
+		return err1 == nil && err2 == nil && a == b
+	}
+	return k.String() == e.String()
+}
+
+// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]).
+func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
+	if len(c.Args) < 2 || len(c.Args) > 3 {
+		return nil, errorf(c.Start, ErrType, "TUMBLE takes (time_col, INTERVAL size [, INTERVAL offset])")
+	}
+	id, ok := c.Args[0].(*parser.Ident)
+	if !ok {
+		return nil, errorf(c.Args[0].Pos(), ErrType, "TUMBLE's first argument must be a time attribute column")
+	}
+	col, err := from.scope.resolve(id)
+	if err != nil {
+		return nil, err
+	}
+	if from.scope.cols[col].typ.Attr != types.RowTime {
+		return nil, errorf(id.Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it", from.scope.cols[col].name)
+	}
+	size, err := intervalArg(&parser.TableFuncArg{Start: c.Args[1].Pos(), Expr: c.Args[1]}, "size")
+	if err != nil {
+		return nil, err
+	}
+	if size <= 0 {
+		return nil, errorf(c.Args[1].Pos(), ErrType, "window size must be positive")
+	}
+	var offset int64
+	if len(c.Args) == 3 {
+		if offset, err = intervalArg(&parser.TableFuncArg{Start: c.Args[2].Pos(), Expr: c.Args[2]}, "offset"); err != nil {
+			return nil, err
+		}
+	}
+	return &groupWindow{input: from, timeCol: col, w: window.Tumble{Size: size, Offset: offset}, legacy: true}, nil
+}
+
+// aggCall binds one aggregate call; add places an argument or filter
+// expression in the pre-projection and returns its column.
+func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (window.Agg, error) {
+	a := window.Agg{Arg: -1, Filter: -1, Distinct: call.Distinct}
+	kinds := map[string]window.AggKind{"COUNT": window.Count, "SUM": window.Sum, "MIN": window.Min, "MAX": window.Max, "AVG": window.Avg}
+	a.Kind = kinds[call.Name]
+	var in types.Type
+	switch {
+	case call.Star:
+		if call.Name != "COUNT" {
+			return a, errorf(call.Start, ErrType, "%s(*) is not allowed; only COUNT(*)", call.Name)
+		}
+		a.Kind = window.CountStar
+	case len(call.Args) != 1:
+		return a, errorf(call.Start, ErrType, "%s takes one argument", call.Name)
+	default:
+		var nested *parser.Call
+		walkAST(call.Args[0], func(x parser.Expr) bool {
+			if cc, ok := x.(*parser.Call); ok && aggregateNames[cc.Name] && nested == nil {
+				nested = cc
+			}
+			return nested == nil
+		})
+		if nested != nil {
+			return a, errorf(nested.Start, ErrUnsupported, "aggregate function %s is not allowed inside another aggregate", nested.Name)
+		}
+		e, err := bindExpr(c, call.Args[0])
+		if err != nil {
+			return a, err
+		}
+		if e.Type().Kind == types.Null {
+			return a, errorf(call.Args[0].Pos(), ErrType, "%s of an untyped NULL: CAST it to a type", call.Name)
+		}
+		in = e.Type()
+		a.Arg = add(e, "arg")
+	}
+	var err error
+	if a.Out, err = window.ResultType(a.Kind, in); err != nil {
+		return a, errorf(call.Start, ErrType, "%s", err)
+	}
+	if call.Filter != nil {
+		f, err := bindExpr(&exprCtx{scope: c.scope, clause: "in FILTER"}, call.Filter)
+		if err != nil {
+			return a, err
+		}
+		if err := want(call.Filter, f, types.Boolean); err != nil {
+			return a, err
+		}
+		a.Filter = add(f, "filter")
+	}
+	return a, nil
+}
+
+// windowAggSchema names the aggregate's output: keys, window bounds, then
+// one column per aggregate.
+func windowAggSchema(in types.Schema, w *WindowAgg) types.Schema {
+	var out types.Schema
+	for _, k := range w.Keys {
+		out = append(out, types.Field{Name: in[k].Name, Type: in[k].Type.Plain()})
+	}
+	ts := types.TTimestamp.WithNotNull(true)
+	out = append(out, types.Field{Name: "window_start", Type: ts}, types.Field{Name: "window_end", Type: ts})
+	for i, a := range w.Aggs {
+		out = append(out, types.Field{Name: fmt.Sprintf("$agg%d", i), Type: a.Out})
+	}
+	return out
+}

@@ -1,0 +1,111 @@
+package planner
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/strandsql/strand/exec/connector"
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// bindCreateTable checks a CREATE TABLE and returns the table it declares.
+func bindCreateTable(st *parser.CreateTable) (*Table, error) {
+	t := &Table{Name: identName(st.Name), Pos: st.Start, TimeCol: -1, Options: map[string]string{}, OptionPos: map[string]parser.Pos{}, DDL: st}
+	seen := map[string]bool{}
+	var phys scope
+	for _, c := range st.Columns {
+		if seen[strings.ToLower(c.Name)] {
+			return nil, errorf(c.Start, ErrExists, "column '%s' is declared twice", c.Name)
+		}
+		seen[strings.ToLower(c.Name)] = true
+		if c.Expr != nil {
+			continue
+		}
+		typ, err := typeOf(c.Type)
+		if err != nil {
+			return nil, err
+		}
+		t.Physical = append(t.Physical, len(t.Schema))
+		t.Schema = append(t.Schema, types.Field{Name: c.Name, Type: typ})
+		phys.cols = append(phys.cols, column{name: c.Name, typ: typ})
+	}
+	// Computed columns are expressions over the physical columns; the full
+	// schema keeps declaration order.
+	hasComputed := len(t.Physical) < len(st.Columns)
+	if hasComputed {
+		t.Schema = nil
+		pi := 0
+		for _, c := range st.Columns {
+			if c.Expr == nil {
+				col := phys.cols[pi]
+				t.Computed = append(t.Computed, &expr.Col{Index: pi, Name: col.name, T: col.typ})
+				t.Schema = append(t.Schema, types.Field{Name: c.Name, Type: col.typ})
+				pi++
+				continue
+			}
+			e, err := bindExpr(&exprCtx{scope: &phys, clause: "in a computed column"}, c.Expr)
+			if err != nil {
+				return nil, err
+			}
+			t.Computed = append(t.Computed, e)
+			t.Schema = append(t.Schema, types.Field{Name: c.Name, Type: e.Type()})
+		}
+		t.Physical = t.Physical[:0]
+		for i, c := range st.Columns {
+			if c.Expr == nil {
+				t.Physical = append(t.Physical, i)
+			}
+		}
+	}
+	if w := st.Watermark; w != nil {
+		full := scopeOf(t.Schema, "")
+		i, err := full.resolve(w.Column)
+		if err != nil {
+			return nil, err
+		}
+		ct := t.Schema[i].Type
+		if !ct.IsTimestamp() {
+			return nil, errorf(w.Column.Start, ErrType, "WATERMARK column '%s' must be TIMESTAMP or TIMESTAMP_LTZ, got %s", t.Schema[i].Name, ct.Plain())
+		}
+		e, err := bindExpr(&exprCtx{scope: full, clause: "in a WATERMARK"}, w.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if !e.Type().IsTimestamp() {
+			return nil, errorf(w.Expr.Pos(), ErrType, "WATERMARK expression must be a TIMESTAMP, got %s", e.Type().Plain())
+		}
+		t.Watermark = coerce(e, ct.Plain())
+		t.TimeCol = i
+		t.Schema[i].Type.Attr = types.RowTime
+	}
+	for _, o := range st.Options {
+		t.Options[o.Key] = o.Value
+		t.OptionPos[o.Key] = o.Start
+	}
+	// A table may be read or written; which is known only where it is
+	// used, and checked again there. Here it must be valid for one of them.
+	ct := connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}
+	if err := connector.Validate(ct, true); err != nil {
+		if connector.Validate(ct, false) != nil {
+			return nil, optionError(t, err)
+		}
+	}
+	return t, nil
+}
+
+// optionError places a connector's option error on the option it names.
+func optionError(t *Table, err error) error {
+	var oe *connector.OptionError
+	if errors.As(err, &oe) {
+		pos, ok := t.OptionPos[oe.Key]
+		if !ok {
+			pos = t.Pos
+		}
+		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error()}
+	}
+	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error()}
+}
+
+func identName(id *parser.Ident) string { return strings.Join(id.Parts, ".") }

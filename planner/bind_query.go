@@ -1,0 +1,345 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
+)
+
+// binder turns queries into logical plans.
+type binder struct {
+	cat *Catalog
+	// ctes are the WITH names in scope, innermost last.
+	ctes []map[string]*parser.CTE
+	// depth guards against views that refer to themselves.
+	depth int
+}
+
+// relation is a bound FROM item or query: its plan and the names it shows.
+type relation struct {
+	node  Node
+	scope *scope
+	// tvf is set when the relation is a window TVF, so a GROUP BY on its
+	// window columns becomes a window aggregate.
+	tvf *WindowTVF
+}
+
+func (b *binder) query(q parser.Query) (*relation, error) {
+	switch q := q.(type) {
+	case *parser.Select:
+		return b.selectQuery(q)
+	case *parser.SetOp:
+		return nil, errorf(q.OpPos, ErrUnsupported, "%s is not supported yet", q.Op)
+	case *parser.Values:
+		return nil, errorf(q.Start, ErrUnsupported, "VALUES is not supported yet")
+	}
+	return nil, errorf(q.Pos(), ErrUnsupported, "query %s is not supported", q)
+}
+
+func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
+	if len(q.With) > 0 {
+		m := map[string]*parser.CTE{}
+		for _, c := range q.With {
+			m[strings.ToLower(c.Name)] = c
+		}
+		b.ctes = append(b.ctes, m)
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+	}
+	if q.From == nil {
+		return nil, errorf(q.Start, ErrUnsupported, "SELECT without FROM is not supported on streams")
+	}
+	if len(q.OrderBy) > 0 {
+		return nil, errorf(q.OrderBy[0].Start, ErrUnsupported, "ORDER BY is not supported on streams yet")
+	}
+	if q.Limit != nil {
+		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT is not supported on streams yet")
+	}
+	if q.Distinct {
+		return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT is not supported on streams yet")
+	}
+	from, err := b.from(q.From)
+	if err != nil {
+		return nil, err
+	}
+	if q.Where != nil {
+		if from, err = b.where(from, q.Where); err != nil {
+			return nil, err
+		}
+	}
+	aggs := collectAggs(q)
+	if len(q.GroupBy) > 0 || len(aggs) > 0 {
+		return b.aggregate(q, from, aggs)
+	}
+	if q.Having != nil {
+		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
+	}
+	return b.project(q.Items, from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"})
+}
+
+// where filters a relation. Over a window TVF the filter goes below the
+// window assignment, so a window aggregate can still replace the TVF.
+func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
+	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, cond)
+	if err != nil {
+		return nil, err
+	}
+	if err := want(cond, e, types.Boolean); err != nil {
+		return nil, err
+	}
+	if r.tvf != nil && !refsAtOrAbove(e, len(r.tvf.Input.Schema())) {
+		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window}
+		return &relation{node: tvf, scope: r.scope, tvf: tvf}, nil
+	}
+	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope}, nil
+}
+
+// refsAtOrAbove reports whether e reads a column with index >= n.
+func refsAtOrAbove(e expr.Expr, n int) bool {
+	found := false
+	expr.Walk(e, func(x expr.Expr) bool {
+		if c, ok := x.(*expr.Col); ok && c.Index >= n {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// project binds a select list over r.
+func (b *binder) project(items []*parser.SelectItem, r *relation, c *exprCtx) (*relation, error) {
+	p := &Project{Input: r.node}
+	out := &scope{}
+	for i, it := range items {
+		if st, ok := it.Expr.(*parser.Star); ok {
+			qual := strings.Join(st.Qualifier, ".")
+			n := 0
+			for j, col := range r.scope.cols {
+				if qual != "" && !strings.EqualFold(col.qual, qual) {
+					continue
+				}
+				p.Exprs = append(p.Exprs, &expr.Col{Index: j, Name: col.name, T: col.typ})
+				p.Out = append(p.Out, types.Field{Name: col.name, Type: col.typ})
+				out.cols = append(out.cols, column{name: col.name, typ: col.typ})
+				n++
+			}
+			if n == 0 {
+				return nil, errorf(st.Start, ErrUnknownTable, "unknown table '%s' in %s.*", qual, qual)
+			}
+			continue
+		}
+		e, err := bindExpr(c, it.Expr)
+		if err != nil {
+			return nil, err
+		}
+		name := it.Alias
+		if name == "" {
+			name = fmt.Sprintf("EXPR$%d", i)
+			if id, ok := it.Expr.(*parser.Ident); ok {
+				name = id.Parts[len(id.Parts)-1]
+			}
+		}
+		p.Exprs = append(p.Exprs, e)
+		p.Out = append(p.Out, types.Field{Name: name, Type: e.Type()})
+		out.cols = append(out.cols, column{name: name, typ: e.Type()})
+	}
+	return &relation{node: p, scope: out}, nil
+}
+
+// from binds a FROM item.
+func (b *binder) from(t parser.TableExpr) (*relation, error) {
+	switch t := t.(type) {
+	case *parser.TableRef:
+		r, err := b.named(t.Name)
+		if err != nil {
+			return nil, err
+		}
+		return requalify(r, t.Alias, identName(t.Name)), nil
+	case *parser.Subquery:
+		r, err := b.query(t.Query)
+		if err != nil {
+			return nil, err
+		}
+		return requalify(r, t.Alias, ""), nil
+	case *parser.TableFunc:
+		r, err := b.tableFunc(t)
+		if err != nil {
+			return nil, err
+		}
+		return requalify(r, t.Alias, ""), nil
+	case *parser.Join:
+		return nil, errorf(t.KindPos, ErrUnsupported, "joins are not supported yet")
+	}
+	return nil, errorf(t.Pos(), ErrUnsupported, "FROM item %s is not supported", t)
+}
+
+func requalify(r *relation, alias, name string) *relation {
+	qual := alias
+	if qual == "" {
+		qual = name
+	}
+	sc := &scope{cols: append([]column{}, r.scope.cols...)}
+	for i := range sc.cols {
+		sc.cols[i].qual = qual
+	}
+	return &relation{node: r.node, scope: sc, tvf: r.tvf}
+}
+
+// named resolves a name in FROM: a WITH query, a view, then a table.
+func (b *binder) named(id *parser.Ident) (*relation, error) {
+	name := identName(id)
+	for i := len(b.ctes) - 1; i >= 0; i-- {
+		if c, ok := b.ctes[i][strings.ToLower(name)]; ok {
+			saved := b.ctes
+			b.ctes = b.ctes[:i] // a WITH query sees only the names before it
+			r, err := b.nested(c.Query, c.Start)
+			b.ctes = saved
+			if err != nil {
+				return nil, err
+			}
+			return renameColumns(r, c.Columns)
+		}
+	}
+	if v := b.cat.View(name); v != nil {
+		saved := b.ctes
+		b.ctes = nil
+		r, err := b.nested(v.Query, id.Start)
+		b.ctes = saved
+		if err != nil {
+			return nil, err
+		}
+		return renameColumns(r, identsOf(v.Columns))
+	}
+	if t := b.cat.Table(name); t != nil {
+		return &relation{node: &Scan{Table: t}, scope: scopeOf(t.Schema, t.Name)}, nil
+	}
+	return nil, errorf(id.Start, ErrUnknownTable, "unknown table or view '%s'%s", name, b.known())
+}
+
+func (b *binder) known() string {
+	names := append(b.cat.Tables(), b.cat.Views()...)
+	if len(names) == 0 {
+		return " (no tables are defined)"
+	}
+	return " (defined: " + strings.Join(names, ", ") + ")"
+}
+
+func (b *binder) nested(q parser.Query, at parser.Pos) (*relation, error) {
+	if b.depth > 32 {
+		return nil, errorf(at, ErrUnsupported, "views nest more than 32 deep (does a view refer to itself?)")
+	}
+	b.depth++
+	defer func() { b.depth-- }()
+	return b.query(q)
+}
+
+func identsOf(names []string) []*parser.Ident {
+	out := make([]*parser.Ident, len(names))
+	for i, n := range names {
+		out[i] = &parser.Ident{Parts: []string{n}}
+	}
+	return out
+}
+
+func renameColumns(r *relation, names []*parser.Ident) (*relation, error) {
+	if len(names) == 0 {
+		return r, nil
+	}
+	if len(names) != len(r.scope.cols) {
+		return nil, errorf(names[0].Start, ErrType, "%d column names given for a query with %d columns", len(names), len(r.scope.cols))
+	}
+	sc := &scope{cols: append([]column{}, r.scope.cols...)}
+	for i, n := range names {
+		sc.cols[i].name = n.Parts[len(n.Parts)-1]
+	}
+	return &relation{node: r.node, scope: sc, tvf: r.tvf}, nil
+}
+
+// tableFunc binds TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])).
+func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
+	switch t.Name {
+	case "TUMBLE":
+	case "HOP", "CUMULATE", "SESSION":
+		return nil, errorf(t.Start, ErrUnsupported, "%s windows are not supported yet (TUMBLE is)", t.Name)
+	default:
+		return nil, errorf(t.Start, ErrUnknownFunction, "unknown table function %s", t.Name)
+	}
+	args := map[string]*parser.TableFuncArg{}
+	order := []string{"DATA", "TIMECOL", "SIZE", "OFFSET"}
+	for i, a := range t.Args {
+		name := a.Name
+		if name == "" {
+			if i >= len(order) {
+				return nil, errorf(a.Start, ErrType, "TUMBLE takes at most 4 arguments")
+			}
+			name = order[i]
+		}
+		if indexOf(order, name) < 0 {
+			return nil, errorf(a.Start, ErrType, "TUMBLE has no argument %s (arguments: DATA, TIMECOL, SIZE, OFFSET)", name)
+		}
+		args[name] = a
+	}
+	for _, n := range order[:3] {
+		if args[n] == nil {
+			return nil, errorf(t.Start, ErrType, "TUMBLE needs the %s argument: TUMBLE(TABLE t, DESCRIPTOR(time_col), INTERVAL ...)", n)
+		}
+	}
+	data := args["DATA"]
+	if data.Table == nil {
+		return nil, errorf(data.Start, ErrType, "TUMBLE's first argument must be TABLE name")
+	}
+	in, err := b.named(data.Table)
+	if err != nil {
+		return nil, err
+	}
+	in = requalify(in, "", identName(data.Table))
+	tc := args["TIMECOL"]
+	if len(tc.Descriptor) != 1 {
+		return nil, errorf(tc.Start, ErrType, "TUMBLE's second argument must be DESCRIPTOR(time_col)")
+	}
+	col, err := in.scope.resolve(tc.Descriptor[0])
+	if err != nil {
+		return nil, err
+	}
+	if a := in.scope.cols[col].typ.Attr; a != types.RowTime {
+		return nil, errorf(tc.Descriptor[0].Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it", in.scope.cols[col].name)
+	}
+	size, err := intervalArg(args["SIZE"], "size")
+	if err != nil {
+		return nil, err
+	}
+	var offset int64
+	if o := args["OFFSET"]; o != nil {
+		if offset, err = intervalArg(o, "offset"); err != nil {
+			return nil, err
+		}
+	}
+	if size <= 0 {
+		return nil, errorf(args["SIZE"].Start, ErrType, "window size must be positive")
+	}
+	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: window.Tumble{Size: size, Offset: offset}}
+	sc := &scope{cols: append([]column{}, in.scope.cols...)}
+	for _, f := range windowColumns() {
+		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
+	}
+	return &relation{node: tvf, scope: sc, tvf: tvf}, nil
+}
+
+// intervalArg reads a constant day-time interval argument in milliseconds.
+func intervalArg(a *parser.TableFuncArg, what string) (int64, error) {
+	lit, ok := a.Expr.(*parser.IntervalLit)
+	if !ok {
+		return 0, errorf(a.Start, ErrType, "window %s must be an INTERVAL literal such as INTERVAL '10' SECOND", what)
+	}
+	ms, months, err := intervalValue(lit)
+	if err != nil {
+		return 0, err
+	}
+	if months != 0 {
+		return 0, errorf(a.Start, ErrUnsupported, "window %s must be a day-time interval (SECOND, MINUTE, HOUR, DAY)", what)
+	}
+	return ms, nil
+}

@@ -1,0 +1,104 @@
+package planner
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// Table is a table declared by CREATE TABLE.
+type Table struct {
+	Name string
+	Pos  parser.Pos
+	// Schema is every column, physical and computed, in declaration order.
+	Schema types.Schema
+	// Physical lists the indexes in Schema of the columns the connector
+	// reads or writes.
+	Physical []int
+	// Computed holds, per column of Schema, its expression over the
+	// physical columns (a column reference for physical ones); nil when the
+	// table has no computed column.
+	Computed []expr.Expr
+	// Watermark is the WATERMARK expression over Schema, or nil; TimeCol
+	// is its rowtime column, or -1.
+	Watermark expr.Expr
+	TimeCol   int
+	Options   map[string]string
+	// OptionPos locates each WITH option for error messages.
+	OptionPos map[string]parser.Pos
+	// DDL is the CREATE TABLE statement, for SHOW and errors.
+	DDL *parser.CreateTable
+}
+
+// PhysicalSchema is the schema of the connector's rows.
+func (t *Table) PhysicalSchema() types.Schema {
+	out := make(types.Schema, len(t.Physical))
+	for i, c := range t.Physical {
+		out[i] = types.Field{Name: t.Schema[c].Name, Type: t.Schema[c].Type.Plain()}
+	}
+	return out
+}
+
+// View is a named query.
+type View struct {
+	Name    string
+	Query   parser.Query
+	Columns []string // optional column names from CREATE VIEW v (a, b)
+	Schema  types.Schema
+}
+
+// Catalog holds the session's tables and views. Names are matched exactly
+// first, then case-insensitively.
+type Catalog struct {
+	tables map[string]*Table
+	views  map[string]*View
+}
+
+// NewCatalog returns an empty catalog.
+func NewCatalog() *Catalog {
+	return &Catalog{tables: map[string]*Table{}, views: map[string]*View{}}
+}
+
+// Table returns the table named name.
+func (c *Catalog) Table(name string) *Table {
+	if t, ok := c.tables[name]; ok {
+		return t
+	}
+	for k, t := range c.tables {
+		if strings.EqualFold(k, name) {
+			return t
+		}
+	}
+	return nil
+}
+
+// View returns the view named name.
+func (c *Catalog) View(name string) *View {
+	if v, ok := c.views[name]; ok {
+		return v
+	}
+	for k, v := range c.views {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return nil
+}
+
+// Tables returns the table names, sorted.
+func (c *Catalog) Tables() []string { return sortedKeys(c.tables) }
+
+// Views returns the view names, sorted.
+func (c *Catalog) Views() []string { return sortedKeys(c.views) }
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

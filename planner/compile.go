@@ -1,0 +1,193 @@
+package planner
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/connector"
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/types"
+)
+
+// Env is what compiling a plan into a job needs from the session.
+type Env struct {
+	Parallelism int
+	// Stdout receives the rows of a SELECT and of print sinks.
+	Stdout io.Writer
+	// JobID names the job's output files.
+	JobID string
+}
+
+// Compile turns an optimized logical plan into a job graph: operators on
+// forward edges are chained into one vertex, and a window aggregate starts
+// a new vertex behind a hash exchange on its keys.
+func Compile(root Node, env Env) (*exec.Graph, error) {
+	c := &compiler{env: env}
+	if _, err := c.node(root); err != nil {
+		return nil, err
+	}
+	return &exec.Graph{Vertices: c.vertices, MaxParallelism: exec.DefaultMaxParallelism}, nil
+}
+
+type compiler struct {
+	env      Env
+	vertices []*exec.Vertex
+}
+
+// stage is the open end of a vertex's chain: where the next operator goes.
+type stage struct {
+	v      *exec.Vertex
+	schema types.Schema
+	// src is the source feeding this vertex directly, if any.
+	src *exec.SourceSpec
+}
+
+func (c *compiler) vertex(name string) *exec.Vertex {
+	v := &exec.Vertex{ID: len(c.vertices) + 1, Name: name, Parallelism: c.env.Parallelism}
+	c.vertices = append(c.vertices, v)
+	return v
+}
+
+func (c *compiler) node(n Node) (*stage, error) {
+	switch n := n.(type) {
+	case *Scan:
+		return c.scan(n)
+	case *Filter:
+		s, err := c.node(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		return s, c.calc(s, n.Cond, nil, s.schema)
+	case *Project:
+		var cond expr.Expr
+		input := n.Input
+		if f, ok := input.(*Filter); ok {
+			cond, input = f.Cond, f.Input
+		}
+		s, err := c.node(input)
+		if err != nil {
+			return nil, err
+		}
+		return s, c.calc(s, cond, n.Exprs, n.Out)
+	case *WindowTVF:
+		s, err := c.node(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		if err := c.fires(s, n.Window.Fires); err != nil {
+			return nil, err
+		}
+		out := n.Schema()
+		op := exec.OpSpec{Name: fmt.Sprintf("WindowTableFunction(%s)", describeWindow(s.schema, n.TimeCol, n.Window)), Out: out,
+			New: func() (exec.Operator, error) {
+				return &exec.AssignWindow{TimeCol: n.TimeCol, Window: n.Window, Out: out}, nil
+			}}
+		s.v.Ops = append(s.v.Ops, op)
+		s.schema = out
+		return s, nil
+	case *WindowAgg:
+		return c.windowAgg(n)
+	case *Sink:
+		return c.sink(n)
+	}
+	return nil, fmt.Errorf("planner: cannot compile %T", n)
+}
+
+func (c *compiler) scan(n *Scan) (*stage, error) {
+	t := n.Table
+	src, err := connector.NewSource(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options})
+	if err != nil {
+		return nil, optionError(t, err)
+	}
+	spec := &exec.SourceSpec{Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
+	v := c.vertex("Source: " + t.Name)
+	v.Source = spec
+	return &stage{v: v, schema: t.Schema, src: spec}, nil
+}
+
+// fires tells the source feeding s how rows map to windows, so it can drop
+// late rows per split.
+func (c *compiler) fires(s *stage, f func(int64) int64) error {
+	if s.src == nil || s.src.Fires != nil {
+		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
+	}
+	s.src.Fires = f
+	return nil
+}
+
+func (c *compiler) calc(s *stage, cond expr.Expr, project []expr.Expr, out types.Schema) error {
+	in := s.schema
+	var parts []string
+	if cond != nil {
+		parts = append(parts, "where=["+cond.String()+"]")
+	}
+	if project != nil {
+		ps := make([]string, len(project))
+		for i, e := range project {
+			ps[i] = e.String()
+		}
+		parts = append(parts, "select=["+strings.Join(ps, ", ")+"]")
+	}
+	s.v.Ops = append(s.v.Ops, exec.OpSpec{Name: "Calc(" + strings.Join(parts, ", ") + ")", Out: out,
+		New: func() (exec.Operator, error) { return exec.NewCalc(in, cond, project, out) }})
+	s.schema = out
+	return nil
+}
+
+func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
+	s, err := c.node(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.fires(s, n.Window.Fires); err != nil {
+		return nil, err
+	}
+	v := c.vertex("WindowAggregate")
+	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Keys}}
+	out := n.Schema()
+	in := s.schema
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe(), Out: out, New: func() (exec.Operator, error) {
+		return exec.NewWindowAgg(in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+	}})
+	return &stage{v: v, schema: out}, nil
+}
+
+func (c *compiler) sink(n *Sink) (*stage, error) {
+	s, err := c.node(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	env := connector.Env{Stdout: c.env.Stdout, JobID: c.env.JobID}
+	var sk exec.Sink
+	if n.Table == nil {
+		sk, err = connector.NewSink(connector.Table{Name: "collect", Schema: plain(s.schema), Options: map[string]string{"connector": "print"}}, env)
+		s.v.SinkName = "collect"
+	} else {
+		t := n.Table
+		sk, err = connector.NewSink(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}, env)
+		if err != nil {
+			err = optionError(t, err)
+		}
+		s.v.SinkName = t.Name
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(s.v.Ops) == 0 {
+		if err := c.calc(s, nil, nil, s.schema); err != nil {
+			return nil, err
+		}
+	}
+	s.v.Sink = sk
+	return s, nil
+}
+
+func plain(s types.Schema) types.Schema {
+	out := make(types.Schema, len(s))
+	for i, f := range s {
+		out[i] = types.Field{Name: f.Name, Type: f.Type.Plain()}
+	}
+	return out
+}

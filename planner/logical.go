@@ -1,0 +1,157 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
+)
+
+// Node is a logical plan node. Nodes are immutable once built: rules
+// return new nodes instead of changing old ones.
+type Node interface {
+	// Schema is the node's output.
+	Schema() types.Schema
+	// Inputs are the node's children.
+	Inputs() []Node
+	// describe renders the node itself on one line, for EXPLAIN.
+	describe() string
+}
+
+// Scan reads a table: every column, physical and computed, with the
+// table's watermark.
+type Scan struct {
+	Table *Table
+}
+
+// Filter keeps rows for which Cond is TRUE.
+type Filter struct {
+	Input Node
+	Cond  expr.Expr
+}
+
+// Project computes one column per expression.
+type Project struct {
+	Input Node
+	Exprs []expr.Expr
+	Out   types.Schema
+}
+
+// WindowTVF appends window_start, window_end and window_time to every row
+// (TABLE(TUMBLE(...)) used without a window aggregate).
+type WindowTVF struct {
+	Input   Node
+	TimeCol int
+	Window  window.Tumble
+}
+
+// WindowAgg is a window aggregate: its output is the keys, window_start,
+// window_end, then the aggregates (window.Spec.Out).
+type WindowAgg struct {
+	Input   Node
+	TimeCol int
+	Window  window.Tumble
+	Keys    []int
+	Aggs    []window.Agg
+	// Names are the aggregates' display names for EXPLAIN and output.
+	Names []string
+	out   types.Schema
+}
+
+// Sink writes its input to a table (INSERT INTO) or to the client
+// (SELECT, Table nil).
+type Sink struct {
+	Input Node
+	Table *Table
+}
+
+func (s *Scan) Schema() types.Schema      { return s.Table.Schema }
+func (f *Filter) Schema() types.Schema    { return f.Input.Schema() }
+func (p *Project) Schema() types.Schema   { return p.Out }
+func (w *WindowAgg) Schema() types.Schema { return w.out }
+func (s *Sink) Schema() types.Schema      { return s.Input.Schema() }
+
+func (w *WindowTVF) Schema() types.Schema {
+	in := w.Input.Schema()
+	out := append(types.Schema{}, in...)
+	return append(out, windowColumns()...)
+}
+
+// windowColumns are the columns a window TVF adds: window_time is the
+// window's rowtime attribute, window_end - 1 ms.
+func windowColumns() types.Schema {
+	ts := types.TTimestamp.WithNotNull(true)
+	rt := ts
+	rt.Attr = types.RowTime
+	return types.Schema{{Name: "window_start", Type: ts}, {Name: "window_end", Type: ts}, {Name: "window_time", Type: rt}}
+}
+
+func (s *Scan) Inputs() []Node      { return nil }
+func (f *Filter) Inputs() []Node    { return []Node{f.Input} }
+func (p *Project) Inputs() []Node   { return []Node{p.Input} }
+func (w *WindowTVF) Inputs() []Node { return []Node{w.Input} }
+func (w *WindowAgg) Inputs() []Node { return []Node{w.Input} }
+func (s *Sink) Inputs() []Node      { return []Node{s.Input} }
+
+func (s *Scan) describe() string {
+	d := fmt.Sprintf("Scan(table=[%s], fields=[%s]", s.Table.Name, strings.Join(s.Table.Schema.Names(), ", "))
+	if s.Table.Watermark != nil {
+		d += fmt.Sprintf(", watermark=[%s]", s.Table.Watermark)
+	}
+	return d + ")"
+}
+
+func (f *Filter) describe() string { return fmt.Sprintf("Filter(condition=[%s])", f.Cond) }
+
+func (p *Project) describe() string {
+	parts := make([]string, len(p.Exprs))
+	for i, e := range p.Exprs {
+		parts[i] = fmt.Sprintf("%s AS %s", e, p.Out[i].Name)
+	}
+	return fmt.Sprintf("Project(%s)", strings.Join(parts, ", "))
+}
+
+func (w *WindowTVF) describe() string {
+	return fmt.Sprintf("WindowTableFunction(%s)", describeWindow(w.Input.Schema(), w.TimeCol, w.Window))
+}
+
+func (w *WindowAgg) describe() string {
+	in := w.Input.Schema()
+	keys := make([]string, len(w.Keys))
+	for i, k := range w.Keys {
+		keys[i] = in[k].Name
+	}
+	return fmt.Sprintf("WindowAggregate(%s, groupBy=[%s], select=[%s])",
+		describeWindow(in, w.TimeCol, w.Window), strings.Join(keys, ", "), strings.Join(w.Names, ", "))
+}
+
+func (s *Sink) describe() string {
+	if s.Table == nil {
+		return fmt.Sprintf("Collect(fields=[%s])", strings.Join(s.Input.Schema().Names(), ", "))
+	}
+	return fmt.Sprintf("Sink(table=[%s], fields=[%s])", s.Table.Name, strings.Join(s.Input.Schema().Names(), ", "))
+}
+
+func describeWindow(in types.Schema, col int, w window.Tumble) string {
+	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", in[col].Name, types.FormatIntervalDayTime(w.Size))
+	if w.Offset != 0 {
+		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
+	}
+	return d + ")]"
+}
+
+// Explain renders a plan as an indented tree, root first.
+func Explain(n Node) string {
+	var b strings.Builder
+	var walk func(n Node, depth int)
+	walk = func(n Node, depth int) {
+		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), n.describe())
+		for _, in := range n.Inputs() {
+			walk(in, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}

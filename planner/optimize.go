@@ -1,0 +1,130 @@
+package planner
+
+import (
+	"github.com/strandsql/strand/exec/expr"
+)
+
+// Optimize rewrites a plan with the rules below until none applies. It
+// returns a new tree; the input is not modified.
+//
+//   - A Project whose expressions are plain column references of a Project
+//     below it is merged into that one (and vice versa), so that view and
+//     subquery layers cost nothing.
+//   - A Project that returns its input unchanged is removed.
+//   - A Filter above a Project of plain columns moves below it, next to
+//     the scan, so that it runs before any computation.
+func Optimize(n Node) Node {
+	for {
+		m, changed := rewrite(n)
+		if !changed {
+			return m
+		}
+		n = m
+	}
+}
+
+func rewrite(n Node) (Node, bool) {
+	changed := false
+	kids := n.Inputs()
+	newKids := make([]Node, len(kids))
+	for i, k := range kids {
+		var c bool
+		newKids[i], c = rewrite(k)
+		changed = changed || c
+	}
+	if changed {
+		n = withInputs(n, newKids)
+	}
+	switch n := n.(type) {
+	case *Project:
+		if isIdentity(n) {
+			return n.Input, true
+		}
+		if in, ok := n.Input.(*Project); ok {
+			if allCols(n.Exprs) {
+				exprs := make([]expr.Expr, len(n.Exprs))
+				for i, e := range n.Exprs {
+					exprs[i] = in.Exprs[e.(*expr.Col).Index]
+				}
+				return &Project{Input: in.Input, Exprs: exprs, Out: n.Out}, true
+			}
+			if allCols(in.Exprs) {
+				exprs := make([]expr.Expr, len(n.Exprs))
+				for i, e := range n.Exprs {
+					exprs[i] = substitute(e, in.Exprs)
+				}
+				return &Project{Input: in.Input, Exprs: exprs, Out: n.Out}, true
+			}
+		}
+	case *Filter:
+		if in, ok := n.Input.(*Project); ok && allCols(in.Exprs) {
+			f := &Filter{Input: in.Input, Cond: substitute(n.Cond, in.Exprs)}
+			return &Project{Input: f, Exprs: in.Exprs, Out: in.Out}, true
+		}
+	}
+	return n, changed
+}
+
+func withInputs(n Node, in []Node) Node {
+	switch n := n.(type) {
+	case *Filter:
+		return &Filter{Input: in[0], Cond: n.Cond}
+	case *Project:
+		return &Project{Input: in[0], Exprs: n.Exprs, Out: n.Out}
+	case *WindowTVF:
+		return &WindowTVF{Input: in[0], TimeCol: n.TimeCol, Window: n.Window}
+	case *WindowAgg:
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *Sink:
+		return &Sink{Input: in[0], Table: n.Table}
+	}
+	return n
+}
+
+func allCols(es []expr.Expr) bool {
+	for _, e := range es {
+		if _, ok := e.(*expr.Col); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+func isIdentity(p *Project) bool {
+	in := p.Input.Schema()
+	if len(p.Exprs) != len(in) {
+		return false
+	}
+	for i, e := range p.Exprs {
+		c, ok := e.(*expr.Col)
+		if !ok || c.Index != i || in[i].Name != p.Out[i].Name || in[i].Type != p.Out[i].Type {
+			return false
+		}
+	}
+	return true
+}
+
+// substitute replaces column references in e by the expressions they name.
+func substitute(e expr.Expr, by []expr.Expr) expr.Expr {
+	switch e := e.(type) {
+	case *expr.Col:
+		return by[e.Index]
+	case *expr.Cast:
+		return &expr.Cast{X: substitute(e.X, by), T: e.T, Try: e.Try}
+	case *expr.Case:
+		out := &expr.Case{Else: substitute(e.Else, by), T: e.T}
+		for _, w := range e.Whens {
+			out.Whens = append(out.Whens, expr.When{Cond: substitute(w.Cond, by), Then: substitute(w.Then, by)})
+		}
+		return out
+	case *expr.Call:
+		args := make([]expr.Expr, len(e.Args))
+		for i, a := range e.Args {
+			args[i] = substitute(a, by)
+		}
+		return &expr.Call{Fn: e.Fn, Args: args, T: e.T}
+	}
+	return e
+}

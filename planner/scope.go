@@ -1,0 +1,76 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// column is a name visible to expressions: a column of the input, with the
+// alias of the table it came from.
+type column struct {
+	qual string
+	name string
+	typ  types.Type
+}
+
+// scope is the set of columns an expression can refer to, in the order of
+// the input's schema.
+type scope struct {
+	cols []column
+}
+
+func scopeOf(s types.Schema, qual string) *scope {
+	sc := &scope{}
+	for _, f := range s {
+		sc.cols = append(sc.cols, column{qual: qual, name: f.Name, typ: f.Type})
+	}
+	return sc
+}
+
+func (s *scope) schema() types.Schema {
+	out := make(types.Schema, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = types.Field{Name: c.name, Type: c.typ}
+	}
+	return out
+}
+
+// resolve finds the column id names: an exact match first, then a unique
+// case-insensitive one.
+func (s *scope) resolve(id *parser.Ident) (int, error) {
+	name := id.Parts[len(id.Parts)-1]
+	qual := ""
+	if len(id.Parts) > 1 {
+		qual = strings.Join(id.Parts[:len(id.Parts)-1], ".")
+	}
+	match := func(fold bool) []int {
+		var hits []int
+		for i, c := range s.cols {
+			eq := c.name == name
+			if fold {
+				eq = strings.EqualFold(c.name, name)
+			}
+			if eq && (qual == "" || strings.EqualFold(c.qual, qual)) {
+				hits = append(hits, i)
+			}
+		}
+		return hits
+	}
+	hits := match(false)
+	if len(hits) == 0 {
+		hits = match(true)
+	}
+	switch len(hits) {
+	case 1:
+		return hits[0], nil
+	case 0:
+		var names []string
+		for _, c := range s.cols {
+			names = append(names, c.name)
+		}
+		return -1, errorf(id.Start, ErrUnknownColumn, "unknown column '%s' (columns: %s)", strings.Join(id.Parts, "."), strings.Join(names, ", "))
+	}
+	return -1, errorf(id.Start, ErrUnknownColumn, "column '%s' is ambiguous", strings.Join(id.Parts, "."))
+}

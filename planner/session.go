@@ -1,0 +1,325 @@
+package planner
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// Session keys strand reads from SET. Other keys are accepted and kept, as
+// Flink does, so that Flink scripts run unchanged.
+const (
+	KeyParallelism = "parallelism.default"
+	KeyBatchSize   = "strand.batch-size"
+)
+
+// Session runs statements against a catalog, as a SQL client does.
+type Session struct {
+	Catalog *Catalog
+	// Config holds SET values.
+	Config map[string]string
+	// Parallelism is the default parallelism (SET 'parallelism.default'
+	// overrides it); 0 means the number of CPUs.
+	Parallelism int
+	// Out receives query results and the output of SHOW, DESCRIBE and
+	// EXPLAIN. Log receives job progress and summaries.
+	Out, Log io.Writer
+	// Now is the clock for CURRENT_TIMESTAMP; nil means the wall clock.
+	Now func() int64
+	// LastMetrics are the counters of the last job run.
+	LastMetrics *exec.Metrics
+}
+
+// NewSession returns a session with an empty catalog.
+func NewSession(out, log io.Writer) *Session {
+	return &Session{Catalog: NewCatalog(), Config: map[string]string{}, Out: out, Log: log}
+}
+
+// ExecScript parses src and executes its statements in order, stopping at
+// the first error. The error is returned unformatted; FormatError renders
+// it with file, position and caret.
+func (s *Session) ExecScript(ctx context.Context, src string) error {
+	stmts, err := parser.Parse(src)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.Exec(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Exec executes one statement.
+func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
+	switch st := st.(type) {
+	case *parser.CreateTable:
+		return s.createTable(st)
+	case *parser.CreateView:
+		return s.createView(st)
+	case *parser.DropTable:
+		return s.drop(st.Name, st.IfExists, false)
+	case *parser.DropView:
+		return s.drop(st.Name, st.IfExists, true)
+	case *parser.Set:
+		return s.set(st)
+	case *parser.Reset:
+		if st.Key == nil {
+			s.Config = map[string]string{}
+		} else {
+			delete(s.Config, st.Key.Value)
+		}
+		return nil
+	case *parser.ShowTables:
+		return s.list("table name", s.Catalog.Tables())
+	case *parser.ShowViews:
+		return s.list("view name", s.Catalog.Views())
+	case *parser.Describe:
+		return s.describe(st)
+	case *parser.Explain:
+		e, err := s.Explain(st.Statement)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(s.Out, e.String())
+		return err
+	case *parser.Insert, parser.Query:
+		return s.run(ctx, st)
+	}
+	return errorf(st.Pos(), ErrUnsupported, "statement is not supported: %s", st)
+}
+
+func (s *Session) createTable(st *parser.CreateTable) error {
+	name := identName(st.Name)
+	if s.Catalog.Table(name) != nil || s.Catalog.View(name) != nil {
+		if st.IfNotExists {
+			return nil
+		}
+		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
+	}
+	t, err := bindCreateTable(st)
+	if err != nil {
+		return err
+	}
+	s.Catalog.tables[name] = t
+	return nil
+}
+
+func (s *Session) createView(st *parser.CreateView) error {
+	name := identName(st.Name)
+	if s.Catalog.Table(name) != nil || s.Catalog.View(name) != nil {
+		if st.IfNotExists {
+			return nil
+		}
+		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
+	}
+	b := &binder{cat: s.Catalog}
+	r, err := b.query(st.Query)
+	if err != nil {
+		return err
+	}
+	if r, err = renameColumns(r, st.Columns); err != nil {
+		return err
+	}
+	v := &View{Name: name, Query: st.Query, Schema: r.scope.schema()}
+	for _, c := range st.Columns {
+		v.Columns = append(v.Columns, c.Parts[len(c.Parts)-1])
+	}
+	s.Catalog.views[name] = v
+	return nil
+}
+
+func (s *Session) drop(id *parser.Ident, ifExists, view bool) error {
+	name := identName(id)
+	if view {
+		if v := s.Catalog.View(name); v != nil {
+			delete(s.Catalog.views, v.Name)
+			return nil
+		}
+	} else if t := s.Catalog.Table(name); t != nil {
+		delete(s.Catalog.tables, t.Name)
+		return nil
+	}
+	if ifExists {
+		return nil
+	}
+	return errorf(id.Start, ErrUnknownTable, "unknown %s '%s'", map[bool]string{true: "view", false: "table"}[view], name)
+}
+
+func (s *Session) set(st *parser.Set) error {
+	if st.Option == nil {
+		keys := sortedKeys(s.Config)
+		rows := make([][]string, len(keys))
+		for i, k := range keys {
+			rows[i] = []string{k, s.Config[k]}
+		}
+		return s.table([]string{"key", "value"}, rows)
+	}
+	k, v := st.Option.Key, st.Option.Value
+	switch k {
+	case KeyParallelism, KeyBatchSize:
+		if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a positive integer, got '%s'", k, v)
+		}
+	}
+	s.Config[k] = v
+	return nil
+}
+
+func (s *Session) describe(st *parser.Describe) error {
+	name := identName(st.Name)
+	var rows [][]string
+	if t := s.Catalog.Table(name); t != nil {
+		for i, f := range t.Schema {
+			extras, wm := "", ""
+			if c := t.DDL.Columns[i]; c.Expr != nil {
+				extras = "AS " + c.Expr.String()
+			}
+			if i == t.TimeCol {
+				wm = t.Watermark.String()
+			}
+			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), extras, wm})
+		}
+		return s.table([]string{"name", "type", "null", "extras", "watermark"}, rows)
+	}
+	if v := s.Catalog.View(name); v != nil {
+		for _, f := range v.Schema {
+			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), "", ""})
+		}
+		return s.table([]string{"name", "type", "null", "extras", "watermark"}, rows)
+	}
+	return errorf(st.Name.Start, ErrUnknownTable, "unknown table or view '%s'", name)
+}
+
+func attrSuffix(t types.Type) string {
+	switch t.Attr {
+	case types.RowTime:
+		return " *ROWTIME*"
+	case types.ProcTime:
+		return " *PROCTIME*"
+	}
+	return ""
+}
+
+func (s *Session) list(header string, names []string) error {
+	rows := make([][]string, len(names))
+	for i, n := range names {
+		rows[i] = []string{n}
+	}
+	return s.table([]string{header}, rows)
+}
+
+// table renders rows as the Flink SQL client's boxed tables.
+func (s *Session) table(header []string, rows [][]string) error {
+	w := make([]int, len(header))
+	for i, h := range header {
+		w[i] = len([]rune(h))
+	}
+	for _, r := range rows {
+		for i, c := range r {
+			w[i] = max(w[i], len([]rune(c)))
+		}
+	}
+	var b strings.Builder
+	line := func() {
+		for _, n := range w {
+			b.WriteString("+" + strings.Repeat("-", n+2))
+		}
+		b.WriteString("+\n")
+	}
+	row := func(r []string) {
+		for i, c := range r {
+			fmt.Fprintf(&b, "| %s%s ", c, strings.Repeat(" ", w[i]-len([]rune(c))))
+		}
+		b.WriteString("|\n")
+	}
+	line()
+	row(header)
+	line()
+	for _, r := range rows {
+		row(r)
+	}
+	line()
+	fmt.Fprintf(&b, "%d row%s in set\n", len(rows), map[bool]string{true: "", false: "s"}[len(rows) == 1])
+	_, err := io.WriteString(s.Out, b.String())
+	return err
+}
+
+func (s *Session) parallelism() int {
+	if v, ok := s.Config[KeyParallelism]; ok {
+		n, _ := strconv.Atoi(v)
+		return n
+	}
+	if s.Parallelism > 0 {
+		return s.Parallelism
+	}
+	return runtime.NumCPU()
+}
+
+// Explain plans st without running it.
+func (s *Session) Explain(st parser.Statement) (*Explained, error) {
+	logical, err := PlanQuery(s.Catalog, st)
+	if err != nil {
+		return nil, err
+	}
+	opt := Optimize(logical)
+	g, err := Compile(opt, Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain"})
+	if err != nil {
+		return nil, s.at(st, err)
+	}
+	return &Explained{Logical: logical, Optimized: opt, Physical: g.String()}, nil
+}
+
+// at places an error without a position on the statement.
+func (s *Session) at(st parser.Statement, err error) error {
+	if _, ok := err.(*Error); ok {
+		return err
+	}
+	return &Error{Pos: st.Pos(), Kind: ErrUnsupported, Msg: err.Error()}
+}
+
+// run plans, compiles and runs a job until its bounded input is consumed,
+// ctx is canceled, or it fails.
+func (s *Session) run(ctx context.Context, st parser.Statement) error {
+	logical, err := PlanQuery(s.Catalog, st)
+	if err != nil {
+		return err
+	}
+	id := newJobID()
+	g, err := Compile(Optimize(logical), Env{Parallelism: s.parallelism(), Stdout: s.Out, JobID: id})
+	if err != nil {
+		return s.at(st, err)
+	}
+	m := &exec.Metrics{}
+	s.LastMetrics = m
+	opts := exec.Options{Metrics: m, Now: s.Now}
+	if v, ok := s.Config[KeyBatchSize]; ok {
+		opts.BatchSize, _ = strconv.Atoi(v)
+	}
+	fmt.Fprintf(s.Log, "job %s started\n", id)
+	start := time.Now()
+	err = exec.Run(ctx, g, opts)
+	status := "finished"
+	if err != nil {
+		status = "failed"
+	}
+	fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
+	return err
+}
+
+func newJobID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,153 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// strandBinary builds cmd/strand once per test process.
+func strandBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "strand-bin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "strand")
+		out, err := exec.Command("go", "build", "-o", binPath, "../cmd/strand").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("building strand: %v", buildErr)
+	}
+	return binPath
+}
+
+// runStrand runs the binary in dir and returns stdout, stderr and the exit
+// code.
+func runStrand(t *testing.T, dir string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(strandBinary(t), args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const clicksDDL = `CREATE TABLE clicks (
+  ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '5' SECOND
+) WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv'%s);
+`
+
+// TestCLIErrors checks what a user sees for each kind of mistake: the file,
+// line and column, a caret, a non-zero exit, and never a Go stack trace.
+func TestCLIErrors(t *testing.T) {
+	cases := []struct {
+		name, sql, data, want string
+	}{
+		{"syntax", "CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\nSELECT a\nFORM t;\n", "", "bad.sql:3:1: syntax error"},
+		{"unknown table", "\n\nSELECT a, b FROM nowhere;\n", "", "bad.sql:3:18: unknown table or view 'nowhere'"},
+		{"unknown column", fmt2(clicksDDL, "") + "SELECT user_id, amout FROM clicks;\n", "", "bad.sql:5:17: unknown column 'amout'"},
+		{"unknown function", fmt2(clicksDDL, "") + "SELECT frobnicate(url) FROM clicks;\n", "", "bad.sql:5:8: unknown function FROBNICATE"},
+		{"type mismatch", fmt2(clicksDDL, "") + "SELECT url + 1 FROM clicks;\n", "", "bad.sql:5:12: cannot apply + to STRING and INT"},
+		{"unknown option", fmt2(clicksDDL, ", 'pth' = 'x'"), "", "bad.sql:4:83: unknown option 'pth' for connector 'filesystem'"},
+		{"bad row", fmt2(clicksDDL, "") + "SELECT * FROM clicks;\n", "2024-01-01 00:00:01,1,/a,1.5\n2024-01-01 00:00:02,1,/a,2\n2024-01-01 00:00:03,2,/b,x1\n",
+			`data/clicks.csv:3: column 'amount': cannot parse "x1" as DOUBLE`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "bad.sql"), c.sql)
+			writeFile(t, filepath.Join(dir, "data/clicks.csv"), c.data)
+			_, stderr, code := runStrand(t, dir, "run", "bad.sql", "--parallelism", "2")
+			if code == 0 {
+				t.Fatalf("exit status 0; stderr:\n%s", stderr)
+			}
+			if !strings.Contains(stderr, c.want) {
+				t.Errorf("stderr does not contain %q:\n%s", c.want, stderr)
+			}
+			if strings.Contains(stderr, "goroutine ") || strings.Contains(stderr, "panic") {
+				t.Errorf("stack trace shown to the user:\n%s", stderr)
+			}
+			if strings.Contains(c.want, "bad.sql:") && !strings.Contains(stderr, "^") {
+				t.Errorf("no caret under the error:\n%s", stderr)
+			}
+		})
+	}
+}
+
+// TestCLIIgnoreParseErrors: with ignore-parse-errors the bad row is
+// skipped, counted in the summary, and the job succeeds.
+func TestCLIIgnoreParseErrors(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), fmt2(clicksDDL, ", 'csv.ignore-parse-errors' = 'true'")+"SELECT user_id, amount FROM clicks;\n")
+	writeFile(t, filepath.Join(dir, "data/clicks.csv"), "2024-01-01 00:00:01,1,/a,1.5\n2024-01-01 00:00:03,2,/b,x1\n")
+	stdout, stderr, code := runStrand(t, dir, "run", "q.sql")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	if stdout != "+I[1, 1.5]\n" {
+		t.Errorf("stdout = %q", stdout)
+	}
+	for _, want := range []string{"job ", " started", "rows read 1", "bad rows skipped 1"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+// TestCLIExplainAndVersion covers the other subcommands.
+func TestCLIExplainAndVersion(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), fmt2(clicksDDL, "")+`CREATE TABLE out_t (ws TIMESTAMP(3), c BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND)) GROUP BY window_start, window_end;
+`)
+	stdout, stderr, code := runStrand(t, dir, "explain", "q.sql", "--parallelism", "3")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, stderr)
+	}
+	for _, want := range []string{"== Optimized Logical Plan ==", "WindowAggregate", "== Physical Plan ==", "via hash", "[parallelism 3]", "Sink(table=[out_t]"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("explain output lacks %q:\n%s", want, stdout)
+		}
+	}
+	stdout, _, code = runStrand(t, dir, "version")
+	if code != 0 || !strings.HasPrefix(stdout, "strand ") {
+		t.Errorf("version: %d %q", code, stdout)
+	}
+}
+
+func fmt2(format, arg string) string { return strings.Replace(format, "%s", arg, 1) }

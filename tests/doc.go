@@ -1,0 +1,44 @@
+// Package tests holds strand's end-to-end tests: SQL test files run
+// through the real parser, planner and runtime, and harnesses that build
+// and run the strand binary.
+//
+// # SQL test files
+//
+// testdata/*.test are datadriven files (github.com/cockroachdb/datadriven):
+// a command line, its input, a "----" line, and the expected output. Every
+// file runs twice, at parallelism 1 with 4096-row batches and at
+// parallelism 4 with 3-row batches, each in a fresh session and a fresh
+// temporary working directory, and both runs must produce the expected
+// output: results may not depend on parallelism or batch size. Commands:
+//
+//	input path=data/clicks.csv
+//	<lines written to that file, relative to the working directory>
+//	----
+//
+//	exec
+//	<statements: DDL, SET, INSERT, SHOW, DESCRIBE, EXPLAIN, ...>
+//	----
+//	<what they printed, or "ok" if nothing>
+//
+//	query [ordered]
+//	<statements whose printed rows are compared, sorted unless ordered>
+//	----
+//	<rows, e.g. +I[2024-01-01 00:00:00.000, 1, 3]>
+//
+//	error
+//	<statements that must fail>
+//	----
+//	<the error as a user sees it: line:col: message, the line and a caret>
+//
+//	output path=out/per_user
+//	----
+//	<the lines of every visible file of that directory, sorted; it is an
+//	 error if hidden in-progress files remain>
+//
+//	metrics
+//	----
+//	<counters of the last job: rows read, written, late, bad>
+//
+// A failing job's error is also reported by exec and query, as "error: "
+// followed by the message, so a file can assert on bad-row errors.
+package tests

@@ -1,0 +1,318 @@
+package window
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/types"
+)
+
+// acc holds one aggregate's state for every group of a pane, a slot per
+// group, in typed slices: an update is a tight loop over a batch's rows.
+type acc interface {
+	// grow makes room for n groups.
+	grow(n int)
+	// update folds rows (with their groups) of col into the state. NULLs in
+	// col are skipped; col is nil for COUNT(*).
+	update(col arrow.Array, rows, groups []int32)
+	// appendTo appends the results of groups, in that order, to b.
+	appendTo(b array.Builder, groups []int32)
+}
+
+func newAcc(a Agg, in types.Type) (acc, error) {
+	switch a.Kind {
+	case CountStar, Count:
+		return &countAcc{}, nil
+	case Sum, Avg:
+		switch {
+		case in.IsIntegral():
+			return &sumAcc[int64]{avg: a.Kind == Avg}, nil
+		case in.Kind == types.Float || in.Kind == types.Double:
+			return &sumAcc[float64]{avg: a.Kind == Avg}, nil
+		case in.Kind == types.Decimal:
+			return &decSumAcc{avg: a.Kind == Avg, inScale: int32(in.Scale), outScale: int32(a.Out.Scale)}, nil
+		}
+	case Min, Max:
+		return newExtreme(in, a.Kind == Max)
+	}
+	return nil, fmt.Errorf("no accumulator for %v(%v)", a.Kind, in)
+}
+
+type countAcc struct{ n []int64 }
+
+func (c *countAcc) grow(n int) { c.n = growTo(c.n, n) }
+
+func (c *countAcc) update(col arrow.Array, rows, groups []int32) {
+	if col == nil || col.NullN() == 0 {
+		for _, g := range groups {
+			c.n[g]++
+		}
+		return
+	}
+	for i, r := range rows {
+		if col.IsValid(int(r)) {
+			c.n[groups[i]]++
+		}
+	}
+}
+
+func (c *countAcc) appendTo(b array.Builder, groups []int32) {
+	ib := b.(*array.Int64Builder)
+	for _, g := range groups {
+		ib.Append(c.n[g])
+	}
+}
+
+// sumAcc sums integers (wrapping, as Java) or floats; with avg it also
+// counts, and the result is sum/count in the result's type.
+type sumAcc[T int64 | float64] struct {
+	avg bool
+	sum []T
+	n   []int64
+}
+
+func (s *sumAcc[T]) grow(n int) {
+	s.sum = growTo(s.sum, n)
+	s.n = growTo(s.n, n)
+}
+
+func (s *sumAcc[T]) update(col arrow.Array, rows, groups []int32) {
+	switch a := col.(type) {
+	case *array.Int64:
+		sumInto(s.sum, s.n, a.Int64Values(), a, rows, groups)
+	case *array.Int32:
+		sumInto(s.sum, s.n, a.Int32Values(), a, rows, groups)
+	case *array.Float64:
+		sumInto(s.sum, s.n, a.Float64Values(), a, rows, groups)
+	case *array.Float32:
+		sumInto(s.sum, s.n, a.Float32Values(), a, rows, groups)
+	}
+}
+
+func sumInto[T int64 | float64, V int32 | int64 | float32 | float64](sum []T, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+	if a.NullN() == 0 {
+		for i, r := range rows {
+			g := groups[i]
+			sum[g] += T(v[r])
+			n[g]++
+		}
+		return
+	}
+	for i, r := range rows {
+		if a.IsValid(int(r)) {
+			g := groups[i]
+			sum[g] += T(v[r])
+			n[g]++
+		}
+	}
+}
+
+func (s *sumAcc[T]) appendTo(b array.Builder, groups []int32) {
+	for _, g := range groups {
+		if s.n[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		v := s.sum[g]
+		if s.avg {
+			v /= T(s.n[g])
+		}
+		switch b := b.(type) {
+		case *array.Int64Builder:
+			b.Append(int64(v))
+		case *array.Int32Builder:
+			b.Append(int32(v))
+		case *array.Float64Builder:
+			b.Append(float64(v))
+		case *array.Float32Builder:
+			b.Append(float32(v))
+		}
+	}
+}
+
+// decSumAcc sums DECIMAL values at their scale.
+type decSumAcc struct {
+	avg               bool
+	inScale, outScale int32
+	sum               []decimal128.Num
+	n                 []int64
+}
+
+func (s *decSumAcc) grow(n int) {
+	s.sum = growTo(s.sum, n)
+	s.n = growTo(s.n, n)
+}
+
+func (s *decSumAcc) update(col arrow.Array, rows, groups []int32) {
+	a := col.(*array.Decimal128)
+	for i, r := range rows {
+		if a.IsValid(int(r)) {
+			g := groups[i]
+			s.sum[g] = s.sum[g].Add(a.Value(int(r)))
+			s.n[g]++
+		}
+	}
+}
+
+func (s *decSumAcc) appendTo(b array.Builder, groups []int32) {
+	db := b.(*array.Decimal128Builder)
+	for _, g := range groups {
+		if s.n[g] == 0 {
+			db.AppendNull()
+			continue
+		}
+		v := s.sum[g]
+		if s.avg {
+			v = divRound(v.IncreaseScaleBy(s.outScale-s.inScale), decimal128.FromI64(s.n[g]))
+		}
+		db.Append(v)
+	}
+}
+
+// divRound divides rounding half away from zero.
+func divRound(a, b decimal128.Num) decimal128.Num {
+	q, r := a.Div(b)
+	if r.Abs().Add(r.Abs()).GreaterEqual(b.Abs()) {
+		if a.Sign()*b.Sign() < 0 {
+			return q.Sub(decimal128.FromI64(1))
+		}
+		return q.Add(decimal128.FromI64(1))
+	}
+	return q
+}
+
+// extreme keeps a MIN or MAX.
+type extreme[T any] struct {
+	max  bool
+	less func(a, b T) bool
+	read func(a arrow.Array, i int) T
+	put  func(b array.Builder, v T)
+	v    []T
+	seen []bool
+}
+
+func (e *extreme[T]) grow(n int) {
+	e.v = growTo(e.v, n)
+	e.seen = growTo(e.seen, n)
+}
+
+func (e *extreme[T]) update(col arrow.Array, rows, groups []int32) {
+	for i, r := range rows {
+		if col.IsNull(int(r)) {
+			continue
+		}
+		g := groups[i]
+		x := e.read(col, int(r))
+		if !e.seen[g] {
+			e.v[g], e.seen[g] = x, true
+		} else if e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
+			e.v[g] = x
+		}
+	}
+}
+
+func (e *extreme[T]) appendTo(b array.Builder, groups []int32) {
+	for _, g := range groups {
+		if !e.seen[g] {
+			b.AppendNull()
+		} else {
+			e.put(b, e.v[g])
+		}
+	}
+}
+
+func newExtreme(in types.Type, isMax bool) (acc, error) {
+	switch in.Kind {
+	case types.Int, types.BigInt, types.Date, types.Timestamp, types.TimestampLTZ:
+		return &extreme[int64]{max: isMax, less: func(a, b int64) bool { return a < b }, read: readInt, put: putInt}, nil
+	case types.Float, types.Double:
+		return &extreme[float64]{max: isMax, less: lessFloat, read: readFloat, put: putFloat}, nil
+	case types.Boolean:
+		return &extreme[bool]{max: isMax, less: func(a, b bool) bool { return !a && b },
+			read: func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
+			put:  func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) }}, nil
+	case types.String:
+		return &extreme[string]{max: isMax, less: func(a, b string) bool { return a < b },
+			read: func(a arrow.Array, i int) string {
+				s := a.(*array.String).Value(i)
+				return string([]byte(s)) // detach from the batch's buffer
+			},
+			put: func(b array.Builder, v string) { b.(*array.StringBuilder).Append(v) }}, nil
+	case types.Decimal:
+		return &extreme[decimal128.Num]{max: isMax, less: decimal128.Num.Less,
+			read: func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
+			put:  func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) }}, nil
+	}
+	return nil, fmt.Errorf("MIN/MAX does not accept %v", in)
+}
+
+// lessFloat orders floats as SQL does: NaN above everything, -0.0 = 0.0.
+func lessFloat(a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	return a < b || math.IsNaN(b)
+}
+
+func readInt(a arrow.Array, i int) int64 {
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	case *array.Date32:
+		return int64(a.Value(i))
+	}
+	panic(fmt.Sprintf("window: readInt on %s", a.DataType()))
+}
+
+func putInt(b array.Builder, v int64) {
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		b.Append(v)
+	case *array.Int32Builder:
+		b.Append(int32(v))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v))
+	default:
+		panic(fmt.Sprintf("window: putInt on %T", b))
+	}
+}
+
+func readFloat(a arrow.Array, i int) float64 {
+	if f, ok := a.(*array.Float32); ok {
+		return float64(f.Value(i))
+	}
+	return a.(*array.Float64).Value(i)
+}
+
+func putFloat(b array.Builder, v float64) {
+	if f, ok := b.(*array.Float32Builder); ok {
+		f.Append(float32(v))
+		return
+	}
+	b.(*array.Float64Builder).Append(v)
+}
+
+// growTo extends s with zero values to length n.
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		old := len(s)
+		s = s[:n]
+		clear(s[old:])
+		return s
+	}
+	out := make([]T, n, max(n, 2*cap(s)))
+	copy(out, s)
+	return out
+}

@@ -1,0 +1,67 @@
+package window
+
+import (
+	"fmt"
+
+	"github.com/strandsql/strand/types"
+)
+
+// AggKind is an aggregate function.
+type AggKind uint8
+
+// The aggregate functions a window computes.
+const (
+	CountStar AggKind = iota
+	Count
+	Sum
+	Min
+	Max
+	Avg
+)
+
+func (k AggKind) String() string {
+	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG"}[k]
+}
+
+// Agg is one aggregate call over input columns.
+type Agg struct {
+	Kind AggKind
+	// Arg is the argument column, -1 for COUNT(*).
+	Arg int
+	// Filter is a BOOLEAN column: only rows where it is TRUE count. -1 for
+	// no FILTER clause.
+	Filter int
+	// Distinct aggregates each distinct argument value once per group.
+	Distinct bool
+	// Out is the result type.
+	Out types.Type
+}
+
+// ResultType returns the type Flink gives agg over an argument of type in.
+func ResultType(kind AggKind, in types.Type) (types.Type, error) {
+	switch kind {
+	case CountStar, Count:
+		return types.TBigInt.WithNotNull(true), nil
+	case Min, Max:
+		switch in.Kind {
+		case types.Boolean, types.Int, types.BigInt, types.Float, types.Double, types.Decimal,
+			types.String, types.Date, types.Timestamp, types.TimestampLTZ:
+			return in.Plain().Nullable(), nil
+		}
+	case Sum:
+		switch in.Kind {
+		case types.Int, types.BigInt, types.Float, types.Double:
+			return in.Plain().Nullable(), nil
+		case types.Decimal:
+			return types.DecimalOf(38, in.Scale), nil
+		}
+	case Avg:
+		switch in.Kind {
+		case types.Int, types.BigInt, types.Float, types.Double:
+			return in.Plain().Nullable(), nil
+		case types.Decimal:
+			return types.DecimalOf(38, max(in.Scale, 6)), nil
+		}
+	}
+	return types.Type{}, fmt.Errorf("%v does not accept %v", kind, in.Plain())
+}

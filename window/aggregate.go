@@ -1,0 +1,308 @@
+package window
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+)
+
+// Spec describes a window aggregate.
+type Spec struct {
+	Window Tumble
+	// In is the input schema.
+	In types.Schema
+	// TimeCol is the event-time column the window is assigned by.
+	TimeCol int
+	// Keys are the grouping columns besides the window.
+	Keys []int
+	Aggs []Agg
+	// BatchSize bounds the rows of an output batch.
+	BatchSize int
+}
+
+// Out returns the output schema: the key columns, window_start and
+// window_end, then one column per aggregate named agg0, agg1, ...
+func (s *Spec) Out() types.Schema {
+	var out types.Schema
+	for _, k := range s.Keys {
+		out = append(out, types.Field{Name: s.In[k].Name, Type: s.In[k].Type.Plain()})
+	}
+	out = append(out,
+		types.Field{Name: "window_start", Type: types.TTimestamp.WithNotNull(true)},
+		types.Field{Name: "window_end", Type: types.TTimestamp.WithNotNull(true)})
+	for i, a := range s.Aggs {
+		out = append(out, types.Field{Name: fmt.Sprintf("agg%d", i), Type: a.Out})
+	}
+	return out
+}
+
+// Aggregate is a tumbling-window aggregate. It is driven by one goroutine.
+type Aggregate struct {
+	spec   Spec
+	alloc  memory.Allocator
+	schema *arrow.Schema
+	panes  map[int64]*pane
+	wm     int64
+
+	// Scratch reused across batches.
+	enc         memseg.KeyEncoder
+	distinctEnc memseg.KeyEncoder
+	key         []byte
+	rows        []int32
+	groups      []int32
+	fRows       []int32
+	fGroups     []int32
+	starts      []int64
+}
+
+// pane is the state of one window: its groups' keys and accumulators.
+type pane struct {
+	start int64
+	index map[string]int32
+	keys  [][]byte // encoded key per group, for ordering
+	vals  []acc    // key columns, kept as "first value" accumulators
+	accs  []acc
+	seen  []map[string]struct{} // per DISTINCT aggregate: group+value seen
+}
+
+// New returns an empty aggregate.
+func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
+	if spec.Window.Size <= 0 {
+		return nil, fmt.Errorf("window size must be positive, got %d ms", spec.Window.Size)
+	}
+	if spec.BatchSize <= 0 {
+		spec.BatchSize = 4096
+	}
+	for _, a := range spec.Aggs {
+		if a.Kind != CountStar {
+			if _, err := newAcc(a, spec.In[a.Arg].Type); err != nil {
+				return nil, err
+			}
+		}
+	}
+	for _, k := range spec.Keys {
+		if _, err := newExtreme(spec.In[k].Type, false); err != nil {
+			return nil, fmt.Errorf("cannot group by %s: %w", spec.In[k].Name, err)
+		}
+	}
+	return &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark}, nil
+}
+
+func (a *Aggregate) newPane(start int64) *pane {
+	p := &pane{start: start, index: map[string]int32{}}
+	for _, k := range a.spec.Keys {
+		v, _ := newExtreme(a.spec.In[k].Type, false)
+		p.vals = append(p.vals, v)
+	}
+	for _, ag := range a.spec.Aggs {
+		var ac acc
+		if ag.Kind == CountStar {
+			ac = &countAcc{}
+		} else {
+			ac, _ = newAcc(ag, a.spec.In[ag.Arg].Type)
+		}
+		p.accs = append(p.accs, ac)
+		if ag.Distinct {
+			p.seen = append(p.seen, map[string]struct{}{})
+		} else {
+			p.seen = append(p.seen, nil)
+		}
+	}
+	return p
+}
+
+// Add folds a batch into the windows its rows belong to. It returns the
+// number of rows dropped as late (their window has fired already) or with
+// a NULL event time.
+func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
+	ts := b.Column(a.spec.TimeCol).(*array.Timestamp)
+	tv := ts.TimestampValues()
+	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
+		return 0, err
+	}
+	// Most batches fall into one window; rows are grouped by window start
+	// so each pane sees one contiguous update.
+	a.starts = a.starts[:0]
+	n := int(b.NumRows())
+	for i := 0; i < n; i++ {
+		if ts.IsNull(i) {
+			dropped++
+			continue
+		}
+		s := a.spec.Window.Start(int64(tv[i]))
+		if s+a.spec.Window.Size-1 <= a.wm {
+			dropped++
+			continue
+		}
+		if !slices.Contains(a.starts, s) {
+			a.starts = append(a.starts, s)
+		}
+	}
+	for _, s := range a.starts {
+		a.rows = a.rows[:0]
+		for i := 0; i < n; i++ {
+			if ts.IsValid(i) && a.spec.Window.Start(int64(tv[i])) == s {
+				a.rows = append(a.rows, int32(i))
+			}
+		}
+		p := a.panes[s]
+		if p == nil {
+			p = a.newPane(s)
+			a.panes[s] = p
+		}
+		if err := a.addTo(p, b); err != nil {
+			return dropped, err
+		}
+	}
+	return dropped, nil
+}
+
+// addTo folds the rows in a.rows of b into pane p.
+func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
+	a.groups = a.groups[:0]
+	var newRows, newGroups []int32
+	for _, r := range a.rows {
+		a.key = a.enc.Append(a.key[:0], int(r))
+		g, ok := p.index[string(a.key)]
+		if !ok {
+			g = int32(len(p.keys))
+			k := bytes.Clone(a.key)
+			p.index[string(k)] = g
+			p.keys = append(p.keys, k)
+			newRows = append(newRows, r)
+			newGroups = append(newGroups, g)
+		}
+		a.groups = append(a.groups, g)
+	}
+	if len(newRows) > 0 {
+		ng := len(p.keys)
+		for i, v := range p.vals {
+			v.grow(ng)
+			v.update(b.Column(a.spec.Keys[i]), newRows, newGroups)
+		}
+		for _, ac := range p.accs {
+			ac.grow(ng)
+		}
+	}
+	for i, ag := range a.spec.Aggs {
+		rows, groups := a.rows, a.groups
+		if ag.Filter >= 0 {
+			rows, groups = a.filter(b.Column(ag.Filter).(*array.Boolean), rows, groups)
+		}
+		var col arrow.Array
+		if ag.Kind != CountStar {
+			col = b.Column(ag.Arg)
+		}
+		if ag.Distinct {
+			var err error
+			if rows, groups, err = a.distinct(p.seen[i], col, rows, groups); err != nil {
+				return err
+			}
+		}
+		p.accs[i].update(col, rows, groups)
+	}
+	return nil
+}
+
+// filter keeps the rows whose FILTER column is TRUE.
+func (a *Aggregate) filter(f *array.Boolean, rows, groups []int32) ([]int32, []int32) {
+	a.fRows, a.fGroups = a.fRows[:0], a.fGroups[:0]
+	for i, r := range rows {
+		if f.IsValid(int(r)) && f.Value(int(r)) {
+			a.fRows = append(a.fRows, r)
+			a.fGroups = append(a.fGroups, groups[i])
+		}
+	}
+	return a.fRows, a.fGroups
+}
+
+// distinct keeps the first row of each (group, value) not seen before.
+// NULL arguments are skipped: aggregates ignore them anyway.
+func (a *Aggregate) distinct(seen map[string]struct{}, col arrow.Array, rows, groups []int32) ([]int32, []int32, error) {
+	if err := a.distinctEnc.ResetArrays(col); err != nil {
+		return nil, nil, err
+	}
+	var outRows, outGroups []int32
+	for i, r := range rows {
+		if col.IsNull(int(r)) {
+			continue
+		}
+		k := memseg.AppendInt64(a.key[:0], int64(groups[i]), memseg.Order{})
+		k = a.distinctEnc.Append(k, int(r))
+		a.key = k
+		if _, ok := seen[string(k)]; ok {
+			continue
+		}
+		seen[string(k)] = struct{}{}
+		outRows = append(outRows, r)
+		outGroups = append(outGroups, groups[i])
+	}
+	return outRows, outGroups, nil
+}
+
+// Advance moves the watermark to wm and emits every window that fires, in
+// window order, each in key order, in batches of at most BatchSize rows.
+func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error {
+	if wm <= a.wm {
+		return nil
+	}
+	a.wm = wm
+	var due []int64
+	for s := range a.panes {
+		if s+a.spec.Window.Size-1 <= wm {
+			due = append(due, s)
+		}
+	}
+	slices.Sort(due)
+	for _, s := range due {
+		p := a.panes[s]
+		delete(a.panes, s)
+		if err := a.fire(p, emit); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
+	order := make([]int32, len(p.keys))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(i, j int) bool { return bytes.Compare(p.keys[order[i]], p.keys[order[j]]) < 0 })
+	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
+		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
+		bld := array.NewRecordBuilder(a.alloc, a.schema)
+		col := 0
+		for _, v := range p.vals {
+			v.appendTo(bld.Field(col), chunk)
+			col++
+		}
+		ws, we := bld.Field(col).(*array.TimestampBuilder), bld.Field(col+1).(*array.TimestampBuilder)
+		for range chunk {
+			ws.Append(arrow.Timestamp(p.start))
+			we.Append(arrow.Timestamp(p.start + a.spec.Window.Size))
+		}
+		col += 2
+		for _, ac := range p.accs {
+			ac.appendTo(bld.Field(col), chunk)
+			col++
+		}
+		rec := bld.NewRecordBatch()
+		bld.Release()
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Pending returns the number of windows holding state.
+func (a *Aggregate) Pending() int { return len(a.panes) }

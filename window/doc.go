@@ -1,0 +1,26 @@
+// Package window holds strand's event-time windows: the window assigners
+// (tumbling first) and the window aggregate that keeps per-window group
+// state and fires a window when the watermark passes its end.
+//
+// Semantics, chosen to match Flink SQL's window TVF aggregation:
+//   - A tumbling window of size S and offset O covers [start, start+S) with
+//     start ≡ O (mod S), aligned to the epoch. A row on a boundary belongs
+//     to exactly one window, the one it starts.
+//   - A window fires when the watermark reaches its last millisecond
+//     (end-1), Flink's maxTimestamp. Its groups are emitted in key order
+//     (the normalized-key byte order, which is SQL's ascending order with
+//     NULLs first), then its state is freed.
+//   - A row whose window has already fired is late: it is counted and
+//     dropped. Sources drop late rows per split before they get here, so in
+//     a strand job this never happens; the check is a safety net.
+//   - Aggregates: COUNT(*), COUNT(x), SUM, MIN, MAX, AVG, each optionally
+//     DISTINCT and with a FILTER column. SUM of INT is INT and of BIGINT is
+//     BIGINT (wrapping on overflow, as Java does); AVG of an integral type
+//     truncates to that type, as Flink does; SUM and AVG of DECIMAL(p, s)
+//     are DECIMAL(38, s) and DECIMAL(38, max(s, 6)). An aggregate over no
+//     non-NULL input is NULL, except COUNT, which is 0.
+//
+// This package does not depend on exec: exec wraps an Aggregate as an
+// operator. The caller computes key, argument and filter columns before
+// Add, so Aggregate only reads columns.
+package window
