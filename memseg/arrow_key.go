@@ -2,6 +2,7 @@ package memseg
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,6 +28,19 @@ func (k *KeyEncoder) Reset(b arrow.RecordBatch, cols []int) error {
 		enc, err := encoderFor(b.Column(c))
 		if err != nil {
 			return fmt.Errorf("key column %d: %w", c, err)
+		}
+		k.cols = append(k.cols, enc)
+	}
+	return nil
+}
+
+// ResetArrays binds the encoder to the given columns.
+func (k *KeyEncoder) ResetArrays(cols ...arrow.Array) error {
+	k.cols = k.cols[:0]
+	for i, c := range cols {
+		enc, err := encoderFor(c)
+		if err != nil {
+			return fmt.Errorf("key column %d: %w", i, err)
 		}
 		k.cols = append(k.cols, enc)
 	}
@@ -105,7 +119,8 @@ func encoderFor(a arrow.Array) (colEncoder, error) {
 			if a.IsNull(i) {
 				return AppendNull(dst, asc)
 			}
-			return AppendString(dst, a.ValueBytes()[a.ValueOffset64(i):a.ValueOffset64(i+1)], asc)
+			v := a.Value(i) // aliases the array's data; AppendString only reads it
+			return AppendString(dst, unsafe.Slice(unsafe.StringData(v), len(v)), asc)
 		}, nil
 	case *array.Decimal128:
 		return func(dst []byte, i int) []byte {

@@ -208,8 +208,11 @@ type SetOp struct {
 
 // Values is VALUES (row), (row), ...
 type Values struct {
-	Start Pos
-	Rows  [][]Expr
+	Start   Pos
+	With    []*CTE
+	Rows    [][]Expr
+	OrderBy []*OrderItem
+	Limit   Expr
 }
 
 // CTE is one "name [(cols)] AS (query)" of a WITH clause.
@@ -628,6 +631,26 @@ func (*Values) statement()         {}
 func (*Select) query() {}
 func (*SetOp) query()  {}
 func (*Values) query() {}
+
+// outer gives access to the clauses every Query node carries.
+type outer struct {
+	start *Pos
+	with  *[]*CTE
+	order *[]*OrderItem
+	limit *Expr
+}
+
+func outerOf(q Query) outer {
+	switch q := q.(type) {
+	case *Select:
+		return outer{&q.Start, &q.With, &q.OrderBy, &q.Limit}
+	case *SetOp:
+		return outer{&q.Start, &q.With, &q.OrderBy, &q.Limit}
+	case *Values:
+		return outer{&q.Start, &q.With, &q.OrderBy, &q.Limit}
+	}
+	return outer{new(Pos), new([]*CTE), new([]*OrderItem), new(Expr)}
+}
 
 func (*TableRef) tableExpr()  {}
 func (*Subquery) tableExpr()  {}

@@ -44,8 +44,10 @@ func TestErrors(t *testing.T) {
 		{"SELECT a IS 1", `1:13: syntax error: unexpected number 1, expecting NOT, NULL, UNKNOWN, TRUE, FALSE or DISTINCT`},
 		{"DROP t", `1:6: syntax error: unexpected "t", expecting TEMPORARY, TABLE or VIEW`},
 		{"SELECT (SELECT 1 LIMIT 1) LIMIT 2", ``},
-		{"(SELECT 1 LIMIT 1) LIMIT 2", `1:1: syntax error: duplicate WITH, ORDER BY or LIMIT; wrap the inner query in a subquery`},
-		{"VALUES (1) LIMIT 2", `1:12: syntax error: LIMIT cannot be applied to VALUES; use SELECT * FROM (VALUES ...)`},
+		{"(SELECT 1 LIMIT 1) LIMIT 2", `1:20: syntax error: a query cannot have two LIMIT clauses; wrap the inner query in a subquery`},
+		{"(SELECT 1 ORDER BY 1)\n ORDER BY 2", `2:2: syntax error: a query cannot have two ORDER BY clauses; wrap the inner query in a subquery`},
+		{"WITH a AS (SELECT 1) (WITH b AS (SELECT 2) SELECT 3)", `1:1: syntax error: a query cannot have two WITH clauses; wrap the inner query in a subquery`},
+		{"WITH a AS (SELECT 1) VALUES (1) ORDER BY 1 LIMIT 2", ``},
 		{"SELECT " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), `1:1007: syntax error: nesting deeper than 1000 levels`},
 		{"SELECT 1" + strings.Repeat(" + 1", 2000), `1:4002: syntax error: nesting deeper than 1000 levels`},
 	}

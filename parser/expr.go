@@ -355,6 +355,20 @@ func (p *parser) paren() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	// "((SELECT ...) UNION ...)": a parenthesised query that turns out to
+	// be the first operand of a larger query.
+	if sq, ok := e.(*ScalarQuery); ok {
+		if t := p.peek(); isWord(t, "UNION") || isWord(t, "INTERSECT") || isWord(t, "EXCEPT") || isWord(t, "ORDER") || isWord(t, "LIMIT") {
+			q, err := p.union(sq.Query)
+			if err != nil {
+				return nil, err
+			}
+			if q, err = p.queryTail(start, nil, q); err != nil {
+				return nil, err
+			}
+			e = &ScalarQuery{Start: start, Query: q}
+		}
+	}
 	_, err = p.expectOp(")")
 	return e, err
 }

@@ -312,13 +312,9 @@ func (n *SetOp) String() string {
 // setOperand parenthesises operands that would otherwise regroup: nested set
 // operations and queries carrying their own WITH, ORDER BY or LIMIT.
 func setOperand(q Query) string {
-	switch q := q.(type) {
-	case *SetOp:
+	o := outerOf(q)
+	if _, ok := q.(*SetOp); ok || *o.with != nil || *o.order != nil || *o.limit != nil {
 		return "(" + q.String() + ")"
-	case *Select:
-		if q.With != nil || q.OrderBy != nil || q.Limit != nil {
-			return "(" + q.String() + ")"
-		}
 	}
 	return q.String()
 }
@@ -328,7 +324,7 @@ func (n *Values) String() string {
 	for i, r := range n.Rows {
 		rows[i] = "(" + joinNodes(r) + ")"
 	}
-	return "VALUES " + strings.Join(rows, ", ")
+	return withPrefix(n.With) + "VALUES " + strings.Join(rows, ", ") + orderLimitSuffix(n.OrderBy, n.Limit)
 }
 
 func (n *CTE) String() string {

@@ -646,10 +646,17 @@ func (p *parser) query() (Query, error) {
 			}
 		}
 	}
-	q, err := p.union()
+	q, err := p.union(nil)
 	if err != nil {
 		return nil, err
 	}
+	return p.queryTail(start, with, q)
+}
+
+// queryTail parses the ORDER BY and LIMIT after a query body and attaches
+// them, and the WITH clause before it, to the body's outermost node.
+func (p *parser) queryTail(start Pos, with []*CTE, q Query) (Query, error) {
+	var err error
 	var order []*OrderItem
 	orderPos := p.peek().pos
 	if p.acceptKw("ORDER") {
@@ -673,42 +680,23 @@ func (p *parser) query() (Query, error) {
 	}
 	// The clauses attach to the outermost query node; a parenthesised
 	// query that already has them cannot take a second set.
-	switch q := q.(type) {
-	case *Select:
-		if with != nil && q.With != nil || order != nil && q.OrderBy != nil || limit != nil && q.Limit != nil {
-			return nil, errorf(start, "duplicate WITH, ORDER BY or LIMIT; wrap the inner query in a subquery")
-		}
-		if with != nil {
-			q.With, q.Start = with, start
-		}
-		if order != nil {
-			q.OrderBy = order
-		}
-		if limit != nil {
-			q.Limit = limit
-		}
-	case *SetOp:
-		if with != nil && q.With != nil || order != nil && q.OrderBy != nil || limit != nil && q.Limit != nil {
-			return nil, errorf(start, "duplicate WITH, ORDER BY or LIMIT; wrap the inner query in a subquery")
-		}
-		if with != nil {
-			q.With, q.Start = with, start
-		}
-		if order != nil {
-			q.OrderBy = order
-		}
-		if limit != nil {
-			q.Limit = limit
-		}
-	case *Values:
-		switch {
-		case with != nil:
-			return nil, errorf(start, "WITH cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
-		case order != nil:
-			return nil, errorf(orderPos, "ORDER BY cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
-		case limit != nil:
-			return nil, errorf(limitPos, "LIMIT cannot be applied to VALUES; use SELECT * FROM (VALUES ...)")
-		}
+	o := outerOf(q)
+	switch {
+	case with != nil && *o.with != nil:
+		return nil, errorf(start, "a query cannot have two WITH clauses; wrap the inner query in a subquery")
+	case order != nil && *o.order != nil:
+		return nil, errorf(orderPos, "a query cannot have two ORDER BY clauses; wrap the inner query in a subquery")
+	case limit != nil && *o.limit != nil:
+		return nil, errorf(limitPos, "a query cannot have two LIMIT clauses; wrap the inner query in a subquery")
+	}
+	if with != nil {
+		*o.with, *o.start = with, start
+	}
+	if order != nil {
+		*o.order = order
+	}
+	if limit != nil {
+		*o.limit = limit
 	}
 	return q, nil
 }
@@ -737,9 +725,10 @@ func (p *parser) cte() (*CTE, error) {
 	return c, err
 }
 
-// union parses UNION and EXCEPT, which bind looser than INTERSECT.
-func (p *parser) union() (Query, error) {
-	left, err := p.intersect()
+// union parses UNION and EXCEPT, which bind looser than INTERSECT. A
+// non-nil first is an already parsed first operand.
+func (p *parser) union(first Query) (Query, error) {
+	left, err := p.intersect(first)
 	if err != nil {
 		return nil, err
 	}
@@ -749,7 +738,7 @@ func (p *parser) union() (Query, error) {
 		}
 		op := p.next()
 		all := p.setQuantifier()
-		right, err := p.intersect()
+		right, err := p.intersect(nil)
 		if err != nil {
 			return nil, err
 		}
@@ -758,10 +747,13 @@ func (p *parser) union() (Query, error) {
 	return left, nil
 }
 
-func (p *parser) intersect() (Query, error) {
-	left, err := p.queryPrimary()
-	if err != nil {
-		return nil, err
+func (p *parser) intersect(first Query) (Query, error) {
+	left := first
+	if left == nil {
+		var err error
+		if left, err = p.queryPrimary(); err != nil {
+			return nil, err
+		}
 	}
 	for n := 1; p.isKw("INTERSECT"); n++ {
 		if p.depth+n > maxDepth {

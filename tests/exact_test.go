@@ -157,25 +157,25 @@ GROUP BY window_start, window_end, k1, k2;
 
 // exactGroup accumulates one group of the reference GROUP BY.
 type exactGroup struct {
-	ws         int64
-	k1         *int64
-	k2         *string
-	cStar, cInt int64
-	dist       map[string]bool
-	sInt       *int32
-	sBig       *int64
-	sDbl       *float64
-	sDec       *int64
-	minInt     *int32
-	maxBig     *int64
-	minDbl     *float64
-	maxDec     *int64
-	minStr     *string
-	maxStr     *string
-	maxBool    *bool
+	ws               int64
+	k1               *int64
+	k2               *string
+	cStar, cInt      int64
+	dist             map[string]bool
+	sInt             *int32
+	sBig             *int64
+	sDbl             *float64
+	sDec             *int64
+	minInt           *int32
+	maxBig           *int64
+	minDbl           *float64
+	maxDec           *int64
+	minStr           *string
+	maxStr           *string
+	maxBool          *bool
 	nBig, nDbl, nDec int64
-	sBigTrue   *int64
-	distTrue   map[int32]bool
+	sBigTrue         *int64
+	distTrue         map[int32]bool
 }
 
 func ptr[T any](v T) *T { return &v }

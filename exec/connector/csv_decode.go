@@ -60,9 +60,9 @@ func (d *csvDecoder) decode(line []byte, b *batch) (bool, error) {
 			b.rollback()
 			return false, &rowError{col: d.schema[i].Name, msg: parseError(raw, c.t)}
 		}
-		if c.t.NotNull && !c.valid[b.n] {
+		if msg := notNull(c); msg != "" {
 			b.rollback()
-			return false, &rowError{col: d.schema[i].Name, msg: "NULL value in a NOT NULL column"}
+			return false, &rowError{col: d.schema[i].Name, msg: msg}
 		}
 	}
 	b.commit()

@@ -192,25 +192,30 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
+	return s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro), nil
+}
+
+func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec.Offset, ro exec.ReadOptions) *fileReader {
 	if ro.BatchSize <= 0 {
 		ro.BatchSize = 1024
 	}
 	r := &fileReader{
-		path:   split.ID,
-		f:      f,
-		r:      bufio.NewReaderSize(f, 1<<20),
-		b:      newBatch(s.schema),
-		ro:     ro,
-		ignore: s.cfg.ignore,
-		pos:    off.Pos,
-		line:   off.Line,
+		path:    path,
+		c:       c,
+		r:       br,
+		b:       newBatch(s.schema),
+		ro:      ro,
+		ignore:  s.cfg.ignore,
+		maxLine: maxLine,
+		pos:     off.Pos,
+		line:    off.Line,
 	}
 	if s.cfg.format == "csv" {
 		r.dec = newCSVDecoder(s.schema, s.cfg.csv)
 	} else {
 		r.dec = newJSONDecoder(s.schema, s.cfg.failMissing)
 	}
-	return r, nil
+	return r
 }
 
 // maxLine bounds a line's length, so that a file without line breaks fails
@@ -221,21 +226,22 @@ const maxLine = 64 << 20
 const maxBatchBytes = 1 << 30
 
 type fileReader struct {
-	path   string
-	f      *os.File
-	r      *bufio.Reader
-	dec    decoder
-	b      *batch
-	ro     exec.ReadOptions
-	ignore bool
-	pos    int64 // byte offset of the next unread line
-	line   int64 // lines consumed
-	long   []byte
-	eof    bool
+	path    string
+	c       io.Closer // nil once closed
+	r       *bufio.Reader
+	dec     decoder
+	b       *batch
+	ro      exec.ReadOptions
+	ignore  bool
+	maxLine int
+	pos     int64 // byte offset of the next unread line
+	line    int64 // lines consumed
+	long    []byte
+	eof     bool
 }
 
 func (r *fileReader) Next() (arrow.RecordBatch, error) {
-	if r.eof || r.f == nil {
+	if r.eof || r.c == nil {
 		return nil, io.EOF
 	}
 	bad := 0
@@ -282,7 +288,7 @@ func (r *fileReader) readLine() ([]byte, error) {
 		r.long = append(r.long[:0], s...)
 		for err == bufio.ErrBufferFull {
 			s, err = r.r.ReadSlice('\n')
-			if len(r.long) <= maxLine {
+			if len(r.long) <= r.maxLine {
 				r.long = append(r.long, s...)
 			} else {
 				r.pos += int64(len(s))
@@ -298,8 +304,8 @@ func (r *fileReader) readLine() ([]byte, error) {
 	}
 	r.pos += int64(len(s))
 	r.line++
-	if len(s) > maxLine {
-		return nil, &rowError{msg: fmt.Sprintf("line longer than %d MiB", maxLine>>20)}
+	if len(s) > r.maxLine {
+		return nil, &rowError{msg: fmt.Sprintf("line longer than %d bytes", r.maxLine)}
 	}
 	if s[len(s)-1] == '\n' {
 		s = s[:len(s)-1]
@@ -316,10 +322,10 @@ func (r *fileReader) readLine() ([]byte, error) {
 func (r *fileReader) Offset() exec.Offset { return exec.Offset{Pos: r.pos, Line: r.line} }
 
 func (r *fileReader) Close() error {
-	if r.f == nil {
+	if r.c == nil {
 		return nil
 	}
-	err := r.f.Close()
-	r.f = nil
+	err := r.c.Close()
+	r.c = nil
 	return err
 }

@@ -244,6 +244,7 @@ func TestDecodeDetails(t *testing.T) {
 		{"json", `{"n":1,"c":1}`, nil, nil, `:1: column 'c': cannot parse "1" as BOOLEAN`},
 		{"json", `{"n":1,"a":[1]}`, nil, nil, `:1: column 'a': cannot parse "[1]" as INT`},
 		{"json", `{"n":null}`, nil, nil, `:1: column 'n': NULL value in a NOT NULL column`},
+		{"json", `{"a":1}`, nil, nil, `:1: column 'n': NULL value in a NOT NULL column`},
 	}
 	for i, c := range cases {
 		t.Run(fmt.Sprint(i), func(t *testing.T) {

@@ -137,13 +137,15 @@ func (d *jsonDecoder) column(key []byte) int {
 // append appends column k's value; a non-empty result is the error.
 func (d *jsonDecoder) append(line []byte, k int, c *column) string {
 	v := d.vals[k]
-	text := line[v.start:v.end]
-	switch v.kind {
-	case 0:
+	if v.kind == 0 {
 		if d.failMissing {
 			return "field is missing"
 		}
 		c.null()
+		return notNull(c)
+	}
+	text := line[v.start:v.end]
+	switch v.kind {
 	case 'n':
 		c.null()
 	case 's':
@@ -167,6 +169,12 @@ func (d *jsonDecoder) append(line []byte, k int, c *column) string {
 			return parseError(text, c.t)
 		}
 	}
+	return notNull(c)
+}
+
+// notNull refuses the NULL just appended to a NOT NULL column: downstream
+// kernels may rely on such a column having no nulls.
+func notNull(c *column) string {
 	if c.t.NotNull && !c.valid[len(c.valid)-1] {
 		return "NULL value in a NOT NULL column"
 	}

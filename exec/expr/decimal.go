@@ -299,9 +299,9 @@ func rem(a, b i256) i256 {
 // decOp computes one decimal operation between operands of scales sa and
 // sb into DECIMAL(p, s).
 type decOp struct {
-	fn            Fn
-	sa, sb, p, s  int
-	small         bool // every value involved fits an int64: no i256 needed
+	fn             Fn
+	sa, sb, p, s   int
+	small          bool // every value involved fits an int64: no i256 needed
 	smallA, smallB int64
 }
 

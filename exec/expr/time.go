@@ -34,7 +34,7 @@ type token struct {
 }
 
 // parseFormat reads a Java SimpleDateFormat pattern. Text in single quotes
-// is literal ('' is a quote); other non-letters are literal too.
+// is literal (” is a quote); other non-letters are literal too.
 func parseFormat(p string) ([]token, error) {
 	var toks []token
 	for i := 0; i < len(p); {
