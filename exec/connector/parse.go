@@ -1,9 +1,11 @@
 package connector
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/strandsql/strand/types"
 )
@@ -11,10 +13,16 @@ import (
 // parse appends the value that the text b denotes to column c. It is shared
 // by the CSV and JSON decoders (JSON numbers and strings arrive here as
 // their text). Non-string values may be surrounded by blanks, as Flink
-// trims them; a blank non-string value is NULL. It returns false if b is
+// trims them; a blank non-string value is NULL. Invalid UTF-8 in a string
+// becomes U+FFFD. It returns false if b is
 // not a value of c's type; nothing has been appended then.
 func (c *column) parse(b []byte) bool {
 	if c.st == sString {
+		if !utf8.Valid(b) {
+			// Arrow strings are UTF-8; like a Java reader decoding the
+			// file, replace what is not.
+			b = bytes.ToValidUTF8(b, []byte("\uFFFD"))
+		}
 		c.str(b)
 		return true
 	}
