@@ -148,11 +148,11 @@ func Subtask(kg, maxPar, n int) int {
 	return kg * n / maxPar
 }
 
-// sinkOutput writes the chain's output to a sink.
+// sinkOutput writes the chain's output to a sink. Its writer is closed
+// (made visible) by Run only once every task of the job has succeeded.
 type sinkOutput struct {
 	w       SinkWriter
 	metrics *Metrics
-	done    bool
 }
 
 func (o *sinkOutput) Emit(b arrow.RecordBatch) error {
@@ -169,16 +169,4 @@ func (o *sinkOutput) Emit(b arrow.RecordBatch) error {
 
 func (o *sinkOutput) watermark(int64) error { return nil }
 
-func (o *sinkOutput) end() error {
-	o.done = true
-	return o.w.Close()
-}
-
-// abort discards unfinished output of a failed job.
-func (o *sinkOutput) abort() error {
-	if o.done {
-		return nil
-	}
-	o.done = true
-	return o.w.Abort()
-}
+func (o *sinkOutput) end() error { return nil }

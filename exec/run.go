@@ -89,6 +89,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
+		writers  []SinkWriter
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -112,6 +113,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 					fail(fmt.Errorf("%s: %w", v.Name, err))
 					break
 				}
+				writers = append(writers, w)
 				out = &sinkOutput{w: w, metrics: opts.Metrics}
 			} else {
 				e := edgeOf[v]
@@ -137,13 +139,25 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		}
 	}
 	wg.Wait()
-	if firstErr != nil {
-		return firstErr
+	err := firstErr
+	if err == nil {
+		if cerr := context.Cause(ctx); cerr != nil {
+			err = fmt.Errorf("%w: %w", ErrCanceled, cerr)
+		}
 	}
-	if err := context.Cause(ctx); err != nil {
-		return fmt.Errorf("%w: %w", ErrCanceled, err)
+	// Output becomes visible only when the whole job has succeeded.
+	var errs []error
+	for _, w := range writers {
+		if err != nil {
+			errs = append(errs, w.Abort())
+		} else if cerr := w.Close(); cerr != nil {
+			errs = append(errs, cerr)
+		}
 	}
-	return nil
+	if err != nil {
+		return errors.Join(append([]error{err}, errs...)...)
+	}
+	return errors.Join(errs...)
 }
 
 // runTask runs one subtask and closes its operators and output whatever
@@ -158,11 +172,6 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 			if os.Getenv("STRAND_DEBUG") != "" {
 				err = fmt.Errorf("%w\n%s", err, debug.Stack())
 			}
-		}
-	}()
-	defer func() {
-		if so, ok := out.(*sinkOutput); ok && err != nil {
-			err = errors.Join(err, so.abort())
 		}
 	}()
 	c, err := newChain(tc, v.Ops, out)

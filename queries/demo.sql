@@ -15,7 +15,7 @@ CREATE TABLE clicks (
   'rows-per-second' = '6000',
   'seed' = '42',
   'fields.ts.kind' = 'random',
-  'fields.ts.start' = '2024-01-01 00:00:00',
+  'fields.ts.start' = '2024-01-01 00:00:03',
   'fields.ts.step' = '10 ms',
   'fields.ts.max-past' = '3 s',
   'fields.user_id.min' = '1',
