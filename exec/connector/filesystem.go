@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -35,12 +35,15 @@ var (
 
 func parseFilesystem(t Table) (fsConfig, error) {
 	o := &opts{conn: "filesystem", m: t.Options}
-	valid := fsKeys
+	// The format's own keys are valid only with that format, as in Flink.
+	// Without a known format every format key passes here, so that the
+	// error is the missing or bad format, not its options.
+	valid := slices.Concat(fsKeys, csvKeys, jsonKeys)
 	switch t.Options["format"] {
 	case "csv":
-		valid = append(valid[:len(valid):len(valid)], csvKeys...)
+		valid = slices.Concat(fsKeys, csvKeys)
 	case "json":
-		valid = append(valid[:len(valid):len(valid)], jsonKeys...)
+		valid = slices.Concat(fsKeys, jsonKeys)
 	}
 	c := fsConfig{rollSize: 128 << 20}
 	err := o.checkKeys(valid, nil)
@@ -171,7 +174,7 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
-	sort.Strings(paths)
+	slices.Sort(paths)
 	splits := make([]exec.Split, len(paths))
 	for i, p := range paths {
 		splits[i] = exec.Split{ID: p, Index: i}

@@ -19,6 +19,8 @@ func TestValidate(t *testing.T) {
 			"unknown option 'pth' for connector 'filesystem' (valid options: 'connector', 'path', 'format', 'sink.rolling-policy.file-size', 'csv.field-delimiter', 'csv.quote-character', 'csv.disable-quote-character', 'csv.allow-comments', 'csv.ignore-parse-errors', 'csv.null-literal')"},
 		{map[string]string{"connector": "filesystem", "format": "csv"}, true, "path",
 			"missing required option 'path' for connector 'filesystem'"},
+		{map[string]string{"connector": "filesystem", "path": "x", "csv.field-delimiter": ";"}, true, "format",
+			"missing required option 'format' for connector 'filesystem'"},
 		{map[string]string{"connector": "filesystem", "path": "x", "format": "xml"}, true, "format",
 			"invalid value 'xml' for option 'format' (valid values: 'csv', 'json')"},
 		{map[string]string{"connector": "filesystem", "path": "x", "format": "csv", "csv.field-delimiter": ";;"}, true, "csv.field-delimiter",
