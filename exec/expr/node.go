@@ -207,17 +207,20 @@ func (nd *node) eval(s *state, n int, act []uint64) (*vec, error) {
 }
 
 func (nd *node) eager(s *state, n int, act []uint64) (*vec, error) {
-	konst := true
+	konst, null := true, false
 	for i, k := range nd.kids {
 		v, err := k.eval(s, n, act)
 		if err != nil {
 			return nil, err
 		}
-		if nd.strict && v.null() {
-			return &nullv, nil
-		}
 		nd.in[i] = v
 		konst = konst && v.konst
+		null = null || v.null()
+	}
+	// Every argument ran first, so that whether a row raises an error does
+	// not depend on another argument being a constant NULL.
+	if nd.strict && null {
+		return &nullv, nil
 	}
 	rows := n
 	if konst {
