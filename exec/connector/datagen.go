@@ -167,7 +167,11 @@ func parseGenField(t Table, col types.Field, seed uint64) (f genField, n int64, 
 			continue
 		}
 		if k, _, ok := get(opt); ok {
-			return f, n, &OptionError{Key: k, Msg: fmt.Sprintf("option '%s' does not apply to a %s %s column", k, kind, ty.Plain().Nullable()), Valid: applies, what: "options"}
+			valid := []string{"fields." + col.Name + ".kind"}
+			for _, a := range append(applies, "null-rate") {
+				valid = append(valid, "fields."+col.Name+"."+a)
+			}
+			return f, n, &OptionError{Key: k, Msg: fmt.Sprintf("option '%s' does not apply to a %s %s column", k, kind, ty.Plain().Nullable()), Valid: valid, what: "options"}
 		}
 	}
 
@@ -203,17 +207,21 @@ func parseGenField(t Table, col types.Field, seed uint64) (f genField, n int64, 
 	case f.seq:
 		start, end := int64(0), int64(-1)
 		hasEnd := false
-		if ty.Kind == types.Date {
+		st := ty // the type of start and end
+		switch ty.Kind {
+		case types.Date:
 			start = 19723 // 2024-01-01
+		case types.Decimal, types.Float, types.Double, types.String:
+			st = types.TBigInt // these sequences count in whole numbers
 		}
 		if k, v, ok := get("start"); ok {
-			if start, ok = genInt(ty, v); !ok {
-				return f, n, badValue(k, v, "must be "+genIntHint(ty))
+			if start, ok = genInt(st, v); !ok {
+				return f, n, badValue(k, v, "must be "+genIntHint(st))
 			}
 		}
 		if k, v, ok := get("end"); ok {
-			if end, ok = genInt(ty, v); !ok {
-				return f, n, badValue(k, v, "must be "+genIntHint(ty))
+			if end, ok = genInt(st, v); !ok {
+				return f, n, badValue(k, v, "must be "+genIntHint(st))
 			}
 			if end < start {
 				return f, n, badValue(k, v, "must not be less than the start")

@@ -173,3 +173,29 @@ func TestDatagenRate(t *testing.T) {
 	}
 	_ = zero
 }
+
+func TestDatagenSequenceTypes(t *testing.T) {
+	s := types.Schema{
+		{Name: "m", Type: types.DecimalOf(6, 2)},
+		{Name: "d", Type: types.TDouble},
+		{Name: "dt", Type: types.TDate},
+		{Name: "iv", Type: types.TIntervalDT},
+		{Name: "x", Type: types.TString},
+	}
+	o := map[string]string{"connector": "datagen", "rows-per-second": "0"}
+	for _, c := range []string{"m", "d", "dt", "iv", "x"} {
+		o["fields."+c+".kind"] = "sequence"
+	}
+	o["fields.m.start"], o["fields.m.end"] = "5", "7"
+	o["fields.dt.start"] = "2024-02-28"
+	o["fields.x.start"] = "98"
+	rows := must(readAll(t, must(NewSource(Table{Schema: s, Options: o})), exec.ReadOptions{BatchSize: 2}))
+	want := []string{
+		"+I[5.00, 0.0, 2024-02-28, 0, 98]",
+		"+I[6.00, 1.0, 2024-02-29, 1, 99]",
+		"+I[7.00, 2.0, 2024-03-01, 2, 100]",
+	}
+	if !slices.Equal(rows, want) {
+		t.Fatalf("got %q", rows)
+	}
+}
