@@ -38,15 +38,15 @@ func newCSVDecoder(s types.Schema, f csvFormat) *csvDecoder {
 	return &csvDecoder{f: f, schema: s, fields: make([]span, 0, len(s)+1)}
 }
 
-func (d *csvDecoder) decode(line []byte, b *batch) (bool, error) {
+func (d *csvDecoder) decode(line []byte, b *batch) error {
 	if len(line) == 0 || d.f.comments && line[0] == '#' {
-		return true, nil
+		return nil
 	}
 	if msg := d.split(line); msg != "" {
-		return false, &rowError{msg: msg}
+		return &rowError{msg: msg}
 	}
 	if len(d.fields) != len(d.schema) {
-		return false, &rowError{msg: fmt.Sprintf("expected %d fields, got %d", len(d.schema), len(d.fields))}
+		return &rowError{msg: fmt.Sprintf("expected %d fields, got %d", len(d.schema), len(d.fields))}
 	}
 	for i, f := range d.fields {
 		c := &b.cols[i]
@@ -58,15 +58,15 @@ func (d *csvDecoder) decode(line []byte, b *batch) (bool, error) {
 			c.null()
 		} else if !c.parse(raw) {
 			b.rollback()
-			return false, &rowError{col: d.schema[i].Name, msg: parseError(raw, c.t)}
+			return &rowError{col: d.schema[i].Name, msg: parseError(raw, c.t)}
 		}
 		if msg := notNull(c); msg != "" {
 			b.rollback()
-			return false, &rowError{col: d.schema[i].Name, msg: msg}
+			return &rowError{col: d.schema[i].Name, msg: msg}
 		}
 	}
 	b.commit()
-	return false, nil
+	return nil
 }
 
 // split finds the fields of line, RFC 4180 style: a field that starts with

@@ -120,11 +120,11 @@ func (e *rowError) Error() string {
 // Unwrap makes errors.Is(err, exec.ErrBadRow) hold.
 func (e *rowError) Unwrap() error { return exec.ErrBadRow }
 
-// decoder turns one line (without its line break) into one row of b. It
-// reports skip for lines that hold no row (blank lines, comments), and a
-// *rowError for a malformed one, in which case b is unchanged.
+// decoder turns one line (without its line break) into one row of b, or
+// into none for a line without a row (blank, comment). A malformed line is
+// a *rowError, and leaves b unchanged.
 type decoder interface {
-	decode(line []byte, b *batch) (skip bool, err error)
+	decode(line []byte, b *batch) error
 }
 
 type fileSource struct {
@@ -241,9 +241,13 @@ type fileReader struct {
 	line    int64 // lines consumed
 	long    []byte
 	eof     bool
+	err     error // a failed read stays failed
 }
 
 func (r *fileReader) Next() (arrow.RecordBatch, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
 	if r.eof || r.c == nil {
 		return nil, io.EOF
 	}
@@ -261,18 +265,20 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 			break
 		}
 		if err == nil {
-			_, err = r.dec.decode(line, r.b)
+			err = r.dec.decode(line, r.b)
 		}
 		if err != nil {
 			var re *rowError
 			if !errors.As(err, &re) {
-				return nil, fmt.Errorf("filesystem source: %s: %w", r.path, err)
+				r.err = fmt.Errorf("filesystem source: %s: %w", r.path, err)
+				return nil, r.err
 			}
 			if r.ignore {
 				bad++
 				continue
 			}
 			re.path, re.line = r.path, r.line
+			r.err = re
 			return nil, re
 		}
 	}

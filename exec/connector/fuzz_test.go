@@ -115,12 +115,16 @@ func FuzzJSON(f *testing.F) {
 		d := newJSONDecoder(fuzzSchema, false)
 		b := newBatch(fuzzSchema)
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			skip, err := d.decode(line, b)
-			if skip {
-				if len(bytes.TrimSpace(line)) != 0 {
-					t.Fatalf("skipped %q", line)
+			n := b.n
+			err := d.decode(line, b)
+			if len(bytes.Trim(line, " \t\r")) == 0 {
+				if err != nil || b.n != n {
+					t.Fatalf("blank line %q: %v", line, err)
 				}
 				continue
+			}
+			if (err == nil) != (b.n == n+1) {
+				t.Fatalf("%q: error %v, rows %d -> %d", line, err, n, b.n)
 			}
 			var re *rowError
 			syntaxErr := err != nil && errors.As(err, &re) && re.col == ""

@@ -49,13 +49,13 @@ func newJSONDecoder(s types.Schema, failMissing bool) *jsonDecoder {
 // jsonSyntax is the message of a malformed line.
 func jsonSyntax(what string) error { return &rowError{msg: "invalid JSON: " + what} }
 
-func (d *jsonDecoder) decode(line []byte, b *batch) (bool, error) {
+func (d *jsonDecoder) decode(line []byte, b *batch) error {
 	i := ws(line, 0)
 	if i == len(line) {
-		return true, nil
+		return nil
 	}
 	if line[i] != '{' {
-		return false, jsonSyntax("expected an object")
+		return jsonSyntax("expected an object")
 	}
 	for k := range d.vals {
 		d.vals[k].kind = 0
@@ -67,12 +67,12 @@ func (d *jsonDecoder) decode(line []byte, b *batch) (bool, error) {
 	} else {
 		for {
 			if i >= len(line) || line[i] != '"' {
-				return false, jsonSyntax("expected a field name")
+				return jsonSyntax("expected a field name")
 			}
 			kstart := i + 1
 			end, esc, msg := scanString(line, i)
 			if msg != "" {
-				return false, jsonSyntax(msg)
+				return jsonSyntax(msg)
 			}
 			key := line[kstart : end-1]
 			if esc {
@@ -81,12 +81,12 @@ func (d *jsonDecoder) decode(line []byte, b *batch) (bool, error) {
 			}
 			i = ws(line, end)
 			if i >= len(line) || line[i] != ':' {
-				return false, jsonSyntax("expected ':' after a field name")
+				return jsonSyntax("expected ':' after a field name")
 			}
 			i = ws(line, i+1)
 			v, end, msg := d.value(line, i)
 			if msg != "" {
-				return false, jsonSyntax(msg)
+				return jsonSyntax(msg)
 			}
 			if col := d.column(key); col >= 0 {
 				d.vals[col] = v // a repeated field: the last one wins, as in Jackson
@@ -100,20 +100,20 @@ func (d *jsonDecoder) decode(line []byte, b *batch) (bool, error) {
 				i++
 				break
 			}
-			return false, jsonSyntax("expected ',' or '}' after a value")
+			return jsonSyntax("expected ',' or '}' after a value")
 		}
 	}
 	if ws(line, i) != len(line) {
-		return false, jsonSyntax("unexpected data after the object")
+		return jsonSyntax("unexpected data after the object")
 	}
 	for k := range d.vals {
 		if msg := d.append(line, k, &b.cols[k]); msg != "" {
 			b.rollback()
-			return false, &rowError{col: d.schema[k].Name, msg: msg}
+			return &rowError{col: d.schema[k].Name, msg: msg}
 		}
 	}
 	b.commit()
-	return false, nil
+	return nil
 }
 
 // column finds the column a field name denotes: an exact match first, then
