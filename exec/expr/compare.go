@@ -3,6 +3,7 @@ package expr
 import (
 	"bytes"
 	"math"
+	"math/bits"
 	"slices"
 
 	"github.com/strandsql/strand/types"
@@ -181,7 +182,7 @@ func eqVS[T ordered](o []uint64, x []T, c T) {
 		s := x[w*64 : min(w*64+64, len(x))]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v == c) << uint(j)
+			m |= b2u(v == c) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -192,7 +193,7 @@ func ltVS[T ordered](o []uint64, x []T, c T) {
 		s := x[w*64 : min(w*64+64, len(x))]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v < c) << uint(j)
+			m |= b2u(v < c) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -203,7 +204,7 @@ func leVS[T ordered](o []uint64, x []T, c T) {
 		s := x[w*64 : min(w*64+64, len(x))]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v <= c) << uint(j)
+			m |= b2u(v <= c) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -214,7 +215,7 @@ func gtVS[T ordered](o []uint64, x []T, c T) {
 		s := x[w*64 : min(w*64+64, len(x))]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v > c) << uint(j)
+			m |= b2u(v > c) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -225,7 +226,7 @@ func geVS[T ordered](o []uint64, x []T, c T) {
 		s := x[w*64 : min(w*64+64, len(x))]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v >= c) << uint(j)
+			m |= b2u(v >= c) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -237,7 +238,7 @@ func eqVV[T ordered](o []uint64, x, y []T) {
 		t := y[w*64 : w*64+len(s)]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v == t[j]) << uint(j)
+			m |= b2u(v == t[j]) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -249,7 +250,7 @@ func ltVV[T ordered](o []uint64, x, y []T) {
 		t := y[w*64 : w*64+len(s)]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v < t[j]) << uint(j)
+			m |= b2u(v < t[j]) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -261,7 +262,7 @@ func leVV[T ordered](o []uint64, x, y []T) {
 		t := y[w*64 : w*64+len(s)]
 		var m uint64
 		for j, v := range s {
-			m |= b2u(v <= t[j]) << uint(j)
+			m |= b2u(v <= t[j]) << (uint(j) & 63)
 		}
 		o[w] = m
 	}
@@ -293,21 +294,29 @@ func boolCmp(nd *node, op Fn) func(int, []uint64) error {
 }
 
 // strCmp compares UTF-8 bytes, which orders strings by code point as
-// Flink's binary strings do.
+// Flink's binary strings do. It visits only the live rows.
 func strCmp(nd *node, op Fn) func(int, []uint64) error {
-	return func(rows int, _ []uint64) error {
+	return func(rows int, act []uint64) error {
 		a, b := nd.in[0], nd.in[1]
 		o := nd.outBits(rows)
-		fill(o, 0)
 		eq := op == Eq || op == Ne
-		for i := 0; i < rows; i++ {
-			var r bool
-			if eq {
-				r = bytes.Equal(a.str(i), b.str(i)) == (op == Eq)
-			} else {
-				r = holds(op, bytes.Compare(a.str(i), b.str(i)))
+		for w := range o {
+			var r uint64
+			for m := nd.liveWord(w, rows, act); m != 0; m &= m - 1 {
+				j := bits.TrailingZeros64(m)
+				x, y := a.str(w*64+j), b.str(w*64+j)
+				var t bool
+				if eq {
+					t = string(x) == string(y)
+				} else {
+					t = holds(op, bytes.Compare(x, y))
+				}
+				r |= b2u(t) << (uint(j) & 63)
 			}
-			o[i>>6] |= b2u(r) << (uint(i) & 63)
+			if op == Ne {
+				r = ^r
+			}
+			o[w] = r
 		}
 		return nil
 	}
@@ -438,7 +447,7 @@ func inSet[T ordered](nd *node, set []T, hasNull bool) func(int, []uint64) error
 			s := x[w*64 : min(w*64+64, len(x))]
 			var m uint64
 			for j, v := range s {
-				m |= b2u(has(set, v)) << uint(j)
+				m |= b2u(has(set, v)) << (uint(j) & 63)
 			}
 			o[w] = m
 		}

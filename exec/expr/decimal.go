@@ -104,7 +104,11 @@ func (a i256) mulSmall(m uint64) (i256, bool) {
 func (a i256) divSmall(d uint64) (i256, uint64) {
 	var q i256
 	var r uint64
-	for i := 3; i >= 0; i-- {
+	i := 3
+	for i > 0 && a[i] == 0 {
+		i--
+	}
+	for ; i >= 0; i-- {
 		q[i], r = bits.Div64(r, a[i], d)
 	}
 	return q, r
@@ -299,24 +303,55 @@ func rem(a, b i256) i256 {
 // decOp computes one decimal operation between operands of scales sa and
 // sb into DECIMAL(p, s).
 type decOp struct {
-	fn             Fn
-	sa, sb, p, s   int
-	small          bool // every value involved fits an int64: no i256 needed
-	smallA, smallB int64
+	fn           Fn
+	sa, sb, p, s int
+	// small is set when every value involved fits an int64: a sum is then
+	// x*ka + y*kb, a product x*y/kd rounded, with no i256 at all.
+	small      bool
+	ka, kb, kd int64
 }
 
 func overflow(p, s int) error {
 	return fmt.Errorf("%w: numeric overflow: value does not fit DECIMAL(%d, %d)", ErrRuntime, p, s)
 }
 
-func (o *decOp) apply(x, y decimal128.Num) (decimal128.Num, error) {
-	if o.small {
-		v := int64(x.LowBits())*o.smallA + int64(y.LowBits())*o.smallB
-		if v <= -pow10[o.p] || v >= pow10[o.p] {
-			return decimal128.Num{}, overflow(o.p, o.s)
+// plan decides whether the operation can run on int64s: operands of
+// precision pa and pb whose every intermediate stays below 10^18.
+func (o *decOp) plan(pa, pb int) {
+	switch o.fn {
+	case Add, Sub:
+		if o.s >= o.sa && o.s >= o.sb && pa-o.sa+o.s <= 18 && pb-o.sb+o.s <= 18 && o.p <= 18 {
+			o.small, o.ka, o.kb = true, pow10[o.s-o.sa], pow10[o.s-o.sb]
+			if o.fn == Sub {
+				o.kb = -o.kb
+			}
 		}
-		return decimal128.FromI64(v), nil
+	case Mul:
+		if pa+pb <= 18 && o.s <= o.sa+o.sb && o.p <= 18 {
+			o.small, o.kd = true, pow10[o.sa+o.sb-o.s]
+		}
 	}
+}
+
+func (o *decOp) apply64(x, y int64) (int64, bool) {
+	var v int64
+	if o.fn == Mul {
+		v = x * y
+		q, r := v/o.kd, v%o.kd
+		switch {
+		case r > 0 && r >= o.kd-r:
+			q++
+		case r < 0 && -r >= o.kd+r:
+			q--
+		}
+		v = q
+	} else {
+		v = x*o.ka + y*o.kb
+	}
+	return v, v > -pow10[o.p] && v < pow10[o.p]
+}
+
+func (o *decOp) apply(x, y decimal128.Num) (decimal128.Num, error) {
 	a, b := fromNum(x), fromNum(y)
 	var r i256
 	switch o.fn {
@@ -421,22 +456,25 @@ func (c *compiler) decArith(e *Call) (*node, error) {
 	nd := newNode(e.T, x, y)
 	nd.strict = true
 	op := &decOp{fn: e.Fn, sa: ta.Scale, sb: tb.Scale, p: e.T.Precision, s: e.T.Scale}
-	// Sums of small decimals at the result's scale stay in int64.
-	if (e.Fn == Add || e.Fn == Sub) && op.s >= op.sa && op.s >= op.sb &&
-		ta.Precision-op.sa+op.s <= 18 && tb.Precision-op.sb+op.s <= 18 && op.p <= 18 {
-		op.small = true
-		op.smallA, op.smallB = pow10[op.s-op.sa], pow10[op.s-op.sb]
-		if e.Fn == Sub {
-			op.smallB = -op.smallB
-		}
-	}
+	op.plan(ta.Precision, tb.Precision)
 	nd.kern = func(rows int, act []uint64) error {
 		a, b := nd.in[0], nd.in[1]
 		x, y := col[decimal128.Num](a), col[decimal128.Num](b)
 		xi, yi := step(a), step(b)
 		o := out[decimal128.Num](nd, rows)
-		for i := 0; i < rows; i++ {
-			if !on(act, i) || !isSet(nd.out.valid, i) {
+		if op.small {
+			for i := range o {
+				// The low word of a value below 10^18 is the value.
+				v, ok := op.apply64(int64(x[i*xi].LowBits()), int64(y[i*yi].LowBits()))
+				if !ok && nd.live(i, act) {
+					return overflow(op.p, op.s)
+				}
+				o[i] = decimal128.FromI64(v)
+			}
+			return nil
+		}
+		for i := range o {
+			if !nd.live(i, act) {
 				o[i] = decimal128.Num{}
 				continue
 			}

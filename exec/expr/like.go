@@ -282,34 +282,42 @@ func (r *rowPattern) get(p []byte) *pattern {
 	return pat
 }
 
-// likeRows matches the live rows against the pattern of each row. With a
-// constant pattern and a selective active mask (the right side of an AND),
-// only the active rows are visited.
+// likeRows matches the live rows against pat, or against each row's
+// pattern when pat is nil. Only the rows that matter are visited: on the
+// right of an AND, the rows the left side has not already ruled out.
 func (nd *node) likeRows(rows int, act []uint64, pat *pattern, row *rowPattern) {
 	v := nd.in[0]
 	o := nd.outBits(rows)
-	fill(o, 0)
-	valid := nd.out.valid
+	sh, lit := byPieces, []byte(nil)
+	if pat != nil {
+		sh, lit = pat.shape, pat.lit
+	}
 	for w := range o {
-		m := ^uint64(0)
-		if act != nil {
-			m = act[w]
-		}
-		if valid != nil {
-			m &= valid[w]
-		}
-		if w == len(o)-1 {
-			m &= tail(rows)
-		}
 		var r uint64
-		for ; m != 0; m &= m - 1 {
+		for m := nd.liveWord(w, rows, act); m != 0; m &= m - 1 {
 			j := bits.TrailingZeros64(m)
 			i := w*64 + j
-			p := pat
-			if p == nil {
-				p = row.get(nd.in[1].str(i))
+			s := v.str(i)
+			var ok bool
+			switch sh {
+			case prefix: // the first byte rules out most rows without a call
+				ok = len(s) >= len(lit) && (len(lit) == 0 || s[0] == lit[0] && string(s[1:len(lit)]) == string(lit[1:]))
+			case suffix:
+				ok = len(s) >= len(lit) && string(s[len(s)-len(lit):]) == string(lit)
+			case contains:
+				ok = bytes.Contains(s, lit)
+			case whole:
+				ok = string(s) == string(lit)
+			case always:
+				ok = true
+			default:
+				p := pat
+				if p == nil {
+					p = row.get(nd.in[1].str(i))
+				}
+				ok = p.match(s)
 			}
-			r |= b2u(p.match(v.str(i))) << uint(j)
+			r |= b2u(ok) << (uint(j) & 63)
 		}
 		o[w] = r
 	}

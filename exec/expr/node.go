@@ -285,6 +285,22 @@ func (nd *node) setNull(i, rows int) {
 	nd.out.valid[i>>6] &^= 1 << (uint(i) & 63)
 }
 
+// liveWord is word w of the rows a strict kernel has to compute: active and
+// not NULL.
+func (nd *node) liveWord(w, rows int, act []uint64) uint64 {
+	m := ^uint64(0)
+	if act != nil {
+		m = act[w]
+	}
+	if v := nd.out.valid; v != nil {
+		m &= v[w]
+	}
+	if w == words(rows)-1 {
+		m &= tail(rows)
+	}
+	return m
+}
+
 // out returns rows values of the node's result, to be written.
 func out[T any](nd *node, rows int) []T {
 	var z T

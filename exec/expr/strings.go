@@ -80,29 +80,37 @@ func (c *compiler) changeCase(e *Call) (*node, error) {
 // casings that change a string's length, like ß to SS, are not applied).
 // Bytes that are not UTF-8 pass through.
 func appendCase(d, s []byte, upper bool) []byte {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			switch {
-			case upper && 'a' <= c && c <= 'z':
-				c -= 'a' - 'A'
-			case !upper && 'A' <= c && c <= 'Z':
-				c += 'a' - 'A'
-			}
-			d = append(d, c)
-			i++
-			continue
+	lo, hi := byte('a'), byte('z')
+	if !upper {
+		lo, hi = 'A', 'Z'
+	}
+	for len(s) > 0 {
+		// Map the ASCII run in place after copying it.
+		n := 0
+		for n < len(s) && s[n] < utf8.RuneSelf {
+			n++
 		}
-		r, w := utf8.DecodeRune(s[i:])
+		at := len(d)
+		d = append(d, s[:n]...)
+		for i, c := range d[at:] {
+			if lo <= c && c <= hi {
+				d[at+i] = c ^ 0x20
+			}
+		}
+		s = s[n:]
+		if len(s) == 0 {
+			break
+		}
+		r, w := utf8.DecodeRune(s)
 		switch {
 		case r == utf8.RuneError && w == 1:
-			d = append(d, c)
+			d = append(d, s[0])
 		case upper:
 			d = utf8.AppendRune(d, unicode.ToUpper(r))
 		default:
 			d = utf8.AppendRune(d, unicode.ToLower(r))
 		}
-		i += w
+		s = s[w:]
 	}
 	return d
 }

@@ -1,0 +1,126 @@
+package expr
+
+import (
+	"math/rand"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/types"
+)
+
+const benchRows = 64 * 1024
+
+// benchBatch has columns price BIGINT, channel STRING, a DOUBLE, b DOUBLE,
+// amount DECIMAL(12, 2), with 1% NULLs in price and channel.
+func benchBatch(b *testing.B) (arrow.RecordBatch, types.Schema) {
+	r := rand.New(rand.NewSource(1))
+	s := types.Schema{
+		{Name: "price", Type: tL}, {Name: "channel", Type: tS},
+		{Name: "a", Type: tD}, {Name: "b", Type: tD}, {Name: "amount", Type: tDec(12, 2)},
+	}
+	channels := []string{"apple", "Google", "Facebook", "Baidu", "amazon", "channel-42"}
+	rb := array.NewRecordBuilder(memory.NewGoAllocator(), s.Arrow())
+	defer rb.Release()
+	for i := 0; i < benchRows; i++ {
+		if r.Intn(100) == 0 {
+			rb.Field(0).AppendNull()
+			rb.Field(1).AppendNull()
+		} else {
+			rb.Field(0).(*array.Int64Builder).Append(r.Int63n(10_000))
+			rb.Field(1).(*array.StringBuilder).Append(channels[r.Intn(len(channels))])
+		}
+		rb.Field(2).(*array.Float64Builder).Append(r.Float64() * 1000)
+		rb.Field(3).(*array.Float64Builder).Append(r.Float64())
+		rb.Field(4).(*array.Decimal128Builder).Append(decimalOf(r.Int63n(10_000_000)))
+	}
+	return rb.NewRecordBatch(), s
+}
+
+func bench(b *testing.B, e Expr) {
+	batch, s := benchBatch(b)
+	defer batch.Release()
+	p, err := Compile(e, s)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := &Ctx{Alloc: memory.NewGoAllocator()}
+	loop(b, func() {
+		out, err := p.Eval(ctx, batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Release()
+	})
+}
+
+// loop runs f b.N times and reports rows per second of wall time and, as
+// the machine may be shared, of this process's CPU time.
+func loop(b *testing.B, f func()) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cpuTime()
+	for i := 0; i < b.N; i++ {
+		f()
+	}
+	cpu = cpuTime() - cpu
+	rows := float64(b.N) * benchRows
+	b.ReportMetric(rows/b.Elapsed().Seconds(), "rows/s")
+	if cpu > 0 {
+		b.ReportMetric(rows/cpu.Seconds(), "rows/cpu-s")
+	}
+}
+
+func BenchmarkEvalFilter(b *testing.B) {
+	price, channel := c(0, tL), c(1, tS)
+	b.Run("price>1000 AND channel LIKE 'a%'", func(b *testing.B) {
+		bench(b, call(And, tB, call(Gt, tB, price, i64(1000)), call(Like, tB, channel, str("a%"))))
+	})
+	b.Run("price>9000 AND channel LIKE '%oo%'", func(b *testing.B) {
+		bench(b, call(And, tB, call(Gt, tB, price, i64(9000)), call(Like, tB, channel, str("%oo%"))))
+	})
+	b.Run("price IN (...) OR channel = 'apple'", func(b *testing.B) {
+		bench(b, call(Or, tB, call(In, tB, price, i64(1), i64(10), i64(100), i64(1000)), call(Eq, tB, channel, str("apple"))))
+	})
+	b.Run("select", func(b *testing.B) { // filter, selection vector and Take
+		batch, s := benchBatch(b)
+		defer batch.Release()
+		p, _ := Compile(call(And, tB, call(Gt, tB, price, i64(1000)), call(Like, tB, channel, str("a%"))), s)
+		alloc := memory.NewGoAllocator()
+		ctx := &Ctx{Alloc: alloc}
+		var sel []int32
+		loop(b, func() {
+			mask, _ := p.Eval(ctx, batch)
+			sel = SelectTrue(mask.(*array.Boolean), sel)
+			out := Take(alloc, batch, sel)
+			out.Release()
+			mask.Release()
+		})
+	})
+}
+
+func BenchmarkEvalArith(b *testing.B) {
+	a, bb := c(2, tD), c(3, tD)
+	b.Run("a*0.908+b", func(b *testing.B) {
+		bench(b, call(Add, tD, call(Mul, tD, a, f64(0.908)), bb))
+	})
+	b.Run("price*2+1 BIGINT", func(b *testing.B) {
+		bench(b, call(Add, tL, call(Mul, tL, c(0, tL), i64(2)), i64(1)))
+	})
+	b.Run("amount+amount DECIMAL", func(b *testing.B) {
+		bench(b, call(Add, tDec(13, 2), c(4, tDec(12, 2)), c(4, tDec(12, 2))))
+	})
+	b.Run("amount*0.908 DECIMAL", func(b *testing.B) {
+		bench(b, call(Mul, tDec(16, 5), c(4, tDec(12, 2)), dec("0.908", 4, 3)))
+	})
+	b.Run("CAST(price AS STRING)", func(b *testing.B) {
+		bench(b, &Cast{X: c(0, tL), T: tS})
+	})
+	b.Run("UPPER(channel)", func(b *testing.B) {
+		bench(b, call(Upper, tS, c(1, tS)))
+	})
+}
+
+func decimalOf(v int64) decimal128.Num { return decimal128.FromI64(v) }
