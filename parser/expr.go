@@ -220,6 +220,13 @@ func (p *parser) in(left Expr, not bool) (Expr, error) {
 			return nil, err
 		}
 		e = &InList{Start: left.Pos(), Expr: left, Not: not, List: list}
+		if len(list) == 1 {
+			if q, err := p.moreQuery(list[0]); err != nil {
+				return nil, err
+			} else if q != nil {
+				e = &InQuery{Start: left.Pos(), Expr: left, Not: not, Query: q}
+			}
+		}
 	}
 	_, err := p.expectOp(")")
 	return e, err
@@ -355,22 +362,31 @@ func (p *parser) paren() (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	// "((SELECT ...) UNION ...)": a parenthesised query that turns out to
-	// be the first operand of a larger query.
-	if sq, ok := e.(*ScalarQuery); ok {
-		if t := p.peek(); isWord(t, "UNION") || isWord(t, "INTERSECT") || isWord(t, "EXCEPT") || isWord(t, "ORDER") || isWord(t, "LIMIT") {
-			q, err := p.union(sq.Query)
-			if err != nil {
-				return nil, err
-			}
-			if q, err = p.queryTail(start, nil, q); err != nil {
-				return nil, err
-			}
-			e = &ScalarQuery{Start: start, Query: q}
-		}
+	if q, err := p.moreQuery(e); err != nil {
+		return nil, err
+	} else if q != nil {
+		e = &ScalarQuery{Start: start, Query: q}
 	}
 	_, err = p.expectOp(")")
 	return e, err
+}
+
+// moreQuery handles "((SELECT ...) UNION ...)": when e is a parenthesised
+// query followed by a set operator, ORDER BY or LIMIT, it is the first
+// operand of a larger query, which moreQuery parses and returns.
+func (p *parser) moreQuery(e Expr) (Query, error) {
+	sq, ok := e.(*ScalarQuery)
+	if !ok {
+		return nil, nil
+	}
+	if t := p.peek(); !isWord(t, "UNION") && !isWord(t, "INTERSECT") && !isWord(t, "EXCEPT") && !isWord(t, "ORDER") && !isWord(t, "LIMIT") {
+		return nil, nil
+	}
+	q, err := p.union(sq.Query)
+	if err != nil {
+		return nil, err
+	}
+	return p.queryTail(sq.Start, nil, q)
 }
 
 func (p *parser) identOrCall() (Expr, error) {

@@ -643,8 +643,9 @@ func (n *FloorCeil) String() string {
 		name = "CEIL("
 	}
 	e := n.Expr.String()
-	// "INTERVAL '1' DAY TO HOUR" would read back as one interval literal.
-	if iv, ok := n.Expr.(*IntervalLit); ok && iv.ToUnit == "" {
+	// An operand ending in an interval ("x + INTERVAL '1' DAY TO HOUR")
+	// would read back with the TO inside the interval literal.
+	if _, ok := n.Expr.(*IntervalLit); ok || prec(n.Expr) < precPrimary {
 		e = "(" + e + ")"
 	}
 	return name + e + " TO " + n.Unit + ")"

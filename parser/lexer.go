@@ -26,21 +26,27 @@ type token struct {
 	msg  string // for tkBad
 }
 
-// The rules are tried in order. The unterminated-literal and catch-all rules
-// turn what would be a lexer failure into a token, so that the parser reports
-// it at the right place with a readable message.
+// The rules are tried in order and the first match wins. Each rule is a
+// separate regexp run over the rest of the input, so the common tokens come
+// first, and the patterns are written to be one-pass (each step decided by
+// the next character), which Go's regexp matches in time proportional to the
+// token rather than to the remaining input. Operators that begin comments or
+// numbers ("-", "/", ".") come after those. The unterminated-literal and
+// catch-all rules turn what would be a lexer failure into a token, so that
+// the parser reports it at the right place with a readable message.
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Space", Pattern: `\s+`},
-	{Name: "LineComment", Pattern: `--[^\n]*`},
-	{Name: "BlockComment", Pattern: `/\*(?s:.*?)\*/`},
-	{Name: "OpenComment", Pattern: `/\*(?s:.*)`},
-	{Name: "String", Pattern: `'(?:[^']|'')*'`},
-	{Name: "OpenString", Pattern: `'(?s:.*)`},
-	{Name: "Quoted", Pattern: "`(?:[^`]|``)*`"},
-	{Name: "OpenQuoted", Pattern: "`(?s:.*)"},
-	{Name: "Number", Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
 	{Name: "Word", Pattern: `[\p{L}_][\p{L}\p{N}_$]*`},
-	{Name: "Op", Pattern: `<>|!=|<=|>=|=>|\|\||[-+*/%=<>(),.;]`},
+	{Name: "Op", Pattern: `<[>=]?|>=?|!=|=>?|\|\||[+*%(),;]`},
+	{Name: "Number", Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
+	{Name: "LineComment", Pattern: `--[^\n]*`},
+	{Name: "BlockComment", Pattern: `/\*[^*]*\*+(?:[^/*][^*]*\*+)*/`},
+	{Name: "OpenComment", Pattern: `/\*(?s:.*)`},
+	{Name: "Op2", Pattern: `[-/.]`},
+	{Name: "String", Pattern: `'[^']*'(?:'[^']*')*`},
+	{Name: "OpenString", Pattern: `'(?s:.*)`},
+	{Name: "Quoted", Pattern: "`[^`]*`(?:`[^`]*`)*"},
+	{Name: "OpenQuoted", Pattern: "`(?s:.*)"},
 	{Name: "Bad", Pattern: `(?s:.)`},
 })
 
@@ -87,7 +93,7 @@ func lex(src string) []token {
 			tk.kind = tkNumber
 		case tokTypes["Word"]:
 			tk.kind = tkWord
-		case tokTypes["Op"]:
+		case tokTypes["Op"], tokTypes["Op2"]:
 			tk.kind = tkOp
 		case tokTypes["OpenComment"]:
 			tk.kind, tk.msg = tkBad, "unterminated /* comment"

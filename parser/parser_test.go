@@ -243,7 +243,7 @@ func TestExprs(t *testing.T) {
 		{"CASE a WHEN 1 THEN 'x' END", "CASE a WHEN 1 THEN 'x' END"},
 		{"EXTRACT(YEAR FROM ts)", "EXTRACT(YEAR FROM ts)"}, {"extract(epoch from ts)", "EXTRACT(EPOCH FROM ts)"},
 		{"FLOOR(ts TO HOUR)", "FLOOR(ts TO HOUR)"}, {"CEIL(ts TO DAY)", "CEIL(ts TO DAY)"}, {"CEILING(ts TO DAY)", "CEIL(ts TO DAY)"},
-		{"FLOOR(x)", "FLOOR(x)"}, {"CEIL(x)", "CEIL(x)"}, {"FLOOR(INTERVAL '1' DAY TO HOUR)", "FLOOR(INTERVAL '1' DAY TO HOUR)"},
+		{"FLOOR(x)", "FLOOR(x)"}, {"CEIL(x)", "CEIL(x)"}, {"FLOOR(INTERVAL '1' DAY TO HOUR)", "FLOOR(INTERVAL '1' DAY TO HOUR)"}, {"FLOOR(a + b TO DAY)", "FLOOR((a + b) TO DAY)"},
 		{"FLOOR((INTERVAL '1' DAY) TO HOUR)", "FLOOR((INTERVAL '1' DAY) TO HOUR)"},
 		{"SUBSTRING(s FROM 2 FOR 3)", "SUBSTRING(s FROM 2 FOR 3)"}, {"SUBSTRING(s FROM 2)", "SUBSTRING(s FROM 2)"},
 		{"SUBSTRING(s, 2, 3)", "SUBSTRING(s FROM 2 FOR 3)"}, {"substring(s, 2)", "SUBSTRING(s FROM 2)"},
@@ -529,5 +529,18 @@ func TestRoundTripEdges(t *testing.T) {
 			continue
 		}
 		checkRoundTrip(t, stmts)
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	src, err := os.ReadFile("testdata/nexmark_q5.sql")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(src)))
+	for b.Loop() {
+		if _, err := Parse(string(src)); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
