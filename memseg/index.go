@@ -149,9 +149,7 @@ func (x *index) sort() { x.radix(0, x.n, 0) }
 func (x *index) radix(lo, hi, d int) {
 	for hi-lo > smallSort && d < x.psize {
 		var count [256]int
-		for i := lo; i < hi; i++ {
-			count[x.at(i)[d]]++
-		}
+		x.histogram(&count, lo, hi, d)
 		if count[x.at(lo)[d]] == hi-lo {
 			d++ // one bucket: nothing to move at this byte
 			continue
@@ -201,6 +199,22 @@ func (x *index) radix(lo, hi, d int) {
 		x.insertion(lo, hi, d)
 	case !x.exact:
 		x.heapsort(lo, hi)
+	}
+}
+
+// histogram counts byte d of entries lo..hi-1, walking their segments
+// directly: this pass reads every entry of the range once per radix level.
+func (x *index) histogram(count *[256]int, lo, hi, d int) {
+	q, _ := bits.Mul64(x.magic, uint64(lo))
+	r := lo - int(q)*x.per
+	for n := hi - lo; n > 0; q++ {
+		k := min(x.per-r, n)
+		seg := x.segs[q][r*x.esize+d : (r+k-1)*x.esize+d+1]
+		for o := 0; o < len(seg); o += x.esize {
+			count[seg[o]]++
+		}
+		n -= k
+		r = 0
 	}
 }
 

@@ -38,8 +38,9 @@ type KeyCol struct {
 // bytes.Compare(a, b), and equal prefixes imply equal keys unless a string
 // was truncated, which Prefix reports.
 type Layout struct {
-	cols []KeyCol
-	size int
+	cols  []KeyCol
+	size  int
+	exact bool // no String or Bytes column: prefixes never truncate
 }
 
 // NewLayout returns the layout of keys made of cols, in order.
@@ -68,6 +69,10 @@ func NewLayout(cols ...KeyCol) (*Layout, error) {
 			l.size++ // the length byte
 		}
 	}
+	l.exact = true
+	for _, c := range cols {
+		l.exact = l.exact && !c.Type.varLen()
+	}
 	return l, nil
 }
 
@@ -84,16 +89,6 @@ func keyWidth(t Type) int {
 	return 8
 }
 
-// exact reports whether prefixes never truncate.
-func (l *Layout) exact() bool {
-	for _, c := range l.cols {
-		if c.Type.varLen() {
-			return false
-		}
-	}
-	return true
-}
-
 // Size is the length of every prefix of the layout.
 func (l *Layout) Size() int { return l.size }
 
@@ -103,6 +98,11 @@ func (l *Layout) Size() int { return l.size }
 // after a truncated string are not examined.
 func (l *Layout) Prefix(dst, key []byte) (truncated bool, err error) {
 	dst = dst[:l.size]
+	if l.exact && len(key) == l.size {
+		// Without NULLs, the key of fixed-size columns is its prefix.
+		copy(dst, key)
+		return false, nil
+	}
 	p := 0
 	for i := range l.cols {
 		c := &l.cols[i]

@@ -40,7 +40,7 @@ func NewSortBuffer(m *Manager, layout *Layout) (*SortBuffer, error) {
 	b := &SortBuffer{m: m, layout: layout}
 	psize, exact := rawWidth+1, false
 	if layout != nil {
-		psize, exact = layout.Size(), layout.exact()
+		psize, exact = layout.Size(), layout.exact
 	}
 	if err := b.idx.init(m, psize, exact, b.key); err != nil {
 		return nil, err
@@ -126,8 +126,14 @@ func (b *SortBuffer) append(key, value []byte) (uint64, error) {
 // putRecord writes a record: uvarint key length, uvarint value length, key,
 // value. It returns the bytes written.
 func putRecord(dst, key, value []byte) int {
-	n := binary.PutUvarint(dst, uint64(len(key)))
-	n += binary.PutUvarint(dst[n:], uint64(len(value)))
+	var n int
+	if len(key) < 0x80 && len(value) < 0x80 {
+		dst[0], dst[1] = byte(len(key)), byte(len(value))
+		n = 2
+	} else {
+		n = binary.PutUvarint(dst, uint64(len(key)))
+		n += binary.PutUvarint(dst[n:], uint64(len(value)))
+	}
 	n += copy(dst[n:], key)
 	return n + copy(dst[n:], value)
 }

@@ -23,6 +23,7 @@ type HashTable struct {
 	accPad  int // accSize rounded up to 8
 
 	buckets [][]byte // bucket segments
+	spare   [][]byte // the previous bucket list, reused by the next grow
 	bits    uint     // log2 of the number of slots
 	n       int
 
@@ -71,7 +72,7 @@ func (t *HashTable) Len() int { return t.n }
 // cannot give the memory a new key needs; the caller spills state and
 // retries, or fails.
 func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted bool, err error) {
-	if t.buckets == nil {
+	if len(t.buckets) == 0 {
 		if err := t.grow(); err != nil {
 			return nil, false, err
 		}
@@ -175,25 +176,27 @@ func (t *HashTable) alloc(keyLen int) (uint64, []byte, error) {
 // because the entries hold the full hash.
 func (t *HashTable) grow() error {
 	bits := t.slotShift()
-	if t.buckets != nil {
+	if len(t.buckets) > 0 {
 		bits = t.bits + 1
 	}
-	nseg := 1 << (bits - t.slotShift())
-	nb := make([][]byte, 0, nseg)
-	for range nseg {
+	nb := t.spare[:0]
+	for range 1 << (bits - t.slotShift()) {
 		s, err := t.m.Alloc()
 		if err != nil {
 			for _, s := range nb {
 				t.m.Free(s)
 			}
+			t.spare = nb[:0]
 			return err
 		}
 		clear(s)
 		nb = append(nb, s)
 	}
-	for _, s := range t.buckets {
+	for i, s := range t.buckets {
 		t.m.Free(s)
+		t.buckets[i] = nil
 	}
+	t.spare = t.buckets[:0]
 	t.buckets, t.bits = nb, bits
 	for it := t.Iter(); it.Next(); {
 		i := t.home(it.hash)
@@ -216,14 +219,14 @@ func (t *HashTable) Reset() {
 		t.m.freeBuf(e)
 		t.ents[i] = nil
 	}
-	t.buckets, t.bits, t.n = nil, 0, 0
+	t.buckets, t.bits, t.n = t.buckets[:0], 0, 0
 	t.ents, t.used = t.ents[:0], t.used[:0]
 }
 
 // Release gives all memory back; the table must not be used afterwards.
 func (t *HashTable) Release() {
 	t.Reset()
-	t.ents, t.used = nil, nil
+	t.ents, t.used, t.buckets, t.spare = nil, nil, nil, nil
 }
 
 // Iter returns an iterator over the entries in insertion order. It is
@@ -239,7 +242,7 @@ func (t *HashTable) Sorted(layout *Layout) (*TableIter, error) {
 	it := &TableIter{t: t, idx: new(index)}
 	psize, exact := rawWidth+1, false
 	if layout != nil {
-		psize, exact = layout.Size(), layout.exact()
+		psize, exact = layout.Size(), layout.exact
 	}
 	if err := it.idx.init(t.m, psize, exact, func(a uint64) []byte { return t.key(t.entry(a)) }); err != nil {
 		return nil, err

@@ -1,0 +1,165 @@
+package memseg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestHashTableModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, segSize := range []int{64, 1 << 10, 32 << 10} {
+		m := newManager(t, 1<<30, segSize)
+		for _, accSize := range []int{0, 5, 8, 24} {
+			tab := NewHashTable(m, accSize)
+			for round := range 2 {
+				model := map[string]uint64{}
+				accs := map[string][]byte{}
+				for range 20000 {
+					var key []byte
+					switch r.IntN(40) {
+					case 0:
+						key = []byte{}
+					case 1:
+						key = bytes.Repeat([]byte{byte(r.IntN(4))}, r.IntN(100)+segSize) // large entry
+					default:
+						if r.IntN(2) == 0 {
+							key = AppendInt64(nil, int64(r.IntN(3000)), Order{})
+						} else {
+							key = AppendString(nil, fmt.Appendf(nil, "k%d", r.IntN(3000)), Order{})
+						}
+					}
+					acc, inserted, err := tab.FindOrInsert(key, Hash(key))
+					if err != nil {
+						t.Fatal(err)
+					}
+					_, seen := model[string(key)]
+					if inserted == seen {
+						t.Fatalf("key %x: inserted %v, seen %v", key, inserted, seen)
+					}
+					if len(acc) != accSize {
+						t.Fatalf("acc of %d bytes", len(acc))
+					}
+					if inserted {
+						if !bytes.Equal(acc, make([]byte, accSize)) {
+							t.Fatal("new accumulator not zeroed")
+						}
+						accs[string(key)] = acc
+					} else if accSize > 0 && &accs[string(key)][0] != &acc[0] {
+						t.Fatal("accumulator moved")
+					}
+					model[string(key)]++
+					if accSize >= 8 {
+						binary.LittleEndian.PutUint64(acc, binary.LittleEndian.Uint64(acc)+1)
+					}
+				}
+				if tab.Len() != len(model) {
+					t.Fatalf("Len %d, want %d", tab.Len(), len(model))
+				}
+				seen := 0
+				for it := tab.Iter(); it.Next(); seen++ {
+					n, ok := model[string(it.Key())]
+					if !ok {
+						t.Fatalf("unknown key %x", it.Key())
+					}
+					if accSize >= 8 && binary.LittleEndian.Uint64(it.Acc()) != n {
+						t.Fatalf("key %x: count %d, want %d", it.Key(), binary.LittleEndian.Uint64(it.Acc()), n)
+					}
+				}
+				if seen != len(model) {
+					t.Fatalf("iterated %d of %d", seen, len(model))
+				}
+				it, err := tab.Sorted(nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var keys []string
+				for it.Next() {
+					keys = append(keys, string(it.Key()))
+				}
+				it.Close()
+				if len(keys) != len(model) || !slices.IsSorted(keys) {
+					t.Fatalf("sorted iteration: %d keys, sorted %v", len(keys), slices.IsSorted(keys))
+				}
+				if round == 0 {
+					tab.Reset()
+					if m.Used() != 0 || tab.Len() != 0 {
+						t.Fatalf("after Reset: Used %d, Len %d", m.Used(), tab.Len())
+					}
+				}
+			}
+			tab.Release()
+			if m.Used() != 0 {
+				t.Fatalf("Used = %d after Release", m.Used())
+			}
+		}
+	}
+}
+
+func TestHashTableSortedLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	m := newManager(t, 1<<30, 1<<10)
+	cols := []KeyCol{{Type: String, Order: Order{Desc: true}, Width: 3}, {Type: Int64, Order: Order{NullsLast: true}}}
+	l, err := NewLayout(cols...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := NewHashTable(m, 8)
+	defer tab.Release()
+	var rows [][]val
+	for range 5000 {
+		row := []val{randVal(r, String), randVal(r, Int64)}
+		k := encodeRow(nil, cols, row)
+		if _, ins, err := tab.FindOrInsert(k, Hash(k)); err != nil {
+			t.Fatal(err)
+		} else if ins {
+			rows = append(rows, row)
+		}
+	}
+	slices.SortFunc(rows, func(a, b []val) int { return rowCompare(cols, a, b) })
+	it, err := tab.Sorted(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer it.Close()
+	for i := 0; it.Next(); i++ {
+		if want := encodeRow(nil, cols, rows[i]); !bytes.Equal(it.Key(), want) {
+			t.Fatalf("entry %d: %x, want %x", i, it.Key(), want)
+		}
+	}
+}
+
+func TestHashTableNoMemory(t *testing.T) {
+	m := newManager(t, 8<<10, 1<<10)
+	tab := NewHashTable(m, 8)
+	var keys [][]byte
+	for i := 0; ; i++ {
+		k := AppendInt64(nil, int64(i), Order{})
+		acc, _, err := tab.FindOrInsert(k, Hash(k))
+		if errors.Is(err, ErrNoMemory) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint64(acc, uint64(i))
+		keys = append(keys, k)
+	}
+	if tab.Len() != len(keys) || len(keys) == 0 {
+		t.Fatalf("Len %d, %d keys", tab.Len(), len(keys))
+	}
+	for i, k := range keys {
+		acc, ins, err := tab.FindOrInsert(k, Hash(k))
+		if err != nil || ins || binary.LittleEndian.Uint64(acc) != uint64(i) {
+			t.Fatalf("key %d after ErrNoMemory: %v %v %d", i, err, ins, binary.LittleEndian.Uint64(acc))
+		}
+	}
+	tab.Release()
+	if m.Used() != 0 {
+		t.Fatalf("Used = %d", m.Used())
+	}
+}
