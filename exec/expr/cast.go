@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
@@ -21,6 +22,9 @@ type caster struct {
 }
 
 func (c *compiler) cast(e *Cast) (*node, error) {
+	if e.X == nil {
+		return nil, fmt.Errorf("expr: CAST of nil")
+	}
 	from, to := e.X.Type(), e.T
 	if physOf(to) == pNull {
 		return nil, errorf(e, "cannot cast to %s", to)
@@ -362,9 +366,9 @@ func (k *caster) toString(rows int, act []uint64) error {
 					d = append(d, "FALSE"...)
 				}
 			case types.Int:
-				d = strconv.AppendInt(d, int64(col[int32](v)[j]), 10)
+				d = appendInt(d, int64(col[int32](v)[j]))
 			case types.BigInt:
-				d = strconv.AppendInt(d, col[int64](v)[j], 10)
+				d = appendInt(d, col[int64](v)[j])
 			case types.Float:
 				d = types.AppendFloat(d, float64(col[float32](v)[j]), 32)
 			case types.Double:
@@ -392,6 +396,36 @@ func (k *caster) toString(rows int, act []uint64) error {
 	nd.strsDone(offs)
 	return nil
 }
+
+// appendInt is strconv.AppendInt(d, v, 10) writing the digits in place,
+// without a detour through a temporary buffer.
+func appendInt(d []byte, v int64) []byte {
+	u := uint64(v)
+	if v < 0 {
+		d = append(d, '-')
+		u = -u
+	}
+	n := 1
+	for n < 20 && u >= upow10[n] {
+		n++
+	}
+	at := len(d)
+	d = slices.Grow(d, n)[:at+n]
+	for i := at + n - 1; i > at; i-- {
+		d[i] = byte('0' + u%10)
+		u /= 10
+	}
+	d[at] = byte('0' + u)
+	return d
+}
+
+var upow10 = func() (p [20]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return
+}()
 
 // prefixLen is the byte length of s's first n code points.
 func prefixLen(s []byte, n int) int {

@@ -3,6 +3,7 @@ package expr
 import (
 	"errors"
 	"math"
+	"strconv"
 	"testing"
 
 	"github.com/strandsql/strand/types"
@@ -129,5 +130,13 @@ func expectError(t *testing.T, e Expr, cs []column, msg string) {
 	}
 	if want := "runtime error: " + msg; err.Error() != want {
 		t.Errorf("%s: err = %q, want %q", e, err, want)
+	}
+}
+
+func TestAppendInt(t *testing.T) {
+	for _, v := range []int64{0, 9, 10, -1, -10, 99, 100, 12345, math.MaxInt64, math.MinInt64, 1e18, 1e18 - 1, -1e18} {
+		if got, want := string(appendInt([]byte("x"), v)), "x"+strconv.FormatInt(v, 10); got != want {
+			t.Errorf("appendInt(%d) = %s, want %s", v, got, want)
+		}
 	}
 }

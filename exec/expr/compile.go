@@ -100,7 +100,7 @@ func (c *compiler) column(e *Col) (*node, error) {
 	if !types.Same(c.schema[e.Index].Type, e.T) {
 		return nil, errorf(e, "column is %s in the input, %s in the expression", c.schema[e.Index].Type, e.T)
 	}
-	if physOf(e.T) == pNull && e.T.Kind != types.Null {
+	if (physOf(e.T) == pNull && e.T.Kind != types.Null) || (e.T.Kind == types.Decimal && !validDecimal(e.T)) {
 		return nil, errorf(e, "unsupported type %s", e.T)
 	}
 	if nd, ok := c.cols[e.Index]; ok {

@@ -82,3 +82,20 @@ func TestResultsOutliveTheProgram(t *testing.T) {
 	first.Release()
 	second.Release()
 }
+
+func TestConstantsOfEveryType(t *testing.T) {
+	cs := cols(column{tI, []any{int32(1), int32(2), nil}})
+	check(t, null(types.TNull), cs, nil, nil, nil)
+	check(t, i64(5), cs, int64(5), int64(5), int64(5))
+	check(t, f64(0.5), cs, 0.5, 0.5, 0.5)
+	check(t, dec("-1.25", 5, 2), cs, "-1.25", "-1.25", "-1.25")
+	check(t, str("é"), cs, "é", "é", "é")
+	check(t, date("2024-01-02"), cs, "2024-01-02", "2024-01-02", "2024-01-02")
+	check(t, boolean(true), cs, true, true, true)
+	check(t, null(tS), cs, nil, nil, nil)
+	check(t, call(Add, tI, i32(1), i32(2)), cs, int32(3), int32(3), int32(3))
+	check(t, call(Add, tI, null(types.TNull), c(0, tI)), cs, nil, nil, nil)
+	if _, err := Compile(&Cast{T: tI}, schemaOf(cs)); err == nil {
+		t.Error("CAST of nil compiled")
+	}
+}

@@ -152,6 +152,25 @@ func run(t testing.TB, e Expr, cs []column) ([]any, error) {
 		t.Fatalf("%s: type %s, want %s", e, got.DataType(), e.Type().Arrow())
 	}
 	vals := valuesOf(t, got, e.Type())
+	// A batch sliced at an offset that is not a multiple of 8 (or 64)
+	// makes the evaluator copy bitmaps rather than view them.
+	for _, k := range []int{3, 67} {
+		if k >= len(vals) {
+			continue
+		}
+		sub := b.NewSlice(int64(k), b.NumRows())
+		r, err := p.Eval(ctx, sub)
+		sub.Release()
+		if err != nil {
+			t.Fatalf("%s: rows from %d: %v", e, k, err)
+		}
+		for i, v := range valuesOf(t, r, e.Type()) {
+			if !equal(v, vals[k+i]) {
+				t.Errorf("%s: row %d is %#v in the batch, %#v in a slice from %d", e, k+i, vals[k+i], v, k)
+			}
+		}
+		r.Release()
+	}
 	for i := 0; i < int(b.NumRows()); i++ {
 		one := b.NewSlice(int64(i), int64(i+1))
 		r, err := p.Eval(ctx, one)
