@@ -60,3 +60,14 @@ func TestFloorTimestamp(t *testing.T) {
 		t.Errorf("DayOfWeek = %d", DayOfWeek(ts))
 	}
 }
+
+func TestParseDecimalRejectsNonNumbers(t *testing.T) {
+	for _, s := range []string{"Inf", "-Inf", "NaN", "", "1.2.x", "e"} {
+		if _, err := ParseDecimal(s, 10, 2); err == nil {
+			t.Errorf("ParseDecimal(%q) accepted", s)
+		}
+	}
+	if n, err := ParseDecimal("-12.345", 10, 2); err != nil || n.ToString(2) != "-12.35" && n.ToString(2) != "-12.34" {
+		t.Errorf("ParseDecimal(-12.345) = %v, %v", n.ToString(2), err)
+	}
+}

@@ -119,9 +119,29 @@ func FormatDecimal(n decimal128.Num, scale int) string {
 
 // ParseDecimal parses s as DECIMAL(p, sc), rounding half up to the scale.
 func ParseDecimal(s string, p, sc int) (decimal128.Num, error) {
+	if !decimalText(s) {
+		return decimal128.Num{}, fmt.Errorf("cannot parse %q as DECIMAL(%d, %d)", s, p, sc)
+	}
 	n, err := decimal128.FromString(s, int32(p), int32(sc))
 	if err != nil {
 		return decimal128.Num{}, fmt.Errorf("cannot parse %q as DECIMAL(%d, %d)", s, p, sc)
 	}
 	return n, nil
+}
+
+// decimalText reports whether s is a plain decimal number (sign, digits,
+// point, exponent): Arrow's parser goes through big.Float, which accepts
+// "Inf" and then fails in ways that are not errors.
+func decimalText(s string) bool {
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '+' || c == '-' || c == '.' || c == 'e' || c == 'E':
+		default:
+			return false
+		}
+	}
+	return digits > 0
 }
