@@ -53,11 +53,11 @@
 //
 // # Syntax tree
 //
-// A parse yields Statements: *CreateTable, *CreateView, *Insert, *Set,
-// *Reset, *Explain, *ShowTables, *ShowViews, *Describe, *DropTable,
-// *DropView, and the Query nodes *Select, *SetOp and *Values, which are
-// statements by themselves. A WITH, ORDER BY or LIMIT clause is stored on
-// the outermost query node it applies to, so the common single SELECT is one
+// A parse yields Statements: *CreateTable, *CreateView, *CreateFunction,
+// *Insert, *Set, *Reset, *Explain, *ShowTables, *ShowViews, *Describe,
+// *DropTable, *DropView, and the Query nodes *Select, *SetOp and *Values,
+// which are statements by themselves. WITH, ORDER BY and LIMIT are stored on
+// the outermost query node they apply to, so the common single SELECT is one
 // node. FROM clauses hold TableExprs: *TableRef, *Subquery, *TableFunc
 // (TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '1' MINUTE)) and the other
 // window functions) and *Join. Scalar expressions are Exprs; parentheses are
@@ -67,7 +67,12 @@
 // WITH LOCAL TIME ZONE becomes TIMESTAMP_LTZ, ...); literals keep their text
 // (*NumberLit) or unescaped value, and intervals keep value and units
 // unconverted. The parser checks syntax only: names, types and semantics
-// are the planner's.
+// are the planner's. Children and Inspect walk the tree.
+//
+// A few Flink forms beyond the core are parsed for the planner to accept or
+// reject: PARTITIONED BY, METADATA columns, FOR SYSTEM_TIME AS OF, OVER
+// windows, joins, subqueries, CREATE FUNCTION. Optimizer hints (/*+ ... */)
+// are comments and are dropped.
 //
 // # Positions
 //
@@ -78,10 +83,13 @@
 //
 // # Rendering
 //
-// Every node's String method renders canonical SQL: upper-case keywords,
-// single spaces, parentheses only where precedence needs them, identifiers
-// back-quoted only when needed. Parsing the rendering yields an equal tree
-// (positions aside); FuzzParse checks this on arbitrary input.
+// Every node's String method renders canonical SQL on one line: upper-case
+// keywords, single spaces, parentheses only where precedence needs them.
+// Identifiers are back-quoted when this parser or Flink would not read them
+// back as names (so `value` and `count` stay quoted), which keeps rendered
+// SQL pasteable into Flink. Parsing the rendering yields an equal tree
+// (positions aside); FuzzParse, a grammar-driven generator test and a random
+// token test check this.
 //
 // # Errors
 //
