@@ -33,8 +33,11 @@ type index struct {
 const (
 	truncBit = 1 << 55 // the prefix was truncated: ties need the full keys
 	ptrMask  = truncBit - 1
-	maxPtr   = 1<<56 - 1
 )
+
+// maxEntries bounds an index: the division by magic is exact for 32-bit
+// entry numbers.
+const maxEntries = 1<<32 - 1
 
 // smallSort is the size of range that insertion sort beats another radix
 // pass on.
@@ -55,6 +58,9 @@ func (x *index) init(m *Manager, psize int, exact bool, key func(uint64) []byte)
 // slot returns the space of the next entry without adding it, allocating
 // an index segment if needed.
 func (x *index) slot() ([]byte, error) {
+	if x.n == maxEntries {
+		return nil, ErrNoMemory
+	}
 	if x.fill == x.per {
 		x.cur++
 		x.fill = 0

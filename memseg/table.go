@@ -77,7 +77,7 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 			return nil, false, err
 		}
 	}
-	tag := hash >> addrBits
+	tag := slotTag(hash)
 	for {
 		i := t.home(hash)
 		for {
@@ -114,6 +114,11 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 }
 
 func (t *HashTable) home(hash uint64) uint64 { return (hash * fib) >> (64 - t.bits) }
+
+// slotTag returns the hash bits a slot keeps: bits 16..39 of the mixed
+// hash, which depend on the low 40 bits of hash, whichever bits the key
+// groups took.
+func slotTag(hash uint64) uint64 { return (hash * fib) >> 16 & (1<<(64-addrBits) - 1) }
 
 // slotShift is log2 of the slots per bucket segment.
 func (t *HashTable) slotShift() uint { return t.m.shift - 3 }
@@ -203,7 +208,7 @@ func (t *HashTable) grow() error {
 		for t.slot(i) != 0 {
 			i = (i + 1) & (1<<t.bits - 1)
 		}
-		t.setSlot(i, it.hash>>addrBits<<addrBits|(it.addr+1))
+		t.setSlot(i, slotTag(it.hash)<<addrBits|(it.addr+1))
 	}
 	return nil
 }
