@@ -1,31 +1,120 @@
-// Package memseg holds strand's operator memory: normalized keys, and (to
-// come) the memory manager, binary rows, sort buffers, external sort and the
-// segment hash table.
+// Package memseg is the memory of strand's stateful operators: a memory
+// manager with a budget, binary rows, normalized keys, sort buffers, an
+// external sort and a hash table, all over fixed-size byte segments, as in
+// Flink's managed memory. Operators keep rows as bytes in segments rather
+// than as Go objects, so their memory is bounded by the budget, costs the
+// garbage collector nothing to scan, and can be spilled as it is.
+//
+// memseg imports no other strand package; callers map their SQL types onto
+// its Type.
+//
+// # Manager
+//
+// A Manager hands out segments (32 KiB by default) from a budget (the
+// memory.managed.size setting, 256 MiB by default). An allocation that
+// would pass the budget fails with ErrNoMemory, which is not a failure of
+// the query: the caller spills (a sort run to disk, window state to Pebble)
+// and goes on. Freed segments are reused through a free list. Every
+// structure below takes its memory from a Manager and must be released by
+// its owner (Release or Close); Manager.Used then drops back. A Manager is
+// safe for concurrent use and is shared by the operators of a task; nothing
+// else in this package is safe for concurrent use.
 //
 // # Normalized keys
 //
 // A key is the concatenation of its columns' encodings (AppendInt64,
-// AppendString, ...). bytes.Compare of two keys is SQL order of the rows,
-// column by column, each ASC or DESC and NULLS FIRST or LAST; equal keys
-// are equal rows in the SQL sense (-0.0 = 0.0, NaN = NaN). The same bytes
-// are the grouping key of hash exchanges and windows, the Pebble state key,
-// and the input of Hash, which assigns key groups: one codec everywhere.
+// AppendString, ...). bytes.Compare of two keys is the SQL order of the
+// rows, column by column, each ASC or DESC and NULLS FIRST or LAST; equal
+// keys are equal rows in the SQL sense (-0.0 = 0.0, NaN = NaN, NaN greatest).
+// The same bytes are the grouping key of hash exchanges and windows, the
+// key of the HashTable and the sort buffers, and the Pebble state key, so
+// there is one codec; Hash of them assigns key groups.
 //
 // Each column starts with a marker byte: 0x00 NULL (NULLS FIRST), 0x01 a
-// value, 0x02 NULL (NULLS LAST). A NULL is the marker alone. Values follow
-// in big-endian order-preserving form, every byte inverted for DESC:
+// value, 0x02 NULL (NULLS LAST). A NULL is the marker alone. A value follows
+// in an order-preserving big-endian form, every byte inverted for DESC (the
+// marker is not, so NULL placement is what NullsLast says):
 //
-//	BOOLEAN                    1 byte, 0 or 1
-//	INT, BIGINT, DATE, TIMESTAMP 8 bytes, int64 with the sign bit flipped
-//	FLOAT, DOUBLE              4 or 8 bytes of IEEE bits in total order
-//	DECIMAL                    16 bytes, the unscaled int128 (one scale per column)
-//	STRING, BYTES              the bytes, 0x00 escaped as 0x00 0xFF, then 0x00 0x01
+//	BOOLEAN                       1 byte, 0 or 1
+//	INT, BIGINT, DATE, TIMESTAMP  8 bytes, int64 with the sign bit flipped
+//	FLOAT, DOUBLE                 4 or 8 bytes of IEEE bits in total order
+//	DECIMAL                       16 bytes, the unscaled int128 (one scale per column)
+//	STRING, BYTES                 the bytes, 0x00 escaped as 0x00 0xFF, then 0x00 0x01
 //
-// The encoding is part of the state format: changing it breaks every
-// checkpoint and savepoint.
+// The encoding is part of the checkpoint and savepoint format: changing it
+// breaks every stored state. The Decode functions read a column back.
 //
-// A Layout turns a key into a fixed-length prefix (Flink's normalized key),
-// which sort buffers compare as bytes; a string keeps a fixed number of
-// bytes and a length byte that shows truncation, and only keys with equal,
-// truncated prefixes need comparing in full.
+// Hash is XXH64 with seed 0: a fixed function, so a key lands in the same
+// key group in every process, which restoring state requires.
+//
+// A Layout describes a key's columns and derives its fixed-length prefix,
+// Flink's normalized key: a fixed number of bytes per column, a string's
+// first Width bytes and a length byte that shows truncation. Sort buffers
+// compare prefixes as bytes and read full keys only to break ties between
+// equal, truncated prefixes.
+//
+// # Binary rows
+//
+// A Schema lists a row's field types; a RowWriter builds rows and a Row
+// reads any field with one load, without decoding the row: null bits, one
+// 8-byte slot per field (fixed-size values and strings of up to 7 bytes
+// inline), then the variable-length part. Rows are position independent
+// bytes, stored as the values of sort buffers and spilled as they are.
+//
+// # Sort buffer
+//
+// A SortBuffer holds records (a key and a value) in record segments and,
+// for each, an entry of the key's prefix and a 7-byte pointer in index
+// segments. Sort is an in-place MSD radix sort of the entries (American
+// flag sort on the prefix bytes, insertion sort on small ranges, full-key
+// comparison only for equal truncated prefixes); it moves entries only,
+// never records. Radix was chosen over quicksort by measurement: with
+// 256-way buckets a BIGINT key needs about three passes over the entries
+// where quicksort needs over twenty. The sort is not stable. Add returns
+// ErrNoMemory when the budget cannot take the record, leaving the buffer
+// intact. Keys and values returned alias the segments and stay valid until
+// Reset or Release.
+//
+// # External sort
+//
+// A Sorter sorts without bound in a fixed memory: when its buffer is full
+// it sorts it and writes a run to a temporary file (blocks with CRC-32C
+// checksums), and Iter merges the runs with a loser tree, through one
+// segment per run (merging groups of runs first when there are more runs
+// than segments). Run files are unlinked as soon as they are created, so
+// none is left behind by Close, by an error, or by a crash. A corrupt block
+// fails the iteration with the file and offset.
+//
+// # Hash table
+//
+// A HashTable maps keys to fixed-size accumulators (a window's group
+// state). Entries are appended to segments and never move, so the
+// accumulator slice FindOrInsert returns stays valid until Reset or
+// Release, across growth; buckets are open-addressing slots in segments,
+// doubled at three quarters full. FindOrInsert returns ErrNoMemory, leaving
+// the table intact, when a new key does not fit: the window operator then
+// spills state. Iter walks entries in insertion order; Sorted walks them in
+// key order through a sort index, which is how a fired window emits its
+// groups in key order.
+//
+// # Performance
+//
+// Measured with go test -bench on a shared, noisy 2-core virtual machine
+// (AMD EPYC, Go 1.26); ratios are from runs of the two benchmarks of a
+// pair taken back to back.
+//
+// BenchmarkSortBuffer against BenchmarkSortSliceBaseline: add, sort and
+// read 10M records of a BIGINT key and a 16-byte payload, against the same
+// records as a []struct sorted with slices.SortFunc:
+//
+//	TODO
+//
+// The sort buffer allocates nothing per record: a reused buffer allocates
+// a constant number of objects per fill, sort and read, whatever the
+// record count (TestSortBufferAllocs).
+//
+// BenchmarkHashTable against BenchmarkHashTableMapBaseline: SUM per key
+// over 1M rows with 100k BIGINT keys, against a map[string]*int64:
+//
+//	TODO
 package memseg
