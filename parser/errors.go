@@ -51,6 +51,9 @@ func (e *Error) Caret(src string) string {
 // returned as their text.
 func FormatError(file, src string, err error) string {
 	var e *Error
+	if err == nil {
+		return ""
+	}
 	if !errors.As(err, &e) {
 		return err.Error()
 	}

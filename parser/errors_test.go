@@ -38,6 +38,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT a FROM t ORDER BY a LIMIT x", `1:34: syntax error: unexpected "x", expecting integer`},
 		{"SHOW JOBS", `1:6: syntax error: unexpected "JOBS", expecting TABLES or VIEWS`},
 		{"FOO", `1:1: syntax error: unexpected "FOO", expecting a statement (SELECT, INSERT, CREATE, SET, ...)`},
+		{"SELECT a FROM t\nSELECT b FROM u", `2:1: syntax error: unexpected "SELECT"; is a semicolon missing before it?`},
 		{"SELECT 1; FOO", `1:11: syntax error: unexpected "FOO", expecting a statement (SELECT, INSERT, CREATE, SET, ...)`},
 		{"SELECT CASE END", `1:13: syntax error: unexpected "END", expecting WHEN or expression`},
 		{"SELECT COUNT(*) FILTER WHERE a", `1:24: syntax error: unexpected "WHERE", expecting "("`},
@@ -111,6 +112,9 @@ func TestFormatError(t *testing.T) {
 		if got := FormatError(tc.file, tc.src, err); got != tc.want {
 			t.Errorf("FormatError(%q):\n got %s\nwant %s", tc.src, got, tc.want)
 		}
+	}
+	if got := FormatError("f", "", nil); got != "" {
+		t.Errorf("FormatError of nil: %q", got)
 	}
 	if got := FormatError("f", "", errors.New("boom")); got != "boom" {
 		t.Errorf("FormatError of a foreign error: %q", got)

@@ -26,7 +26,10 @@ func Parse(src string) ([]Statement, error) {
 			return nil, err
 		}
 		stmts = append(stmts, s)
-		if p.peek().kind != tkEOF && !isOp(p.peek(), ";") {
+		if t := p.peek(); t.kind != tkEOF && !isOp(t, ";") {
+			if startsStatement(t) {
+				return nil, errorf(t.pos, "unexpected %s; is a semicolon missing before it?", describe(t))
+			}
 			p.want("end of statement")
 			return nil, p.unexpected()
 		}
@@ -325,6 +328,17 @@ func (p *parser) statement() (Statement, error) {
 		return nil, p.unexpected()
 	}
 	return nil, errorf(t.pos, "unexpected %s, expecting a statement (SELECT, INSERT, CREATE, SET, ...)", describe(t))
+}
+
+// startsStatement reports whether t is a word that begins a statement and
+// nothing else.
+func startsStatement(t token) bool {
+	for _, kw := range []string{"SELECT", "INSERT", "CREATE", "DROP", "EXPLAIN", "SHOW", "DESCRIBE", "RESET"} {
+		if isWord(t, kw) {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *parser) isQueryStart() bool {
