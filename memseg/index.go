@@ -13,13 +13,14 @@ import (
 // point to stay where they are. The pointer has 7 bytes so that the entry
 // of a BIGINT key (9 prefix bytes) is two machine words.
 type index struct {
-	m     *Manager
-	psize int    // prefix bytes, at least 1
-	esize int    // entry bytes: psize + 7
-	per   int    // entries per segment
-	magic uint64 // ceil(2^64 / per): i/per is the high word of magic*i
-	exact bool   // prefixes never truncate, so equal prefixes are equal keys
-	key   func(ptr uint64) []byte
+	m      *Manager
+	layout *Layout // nil: raw prefixes of rawWidth key bytes
+	psize  int     // prefix bytes, at least 1
+	esize  int     // entry bytes: psize + 7
+	per    int     // entries per segment
+	magic  uint64  // ceil(2^64 / per): i/per is the high word of magic*i
+	exact  bool    // prefixes never truncate, so equal prefixes are equal keys
+	key    func(ptr uint64) []byte
 
 	segs [][]byte
 	n    int // entries
@@ -43,11 +44,22 @@ const maxEntries = 1<<32 - 1
 // pass on.
 const smallSort = 48
 
-func (x *index) init(m *Manager, psize int, exact bool, key func(uint64) []byte) error {
-	x.m, x.psize, x.esize, x.exact, x.key = m, psize, psize+7, exact, key
+// rawWidth is how many key bytes a prefix keeps without a Layout: the key
+// is then taken as one Bytes column of this width.
+const rawWidth = 15
+
+// init prepares an index of the prefixes of layout (nil for raw ones);
+// key returns the full key of a record, by pointer without flags.
+func (x *index) init(m *Manager, layout *Layout, key func(uint64) []byte) error {
+	x.m, x.layout, x.key = m, layout, key
+	x.psize, x.exact = rawWidth+1, false
+	if layout != nil {
+		x.psize, x.exact = layout.Size(), layout.exact
+	}
+	x.esize = x.psize + 7
 	x.per = m.segSize / x.esize
 	if x.per < 2 {
-		return fmt.Errorf("memseg: key prefix of %d bytes does not fit segments of %d", psize, m.segSize)
+		return fmt.Errorf("memseg: key prefix of %d bytes does not fit segments of %d", x.psize, m.segSize)
 	}
 	x.magic = ^uint64(0)/uint64(x.per) + 1
 	x.tmp = make([]byte, x.esize)
@@ -76,8 +88,32 @@ func (x *index) slot() ([]byte, error) {
 	return x.segs[x.cur][o : o+x.esize : o+x.esize], nil
 }
 
-// push adds the entry that slot returned.
-func (x *index) push() {
+// prefix writes the prefix of key into e, an entry from slot, and reports
+// whether it was truncated.
+func (x *index) prefix(e, key []byte) (truncated bool, err error) {
+	if x.layout != nil {
+		return x.layout.Prefix(e[:x.psize], key)
+	}
+	return rawPrefix(e[:x.psize], key), nil
+}
+
+// rawPrefix writes the first len(dst)-1 bytes of key, zero padded, and
+// then min(len(key), len(dst)): the encoding of Layout's String columns,
+// which orders like bytes.Compare on whole keys.
+func rawPrefix(dst, key []byte) (truncated bool) {
+	w := len(dst) - 1
+	n := copy(dst[:w], key)
+	clear(dst[n:w])
+	dst[w] = byte(min(len(key), w+1))
+	return len(key) > w
+}
+
+// push adds e, the entry from slot with its prefix, pointing at p.
+func (x *index) push(e []byte, p uint64, truncated bool) {
+	if truncated {
+		p |= truncBit
+	}
+	x.setPtr(e, p)
 	x.fill++
 	x.n++
 }

@@ -5,10 +5,6 @@ import (
 	"fmt"
 )
 
-// rawWidth is how many key bytes a prefix keeps without a Layout: the key
-// is then taken as one Bytes column of this width.
-const rawWidth = 15
-
 // Pointer of a SortBuffer entry: records in segments are addressed by
 // segment number << shift | offset, records too large for a segment by
 // their number among the large buffers, with largeBit set.
@@ -21,9 +17,8 @@ const largeBit = 1 << 54
 //
 // A SortBuffer is not safe for concurrent use. Its owner must Release it.
 type SortBuffer struct {
-	m      *Manager
-	layout *Layout
-	idx    index
+	m   *Manager
+	idx index
 
 	recs  [][]byte // record segments, reused after Reset
 	cur   int      // segment being filled
@@ -37,12 +32,8 @@ type SortBuffer struct {
 // key's first 15 bytes.
 // It fails if a prefix does not fit in a small fraction of a segment.
 func NewSortBuffer(m *Manager, layout *Layout) (*SortBuffer, error) {
-	b := &SortBuffer{m: m, layout: layout}
-	psize, exact := rawWidth+1, false
-	if layout != nil {
-		psize, exact = layout.Size(), layout.exact
-	}
-	if err := b.idx.init(m, psize, exact, b.key); err != nil {
+	b := &SortBuffer{m: m}
+	if err := b.idx.init(m, layout, b.key); err != nil {
 		return nil, err
 	}
 	return b, nil
@@ -60,36 +51,16 @@ func (b *SortBuffer) Add(key, value []byte) error {
 	if err != nil {
 		return err
 	}
-	var trunc bool
-	p := e[:b.idx.psize]
-	if b.layout != nil {
-		if trunc, err = b.layout.Prefix(p, key); err != nil {
-			return err
-		}
-	} else {
-		trunc = rawPrefix(p, key)
+	trunc, err := b.idx.prefix(e, key)
+	if err != nil {
+		return err
 	}
 	ptr, err := b.append(key, value)
 	if err != nil {
 		return err
 	}
-	if trunc {
-		ptr |= truncBit
-	}
-	b.idx.setPtr(e, ptr)
-	b.idx.push()
+	b.idx.push(e, ptr, trunc)
 	return nil
-}
-
-// rawPrefix writes the first len(dst)-1 bytes of key, zero padded, and
-// then min(len(key), len(dst)): the encoding of Layout's String columns,
-// which orders like bytes.Compare on whole keys.
-func rawPrefix(dst, key []byte) (truncated bool) {
-	w := len(dst) - 1
-	n := copy(dst[:w], key)
-	clear(dst[n:w])
-	dst[w] = byte(min(len(key), w+1))
-	return len(key) > w
 }
 
 // append stores a record and returns its address.

@@ -245,34 +245,21 @@ func (t *HashTable) Iter() *TableIter { return &TableIter{t: t, seg: -1} }
 // until the table changes, and must be closed.
 func (t *HashTable) Sorted(layout *Layout) (*TableIter, error) {
 	it := &TableIter{t: t, idx: new(index)}
-	psize, exact := rawWidth+1, false
-	if layout != nil {
-		psize, exact = layout.Size(), layout.exact
-	}
-	if err := it.idx.init(t.m, psize, exact, func(a uint64) []byte { return t.key(t.entry(a)) }); err != nil {
+	if err := it.idx.init(t.m, layout, func(a uint64) []byte { return t.key(t.entry(a)) }); err != nil {
 		return nil, err
 	}
 	for all := t.Iter(); all.Next(); {
 		e, err := it.idx.slot()
+		if err == nil {
+			var trunc bool
+			if trunc, err = it.idx.prefix(e, all.Key()); err == nil {
+				it.idx.push(e, all.addr, trunc)
+			}
+		}
 		if err != nil {
 			it.Close()
 			return nil, err
 		}
-		var trunc bool
-		if layout != nil {
-			if trunc, err = layout.Prefix(e[:psize], all.Key()); err != nil {
-				it.Close()
-				return nil, err
-			}
-		} else {
-			trunc = rawPrefix(e[:psize], all.Key())
-		}
-		p := all.addr
-		if trunc {
-			p |= truncBit
-		}
-		it.idx.setPtr(e, p)
-		it.idx.push()
 	}
 	it.idx.sort()
 	return it, nil
