@@ -67,13 +67,15 @@ func NewSorter(m *Manager, layout *Layout, dir string) (*Sorter, error) {
 	return &Sorter{m: m, dir: dir, buf: buf, wbuf: w}, nil
 }
 
-// Runs is the number of runs spilled so far.
+// Runs is the number of run files, for tests and metrics.
 func (s *Sorter) Runs() int { return len(s.runs) }
 
 // Add copies a record into the sorter, spilling a run when memory runs
 // out. It returns ErrNoMemory only when the record does not fit even in an
-// empty buffer, and leaves the sorter usable then. Any other error fails
-// the sorter: its files are gone and every later call returns the error.
+// empty buffer, and an error wrapping ErrCorrupt when key does not fit the
+// layout; the sorter stays usable after both. Any other error (writing a
+// run failed) fails the sorter: its files are gone, its memory is given
+// back, and every later call returns the error.
 func (s *Sorter) Add(key, value []byte) error {
 	if s.err != nil {
 		return s.err
