@@ -23,7 +23,7 @@ func TestCastNumeric(t *testing.T) {
 	check(t, cast(l, tB), ls, true, true, nil, true)
 	expectError(t, cast(l, tI), ls, "cannot cast '-3000000000' to INT")
 
-	ds := cols(column{tD, []any{1.9, -1.9, 2.675, math.NaN(), 1e10, -0.0}})
+	ds := cols(column{tD, []any{1.9, -1.9, 2.675, math.NaN(), 1e10, math.Copysign(0, -1)}})
 	d := c(0, tD)
 	check(t, tryCast(d, tI), ds, int32(1), int32(-1), int32(2), nil, nil, int32(0))
 	check(t, tryCast(d, tL), ds, int64(1), int64(-1), int64(2), nil, int64(1e10), int64(0))

@@ -246,17 +246,6 @@ func sameType(a, b types.Type) bool {
 	return a.Kind == types.Null || b.Kind == types.Null || types.Same(a, b)
 }
 
-func isKind(ks ...types.Kind) func(types.Type) bool {
-	return func(t types.Type) bool {
-		for _, k := range ks {
-			if t.Kind == k {
-				return true
-			}
-		}
-		return false
-	}
-}
-
 func isString(t types.Type) bool { return t.Kind == types.String }
 
 func isBool(t types.Type) bool { return t.Kind == types.Boolean }

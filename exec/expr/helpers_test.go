@@ -38,14 +38,11 @@ func makeBatch(t testing.TB, alloc memory.Allocator, cs []column) arrow.RecordBa
 	s := schemaOf(cs)
 	rb := array.NewRecordBuilder(alloc, s.Arrow())
 	defer rb.Release()
-	n := 0
 	for i, c := range cs {
-		n = len(c.vals)
 		for _, v := range c.vals {
 			appendValue(t, rb.Field(i), c.t, v)
 		}
 	}
-	_ = n
 	return rb.NewRecordBatch()
 }
 

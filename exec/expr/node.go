@@ -75,16 +75,6 @@ var nullv = vec{konst: true, valid: []uint64{0}, bits: []uint64{0}, fixed: make(
 // null reports whether v is NULL for every row.
 func (v *vec) null() bool { return v.konst && v.valid != nil && v.valid[0]&1 == 0 }
 
-func (v *vec) ok(i int) bool {
-	if v.valid == nil {
-		return true
-	}
-	if v.konst {
-		i = 0
-	}
-	return v.valid[i>>6]>>(uint(i)&63)&1 != 0
-}
-
 func (v *vec) bit(i int) bool {
 	if v.konst {
 		i = 0

@@ -201,6 +201,7 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 		} else {
 			copy(w, v.bits[:len(w)])
 		}
+		w[len(w)-1] &= tail(n) // Arrow readers expect zero padding
 		bufs = []*memory.Buffer{valid, vals}
 	case pStr:
 		bufs = []*memory.Buffer{valid, nil, nil}
@@ -261,6 +262,7 @@ func validity(alloc memory.Allocator, v *vec, n int) (*memory.Buffer, int) {
 	w := view[uint64](buf.Bytes())
 	if !v.konst {
 		copy(w, v.valid[:len(w)])
+		w[len(w)-1] &= tail(n)
 	}
 	return buf, nulls
 }
