@@ -16,7 +16,13 @@ func collectAggs(q *parser.Select) []*parser.Call {
 	var out []*parser.Call
 	seen := map[string]bool{}
 	visit := func(e parser.Expr) {
-		walkAST(e, func(x parser.Expr) bool {
+		if e == nil {
+			return
+		}
+		parser.Inspect(e, func(x parser.Node) bool {
+			if _, ok := x.(parser.Query); ok {
+				return false
+			}
 			c, ok := x.(*parser.Call)
 			if !ok || !aggregateNames[c.Name] || c.Over != nil {
 				return true
@@ -261,7 +267,10 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		return a, errorf(call.Start, ErrType, "%s takes one argument", call.Name)
 	default:
 		var nested *parser.Call
-		walkAST(call.Args[0], func(x parser.Expr) bool {
+		parser.Inspect(call.Args[0], func(x parser.Node) bool {
+			if _, ok := x.(parser.Query); ok {
+				return false
+			}
 			if cc, ok := x.(*parser.Call); ok && aggregateNames[cc.Name] && nested == nil {
 				nested = cc
 			}
