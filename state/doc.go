@@ -1,0 +1,68 @@
+// Package state holds strand's keyed operator state: one Pebble DB per
+// operator subtask (a Store), its snapshots for checkpoints, and read-only
+// views of checkpointed state for restores, at the same or a new
+// parallelism.
+//
+// # Keys
+//
+// Every entry belongs to an operator (its uid, stable across plans), a key
+// group, a state name (one operator may keep several kinds of state) and a
+// user key, normally a memseg normalized key. The Pebble key is
+//
+//	uvarint(len(uid)) uid | key group (big-endian uint16) | uvarint(len(name)) name | user key
+//
+// so all of an operator's state is one key range, and within it each key
+// group is one contiguous range, in key-group order: reading or restoring
+// a key-group range is one bounded scan, which is what rescaling needs.
+// Within a key group, entries sort by name (length first) and then by user
+// key, so a window operator that encodes window end before the key reads
+// its windows in firing order. This layout is part of the checkpoint
+// format.
+//
+// A Store has no write-ahead log and never syncs a commit: it is scratch
+// space, and what survives a crash is what the last complete checkpoint
+// holds. Recovery always rebuilds state from a checkpoint, never from a
+// Store's own directory.
+//
+// # Snapshots and incremental uploads
+//
+// A checkpoint of a Store has two parts, as in Flink's RocksDB backend.
+// Snapshot, the synchronous part, runs at the barrier: it flushes the
+// memtables and takes a Pebble checkpoint, hard links to the immutable
+// SSTs and copies of the small mutable files (MANIFEST, OPTIONS, markers),
+// into a local directory. Upload, the asynchronous part, copies that
+// directory into checkpoint storage (a Target) while the operator goes on
+// processing, and returns the Handle that the checkpoint's metadata keeps.
+//
+// Uploads are incremental. SSTs and blob files never change once written,
+// and Pebble never reuses a file name within a DB, so the Store remembers
+// where each of its SSTs went the first time and later uploads reference
+// it there instead of copying it again, after asking the Target whether it
+// still holds it. A checkpoint after little change copies one or two small
+// SSTs and the few kilobytes of MANIFEST and OPTIONS. Storage names every
+// file it is given afresh (Target.PutShared); the Store never trusts a
+// name alone, since two subtasks' DBs, or a DB rebuilt after a restore,
+// produce the same SST names with different contents.
+//
+// The Store forgets an uploaded SST once a snapshot no longer contains it
+// (a compaction replaced it): it will never be referenced again by this
+// Store, and whether storage may delete it is for retention to decide from
+// the checkpoints that remain.
+//
+// # Restores and verification
+//
+// OpenHandle copies a handle's files from checkpoint storage (a Source)
+// into a local directory, checking each file's size and CRC32C as it
+// copies, and opens the result read-only. No byte of a file that fails is
+// used: the error wraps ErrCorrupt and names the file. A restore at the
+// same parallelism scans its whole key-group range from one handle; at a
+// new parallelism it opens every old handle whose range overlaps its own
+// and scans only the overlap from each, writing what it reads into its new
+// Store.
+//
+// # I/O
+//
+// All file access goes through Pebble's vfs.FS, so tests run on vfs.NewMem,
+// inject errors with vfs/errorfs and simulate power loss with
+// vfs.NewCrashableMem.
+package state

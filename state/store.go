@@ -1,0 +1,266 @@
+package state
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Store is the keyed state of one operator subtask: a Pebble DB in a local
+// working directory. Its methods may be called from several goroutines.
+type Store struct {
+	fs  vfs.FS
+	dir string
+	db  *pebble.DB
+
+	mu sync.Mutex
+	// uploaded maps the name of each SST or blob file that an upload put
+	// into checkpoint storage to where it went, so that later checkpoints
+	// reference it instead of copying it again. Pebble never reuses a file
+	// name within a DB, so a name is the file's identity here.
+	uploaded map[string]upload
+}
+
+type upload struct {
+	ref  FileRef
+	last int64 // newest snapshot that referenced ref
+}
+
+// dbDir and snapPrefix name the children of a Store's directory: the
+// Pebble DB, and one snap-<id> directory per snapshot not yet uploaded.
+const (
+	dbDir      = "db"
+	snapPrefix = "snap-"
+)
+
+// Open opens the Store in dir on fs, creating it if needed. dir is local
+// scratch, not checkpoint storage: the DB has no write-ahead log, and what
+// survives a crash is whatever the last checkpoint holds. Snapshots a
+// crashed process left behind in dir are removed.
+func Open(fs vfs.FS, dir string) (*Store, error) {
+	if err := fs.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	names, err := fs.List(dir)
+	if err != nil {
+		return nil, fmt.Errorf("state: %w", err)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, snapPrefix) {
+			if err := fs.RemoveAll(fs.PathJoin(dir, n)); err != nil {
+				return nil, fmt.Errorf("state: %w", err)
+			}
+		}
+	}
+	db, err := pebble.Open(fs.PathJoin(dir, dbDir), options(fs, false))
+	if err != nil {
+		return nil, fmt.Errorf("state: open %s: %w", dir, err)
+	}
+	return &Store{fs: fs, dir: dir, db: db, uploaded: map[string]upload{}}, nil
+}
+
+// options are the Pebble options of every Store and Reader. A Reader opens
+// the files a Store's checkpoint holds, so both must agree on everything
+// that Pebble records in OPTIONS (the comparer above all).
+func options(fs vfs.FS, readOnly bool) *pebble.Options {
+	return &pebble.Options{
+		FS: fs,
+		// Durability comes from checkpoints: a commit need not reach the
+		// disk, and Snapshot flushes memtables before it links files.
+		DisableWAL: true,
+		ReadOnly:   readOnly,
+		Logger:     quiet{},
+	}
+}
+
+// quiet drops Pebble's informational messages ("Found 0 WALs" on every
+// open), which say nothing to a user of strand, and keeps its errors.
+type quiet struct{}
+
+func (quiet) Infof(string, ...any)           {}
+func (quiet) Errorf(format string, a ...any) { pebble.DefaultLogger.Errorf(format, a...) }
+func (quiet) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(format, a...) }
+
+// Close closes the DB. It leaves the directory in place.
+func (s *Store) Close() error {
+	if err := s.db.Close(); err != nil {
+		return fmt.Errorf("state: close %s: %w", s.dir, err)
+	}
+	return nil
+}
+
+// Batch collects writes that Commit applies atomically.
+type Batch struct {
+	b   *pebble.Batch
+	buf []byte
+	err error
+}
+
+// NewBatch returns an empty batch.
+func (s *Store) NewBatch() *Batch {
+	return &Batch{b: s.db.NewBatch()}
+}
+
+// Set records that key of state name in key group kg of operator uid holds
+// value. The batch copies key and value.
+func (b *Batch) Set(uid string, kg uint16, name string, key, value []byte) {
+	b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
+	b.keep(b.b.Set(b.buf, value, nil))
+}
+
+// Delete records that key no longer exists.
+func (b *Batch) Delete(uid string, kg uint16, name string, key []byte) {
+	b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
+	b.keep(b.b.Delete(b.buf, nil))
+}
+
+// DeletePrefix records that no key starting with keyPrefix exists any more,
+// as one range deletion however many keys that is.
+func (b *Batch) DeletePrefix(uid string, kg uint16, name string, keyPrefix []byte) {
+	start := encodeKey(nil, uid, kg, name, keyPrefix)
+	b.keep(b.b.DeleteRange(start, successor(start), nil))
+}
+
+func (b *Batch) keep(err error) {
+	if b.err == nil && err != nil {
+		b.err = fmt.Errorf("state: batch: %w", err)
+	}
+}
+
+// Commit applies the batch atomically and empties it for reuse. It does not
+// sync: a crash loses it, and recovery restores the last checkpoint anyway.
+// If any write failed to be recorded, Commit applies nothing and returns
+// that error.
+func (b *Batch) Commit() error {
+	defer b.b.Reset()
+	if err := b.err; err != nil {
+		b.err = nil
+		return err
+	}
+	if err := b.b.Commit(pebble.NoSync); err != nil {
+		return fmt.Errorf("state: commit: %w", err)
+	}
+	return nil
+}
+
+// Get returns a copy of the value of key, and whether it exists.
+func (s *Store) Get(uid string, kg uint16, name string, key []byte) (value []byte, ok bool, err error) {
+	v, closer, err := s.db.Get(encodeKey(nil, uid, kg, name, key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("state: get: %w", err)
+	}
+	value = bytes.Clone(v)
+	if value == nil {
+		value = []byte{}
+	}
+	return value, true, closer.Close()
+}
+
+// ScanFunc receives one entry of a scan. key and value are valid only
+// during the call. An error stops the scan, which returns it.
+type ScanFunc func(kg uint16, name string, key, value []byte) error
+
+// Scan calls fn, in key order (key group, then state name, then key), for
+// every entry of operator uid whose key group is in [kgLo, kgHi] and whose
+// state name is name, or any name if name is "". It reads a consistent view:
+// writes committed during the scan are not seen.
+func (s *Store) Scan(uid string, kgLo, kgHi uint16, name string, fn ScanFunc) error {
+	return scan(s.db, uid, kgLo, kgHi, name, fn)
+}
+
+func scan(db *pebble.DB, uid string, kgLo, kgHi uint16, name string, fn ScanFunc) error {
+	if kgLo > kgHi {
+		return nil
+	}
+	prefix := appendUID(nil, uid)
+	upper := successor(prefix)
+	if kgHi < 0xffff {
+		upper = binary.BigEndian.AppendUint16(bytes.Clone(prefix), kgHi+1)
+	}
+	it, err := db.NewIter(&pebble.IterOptions{
+		LowerBound: binary.BigEndian.AppendUint16(bytes.Clone(prefix), kgLo),
+		UpperBound: upper,
+	})
+	if err != nil {
+		return fmt.Errorf("state: scan: %w", err)
+	}
+	sc := scanner{it: it, uidLen: len(prefix), fn: fn}
+	if name == "" {
+		err = sc.all()
+	} else {
+		err = sc.named(uid, name)
+	}
+	if ierr := it.Error(); err == nil && ierr != nil {
+		err = fmt.Errorf("state: scan: %w", ierr)
+	}
+	if cerr := it.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("state: scan: %w", cerr)
+	}
+	return err
+}
+
+// scanner walks an iterator bounded to one uid's key-group range.
+type scanner struct {
+	it     *pebble.Iterator
+	uidLen int
+	fn     ScanFunc
+	last   []byte // the previous entry's state name, to reuse its string
+	name   string
+}
+
+// all visits every entry in bounds.
+func (sc *scanner) all() error {
+	for ok := sc.it.First(); ok; ok = sc.it.Next() {
+		if err := sc.visit(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// named visits the entries of state name, which are contiguous within
+// each key group only. It seeks to the name in each key group that holds
+// state, so that a narrow scan of a wide range stays cheap.
+func (sc *scanner) named(uid, name string) error {
+	for ok := sc.it.First(); ok; {
+		kg, _, _, err := decodeKey(sc.it.Key(), sc.uidLen)
+		if err != nil {
+			return err
+		}
+		p := encodeKey(nil, uid, kg, name, nil)
+		for ok = sc.it.SeekGE(p); ok && bytes.HasPrefix(sc.it.Key(), p); ok = sc.it.Next() {
+			if err := sc.visit(); err != nil {
+				return err
+			}
+		}
+		if !ok || kg == 0xffff {
+			return nil
+		}
+		ok = sc.it.SeekGE(binary.BigEndian.AppendUint16(appendUID(nil, uid), kg+1))
+	}
+	return nil
+}
+
+func (sc *scanner) visit() error {
+	kg, n, key, err := decodeKey(sc.it.Key(), sc.uidLen)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(n, sc.last) {
+		sc.last, sc.name = append(sc.last[:0], n...), string(n)
+	}
+	v, err := sc.it.ValueAndErr()
+	if err != nil {
+		return fmt.Errorf("state: scan: %w", err)
+	}
+	return sc.fn(kg, sc.name, key, v)
+}
