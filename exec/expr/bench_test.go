@@ -39,6 +39,10 @@ func benchBatch(b *testing.B) (arrow.RecordBatch, types.Schema) {
 	return rb.NewRecordBatch(), s
 }
 
+// bench evaluates e over a 64k-row batch, allocating results with Go's
+// allocator (fresh, zeroed memory every batch: the garbage collector's
+// work shows in the figures) and with a pool that recycles buffers (the
+// evaluator's own cost).
 func bench(b *testing.B, e Expr) {
 	batch, s := benchBatch(b)
 	defer batch.Release()
@@ -46,15 +50,42 @@ func bench(b *testing.B, e Expr) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := &Ctx{Alloc: memory.NewGoAllocator()}
-	loop(b, func() {
-		out, err := p.Eval(ctx, batch)
-		if err != nil {
-			b.Fatal(err)
-		}
-		out.Release()
-	})
+	for _, a := range []struct {
+		name  string
+		alloc memory.Allocator
+	}{{"go", memory.NewGoAllocator()}, {"pool", &pool{free: map[int][][]byte{}}}} {
+		ctx := &Ctx{Alloc: a.alloc}
+		b.Run(a.name, func(b *testing.B) {
+			loop(b, func() {
+				out, err := p.Eval(ctx, batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			})
+		})
+	}
 }
+
+// pool is an allocator that hands freed buffers out again.
+type pool struct{ free map[int][][]byte }
+
+func (p *pool) Allocate(n int) []byte {
+	if l := p.free[n]; len(l) > 0 {
+		p.free[n] = l[:len(l)-1]
+		return l[len(l)-1]
+	}
+	return make([]byte, n)
+}
+
+func (p *pool) Reallocate(n int, b []byte) []byte {
+	nb := p.Allocate(n)
+	copy(nb, b)
+	p.Free(b)
+	return nb
+}
+
+func (p *pool) Free(b []byte) { p.free[len(b)] = append(p.free[len(b)], b) }
 
 // loop runs f b.N times and reports rows per second of wall time and, as
 // the machine may be shared, of this process's CPU time.
@@ -124,3 +155,21 @@ func BenchmarkEvalArith(b *testing.B) {
 }
 
 func decimalOf(v int64) decimal128.Num { return decimal128.FromI64(v) }
+
+// BenchmarkBaseline sums a 64k-row BIGINT column in a plain loop: the
+// yardstick for reading the other figures on a given machine.
+func BenchmarkBaseline(b *testing.B) {
+	x := make([]int64, benchRows)
+	for i := range x {
+		x[i] = int64(i)
+	}
+	var s int64
+	loop(b, func() {
+		for _, v := range x {
+			s += v
+		}
+	})
+	if s == 1 {
+		b.Log(s)
+	}
+}

@@ -300,6 +300,19 @@ func strCmp(nd *node, op Fn) func(int, []uint64) error {
 		a, b := nd.in[0], nd.in[1]
 		o := nd.outBits(rows)
 		eq := op == Eq || op == Ne
+		if a.konst != b.konst && eq {
+			col, lit := a, b.str(0)
+			if a.konst {
+				col, lit = b, a.str(0)
+			}
+			if s, ok := shortOf(lit); ok {
+				nd.matchShort(o, rows, act, col, s, whole)
+				if op == Ne {
+					invert(o)
+				}
+				return nil
+			}
+		}
 		for w := range o {
 			var r uint64
 			for m := nd.liveWord(w, rows, act); m != 0; m &= m - 1 {

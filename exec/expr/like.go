@@ -292,6 +292,12 @@ func (nd *node) likeRows(rows int, act []uint64, pat *pattern, row *rowPattern) 
 	if pat != nil {
 		sh, lit = pat.shape, pat.lit
 	}
+	if sh == prefix || sh == suffix || sh == whole {
+		if lit, ok := shortOf(lit); ok && !v.konst {
+			nd.matchShort(o, rows, act, v, lit, sh)
+			return
+		}
+	}
 	for w := range o {
 		var r uint64
 		for m := nd.liveWord(w, rows, act); m != 0; m &= m - 1 {
@@ -301,7 +307,7 @@ func (nd *node) likeRows(rows int, act []uint64, pat *pattern, row *rowPattern) 
 			var ok bool
 			switch sh {
 			case prefix: // the first byte rules out most rows without a call
-				ok = len(s) >= len(lit) && (len(lit) == 0 || s[0] == lit[0] && string(s[1:len(lit)]) == string(lit[1:]))
+				ok = len(s) >= len(lit) && (len(lit) == 0 || s[0] == lit[0] && (len(lit) == 1 || string(s[1:len(lit)]) == string(lit[1:])))
 			case suffix:
 				ok = len(s) >= len(lit) && string(s[len(s)-len(lit):]) == string(lit)
 			case contains:

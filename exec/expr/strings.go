@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"slices"
 	"unicode"
 	"unicode/utf8"
 
@@ -78,33 +79,36 @@ func (c *compiler) changeCase(e *Call) (*node, error) {
 
 // appendCase maps s to upper or lower case, rune by rune (Java's special
 // casings that change a string's length, like ß to SS, are not applied).
-// Bytes that are not UTF-8 pass through.
+// ASCII is mapped in one pass over a pre-sized destination; bytes that are
+// not UTF-8 pass through.
 func appendCase(d, s []byte, upper bool) []byte {
-	lo, hi := byte('a'), byte('z')
+	from := byte('a')
 	if !upper {
-		lo, hi = 'A', 'Z'
+		from = 'A'
 	}
+	at := len(d)
+	d = slices.Grow(d, len(s))[:at+len(s)]
+	o := d[at:]
+	for i, c := range s {
+		if c >= utf8.RuneSelf {
+			return appendRunes(d[:at+i], s[i:], upper)
+		}
+		if c-from < 26 {
+			c ^= 0x20
+		}
+		o[i] = c
+	}
+	return d
+}
+
+func appendRunes(d, s []byte, upper bool) []byte {
 	for len(s) > 0 {
-		// Map the ASCII run in place after copying it.
-		n := 0
-		for n < len(s) && s[n] < utf8.RuneSelf {
-			n++
-		}
-		at := len(d)
-		d = append(d, s[:n]...)
-		for i, c := range d[at:] {
-			if lo <= c && c <= hi {
-				d[at+i] = c ^ 0x20
-			}
-		}
-		s = s[n:]
-		if len(s) == 0 {
-			break
-		}
 		r, w := utf8.DecodeRune(s)
 		switch {
 		case r == utf8.RuneError && w == 1:
 			d = append(d, s[0])
+		case r < utf8.RuneSelf:
+			d = appendCase(d, s[:1], upper)
 		case upper:
 			d = utf8.AppendRune(d, unicode.ToUpper(r))
 		default:

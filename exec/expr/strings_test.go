@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"math/rand"
 	"regexp"
 	"strings"
 	"testing"
@@ -129,6 +130,65 @@ func TestLikeAgainstRegexp(t *testing.T) {
 		for _, s := range subjects {
 			if got, want := pat.match([]byte(s)), rx.MatchString(s); got != want {
 				t.Fatalf("%q LIKE %q = %v, want %v", s, p, got, want)
+			}
+		}
+	}
+}
+
+// Short literals are matched as words read from the data buffer, also at
+// its very start and end; compare with the strings package.
+func TestShortLiteralMatching(t *testing.T) {
+	r := rand.New(rand.NewSource(3))
+	var vals []any
+	for i := 0; i < 300; i++ {
+		if i%17 == 0 {
+			vals = append(vals, nil)
+			continue
+		}
+		b := make([]byte, r.Intn(11))
+		for k := range b {
+			b[k] = "abé"[r.Intn(3)]
+		}
+		vals = append(vals, string(b))
+	}
+	vals[1], vals[len(vals)-1] = "", "ab" // an empty string first, a short one last
+	cs := cols(column{tS, vals})
+	x := c(0, tS)
+	for _, lit := range []string{"a", "b", "ab", "ba", "aab", "abab", "aaaaaaaa", "abababab", "ababababa", "\xa9"} {
+		for _, tc := range []struct {
+			pat  string
+			want func(s string) bool
+		}{
+			{lit + "%", func(s string) bool { return strings.HasPrefix(s, lit) }},
+			{"%" + lit, func(s string) bool { return strings.HasSuffix(s, lit) }},
+			{lit, func(s string) bool { return s == lit }},
+		} {
+			got, err := run(t, call(Like, tB, x, str(tc.pat)), cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			eq, err := run(t, call(Eq, tB, x, str(lit)), cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ne, err := run(t, call(Ne, tB, str(lit), x), cs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range vals {
+				if v == nil {
+					if got[i] != nil || eq[i] != nil || ne[i] != nil {
+						t.Fatalf("row %d: NULL gave %v %v %v", i, got[i], eq[i], ne[i])
+					}
+					continue
+				}
+				s := v.(string)
+				if got[i] != tc.want(s) {
+					t.Fatalf("%q LIKE %q = %v", s, tc.pat, got[i])
+				}
+				if eq[i] != (s == lit) || ne[i] != (s != lit) {
+					t.Fatalf("%q = %q: %v, <>: %v", s, lit, eq[i], ne[i])
+				}
 			}
 		}
 	}
