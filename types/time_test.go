@@ -71,3 +71,25 @@ func TestParseDecimalRejectsNonNumbers(t *testing.T) {
 		t.Errorf("ParseDecimal(-12.345) = %v, %v", n.ToString(2), err)
 	}
 }
+
+func TestFormatFloatAsJava(t *testing.T) {
+	cases := []struct {
+		f    float64
+		bits int
+		want string
+	}{
+		{1e7, 64, "1.0E7"}, {1e-4, 64, "1.0E-4"}, {1234567, 64, "1234567.0"}, {0.001, 64, "0.001"},
+		{-1e-10, 64, "-1.0E-10"}, {123456789.125, 64, "1.23456789125E8"}, {1.5, 64, "1.5"},
+		{100, 64, "100.0"}, {0, 64, "0.0"}, {-2.5, 64, "-2.5"}, {9999999, 64, "9999999.0"},
+		{0.1, 32, "0.1"}, {3.4e38, 32, "3.4E38"}, {0.0123, 64, "0.0123"},
+	}
+	for _, c := range cases {
+		f := c.f
+		if c.bits == 32 {
+			f = float64(float32(f))
+		}
+		if got := FormatFloat(f, c.bits); got != c.want {
+			t.Errorf("FormatFloat(%v, %d) = %s, want %s", c.f, c.bits, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package types
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
@@ -83,15 +84,16 @@ func (v Value) String() string {
 	return fmt.Sprintf("<%v>", v.Type)
 }
 
-// FormatFloat renders a float as Java's Double.toString would for the values
-// users see most: integral values keep a ".0", NaN and infinities are spelled
-// out.
+// FormatFloat renders a float as Java's Double.toString (Float.toString
+// for bits 32) does, which is what Flink prints: the shortest digits that
+// round-trip, in plain notation with at least one fractional digit when
+// 1e-3 <= |f| < 1e7 (1234567.0, 0.001), otherwise as d.dddE[-]n (1.0E7,
+// 1.0E-4); NaN, Infinity and -Infinity spelled out.
 func FormatFloat(f float64, bits int) string {
 	return string(AppendFloat(nil, f, bits))
 }
 
-// AppendFloat appends the rendering of FormatFloat to dst without
-// allocating.
+// AppendFloat appends the rendering of FormatFloat to dst.
 func AppendFloat(dst []byte, f float64, bits int) []byte {
 	switch {
 	case math.IsNaN(f):
@@ -100,16 +102,58 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 		return append(dst, "Infinity"...)
 	case math.IsInf(f, -1):
 		return append(dst, "-Infinity"...)
+	case f == 0:
+		if math.Signbit(f) {
+			return append(dst, "-0.0"...)
+		}
+		return append(dst, "0.0"...)
 	}
-	n := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'g', -1, bits)
-	for _, c := range dst[n:] {
-		switch c {
-		case '.', 'e', 'n', 'I':
-			return dst
+	// Shortest round-trip digits and decimal exponent: d.ddd × 10^exp.
+	var buf [32]byte
+	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bits)
+	neg := e[0] == '-'
+	if neg {
+		e = e[1:]
+		dst = append(dst, '-')
+	}
+	mant, expText, _ := bytes.Cut(e, []byte{'e'})
+	exp, _ := strconv.Atoi(string(expText))
+	digits := make([]byte, 0, len(mant))
+	for _, c := range mant {
+		if c != '.' {
+			digits = append(digits, c)
 		}
 	}
-	return append(dst, '.', '0')
+	abs := math.Abs(f)
+	if abs >= 1e-3 && abs < 1e7 {
+		if exp < 0 {
+			dst = append(dst, '0', '.')
+			for i := 0; i < -exp-1; i++ {
+				dst = append(dst, '0')
+			}
+			return append(dst, digits...)
+		}
+		for i := 0; i <= exp; i++ {
+			if i < len(digits) {
+				dst = append(dst, digits[i])
+			} else {
+				dst = append(dst, '0')
+			}
+		}
+		dst = append(dst, '.')
+		if exp+1 < len(digits) {
+			return append(dst, digits[exp+1:]...)
+		}
+		return append(dst, '0')
+	}
+	dst = append(dst, digits[0], '.')
+	if len(digits) > 1 {
+		dst = append(dst, digits[1:]...)
+	} else {
+		dst = append(dst, '0')
+	}
+	dst = append(dst, 'E')
+	return strconv.AppendInt(dst, int64(exp), 10)
 }
 
 // FormatDecimal renders an unscaled decimal with the given scale.

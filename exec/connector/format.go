@@ -1,7 +1,6 @@
 package connector
 
 import (
-	"math"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -25,16 +24,16 @@ func appendValue(dst []byte, a arrow.Array, i int, zoned bool) []byte {
 	case *array.Int64:
 		return strconv.AppendInt(dst, a.Value(i), 10)
 	case *array.Float32:
-		return appendFloat(dst, float64(a.Value(i)), 32)
+		return types.AppendFloat(dst, float64(a.Value(i)), 32)
 	case *array.Float64:
-		return appendFloat(dst, a.Value(i), 64)
+		return types.AppendFloat(dst, a.Value(i), 64)
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		return append(dst, types.FormatDecimal(a.Value(i), int(scale))...)
 	case *array.String:
 		return append(dst, a.Value(i)...)
 	case *array.Date32:
-		return appendDate(dst, int32(a.Value(i)))
+		return types.AppendDate(dst, int32(a.Value(i)))
 	case *array.Timestamp:
 		ts := a.DataType().(*arrow.TimestampType)
 		ms := int64(a.Value(i))
@@ -57,38 +56,3 @@ func appendValue(dst []byte, a arrow.Array, i int, zoned bool) []byte {
 	return append(dst, a.ValueStr(i)...)
 }
 
-// appendDate appends days since the epoch as yyyy-MM-dd: the date part of
-// types.AppendTimestamp, which allocates nothing, unlike types.FormatDate.
-func appendDate(dst []byte, days int32) []byte {
-	n := len(dst)
-	dst = types.AppendTimestamp(dst, int64(days)*types.MsDay)
-	for j := n + 5; j < len(dst); j++ { // the year may be longer than 4 digits
-		if dst[j] == ' ' {
-			return dst[:j]
-		}
-	}
-	return dst
-}
-
-// appendFloat is types.FormatFloat without the allocation: Java's rendering
-// of the common cases (a ".0" on integral values, NaN and Infinity spelled
-// out). A test keeps the two identical.
-func appendFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, "NaN"...)
-	case math.IsInf(f, 1):
-		return append(dst, "Infinity"...)
-	case math.IsInf(f, -1):
-		return append(dst, "-Infinity"...)
-	}
-	n := len(dst)
-	dst = strconv.AppendFloat(dst, f, 'g', -1, bits)
-	for _, c := range dst[n:] {
-		switch c {
-		case '.', 'e', 'n', 'I':
-			return dst
-		}
-	}
-	return append(dst, '.', '0')
-}

@@ -2,7 +2,6 @@ package connector
 
 import (
 	"bytes"
-	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -27,22 +26,6 @@ func TestFormatRow(t *testing.T) {
 	}
 }
 
-func TestAppendFloatMatchesTypes(t *testing.T) {
-	vals := []float64{0, -0.0, 1, -1, 0.1, 1.5, 1e20, 1e21, 1e-7, 123456789012345678, math.MaxFloat64,
-		math.SmallestNonzeroFloat64, math.NaN(), math.Inf(1), math.Inf(-1), 3.4e38, 1.0 / 3}
-	for _, v := range vals {
-		for _, bits := range []int{32, 64} {
-			if got, want := string(appendFloat(nil, v, bits)), types.FormatFloat(v, bits); got != want {
-				t.Errorf("%v/%d: got %s, want %s", v, bits, got, want)
-			}
-		}
-	}
-	for d := int32(-800000); d < 3000000; d += 997 {
-		if got, want := string(appendDate(nil, d)), types.FormatDate(d); got != want {
-			t.Fatalf("day %d: got %s, want %s", d, got, want)
-		}
-	}
-}
 
 func TestPrintSink(t *testing.T) {
 	var out bytes.Buffer
