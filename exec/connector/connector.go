@@ -26,7 +26,7 @@ type Env struct {
 }
 
 // connectors lists the connector names, sorted, for error messages.
-var connectors = []string{"blackhole", "datagen", "filesystem", "print"}
+var connectors = []string{"blackhole", "datagen", "filesystem", "nexmark", "print"}
 
 // NewSource returns the source of table t.
 func NewSource(t Table) (exec.Source, error) {
@@ -41,6 +41,12 @@ func NewSource(t Table) (exec.Source, error) {
 			return nil, err
 		}
 		return &fileSource{schema: t.Schema, cfg: c}, nil
+	case "nexmark":
+		c, err := parseNexmark(t)
+		if err != nil {
+			return nil, err
+		}
+		return newNexSource(t.Schema, c), nil
 	default: // datagen; connectorOf refused the rest
 		c, err := parseDatagen(t)
 		if err != nil {
@@ -95,6 +101,8 @@ func Validate(t Table, asSource bool) error {
 		_, err = parseFilesystem(t)
 	case "datagen":
 		_, err = parseDatagen(t)
+	case "nexmark":
+		_, err = parseNexmark(t)
 	case "print":
 		_, err = parsePrint(t)
 	case "blackhole":
@@ -114,7 +122,7 @@ func connectorOf(t Table, asSource bool) (string, error) {
 	switch conn {
 	case "filesystem":
 		source, sink = true, true
-	case "datagen":
+	case "datagen", "nexmark":
 		source = true
 	case "print", "blackhole":
 		sink = true

@@ -68,6 +68,24 @@
 //	                                         so rows are slightly out of order
 //	fields.<col>.null-rate         0         probability of NULL
 //
+// nexmark (source; the Nexmark benchmark's events, see Nexmark below):
+//
+//	event-type                     required  bid | auction | person: the stream the table reads
+//	seed                           0         values are a pure function of (seed, event number, field)
+//	splits                         8         epoch e (events e·T .. e·T+T-1) goes to split e mod splits
+//	events.num                     0         events of all three types together; 0 is unbounded
+//	first-event.rate               10000     events per second of event time (not a throttle)
+//	base-time                      2024-01-01 00:00:00  the time of event 0
+//	person.proportion              1         person events per epoch (1 to 1000000 each)
+//	auction.proportion             3         auction events per epoch
+//	bid.proportion                 46        bid events per epoch; T is the sum of the three
+//	bid.hot-ratio.auctions         2         a bid is for the hot auction with probability 1 - 1/ratio
+//	bid.hot-ratio.bidders          4         a bid is by a hot bidder with probability 1 - 1/ratio
+//	auction.hot-ratio.sellers      4         an auction is by a hot seller with probability 1 - 1/ratio
+//	person.avg-size                200b      average event sizes that extra pads to, ±20%
+//	auction.avg-size               500b      (memory sizes, at most 1 MiB)
+//	bid.avg-size                   100b
+//
 // print (sink):
 //
 //	print-identifier               (none)    prefix each line with "<identifier>> "
@@ -152,6 +170,99 @@
 // a schedule that starts when a reader is opened (row j of a split is due
 // at j / (rows-per-second / splits) seconds); Next sleeps at most 50 ms and
 // then returns the rows that are due, possibly none.
+//
+// Nexmark. The generator follows Flink's nexmark repository
+// (NexmarkGenerator and the Person, Auction, Bid and Price generators) with
+// one difference: where Flink draws from one java.util.Random per source,
+// every value here is a pure function of (seed, event number n, field):
+// splitmix64 of a key (from the seed and "<type>.<field>") plus n, whose
+// bits are split among a field's choices by chained multiply-shift
+// reduction. So runs are identical at any parallelism, any splits, any
+// batch size and after resuming, and a table that declares fewer columns
+// gets the same values in the ones it declares.
+//
+//   - Kinds: event n is a person if n mod T < person.proportion, else an
+//     auction if below person + auction proportions, else a bid (1:3:46,
+//     T = 50, by default). Epoch e = n / T, offset o = n mod T.
+//   - Ids: person id = e·person.proportion + o + 1000; auction id =
+//     e·auction.proportion + (o - person.proportion) + 1000; category =
+//     10 + uniform{0..4}.
+//   - Bid.auction: with probability 1 - 1/bid.hot-ratio.auctions the hot
+//     auction, (last auction / 100)·100 in base-0 ids; otherwise uniform
+//     over the last 100 auctions made plus the next 10 (Flink's
+//     nextBase0AuctionId). Bid.bidder: with probability
+//     1 - 1/bid.hot-ratio.bidders (last person / 100)·100 + 1, otherwise
+//     uniform over the last 1000 people plus the next 10. Auction.seller
+//     likewise with auction.hot-ratio.sellers and hot id (last person /
+//     100)·100. Flink's BidGenerator adds FIRST_PERSON_ID to the bidder
+//     twice in the version with channels; strand adds it once, so bidders
+//     are person ids.
+//   - Prices: round(10^(6u)·100) for u uniform in [0, 1), log-uniform over
+//     100..1e8; computed as 2^(u·6·log2 10) from a table (built with
+//     math/big) and a Taylor series, each operation rounded separately, so
+//     the same on every platform and equal to Math.pow's result on the
+//     200000 values the tests compare. Auction.initialBid is a price,
+//     reserve = initialBid + another price, expires = dateTime + 1 ms + a
+//     draw below twice the event time of 100 auctions' worth of events
+//     (Flink's nextAuctionLengthMs: about 167 ms on average at 10000
+//     events/s).
+//   - Bid.channel: with probability 1/2 one of Google, Facebook, Baidu,
+//     Apple, else channel-<i>, i uniform in 0..9999. Each channel has one
+//     fixed URL, https://www.nexmark.com/<a>/<b>/<c>/item.htm?query=1, whose
+//     parts are Flink's nextString(5, '_') (3 or 4 characters of a-z and
+//     _), and 9 in 10 of the channel-<i> URLs (fixed per channel, as Flink
+//     caches them) end in &channel_id=<Math.abs(Integer.reverse(i))>
+//     (so -2147483648 for odd i whose reverse is MIN_VALUE, as in Java).
+//   - Person: name from 11 first × 9 last names, emailAddress
+//     nextString(7)@nextString(5).com, creditCard four groups of four
+//     digits, city (10) and state (6) from Flink's lists. Auction itemName
+//     and description are nextString(20) and nextString(100): 3 to 19 or
+//     99 characters, a space with probability 1/13, else a-z, trimmed.
+//   - extra pads the event to its average size counted as Flink counts it
+//     (8 bytes per number, the strings' bytes, not channel or url):
+//     Flink's nextExtra, a length in [d - δ, d + δ) with d the average
+//     minus the rest and δ = round(d/5), so each event is within ±20% of
+//     the average. Its letters are a window of a 64 KiB pool of random
+//     letters made from the seed, as TPC-H's dbgen takes comments from a
+//     text pool; only its length matters to the queries.
+//   - Time: dateTime = base-time + floor(n·1000 / first-event.rate) ms,
+//     exactly in integers (Flink: baseTime + (long)(n·1e6/rate)/1000), so
+//     each split's events are in time order. Generation is as fast as the
+//     reader is called; the rate only spaces event times.
+//   - Splits and offsets: split s makes epochs s, s+splits, ..., so every
+//     split has all three types in the same proportions and its event
+//     time advances with the others'. A reader steps straight from one of
+//     its events of the table's type to the next: the other types cost
+//     nothing. Offset.Pos is the number of the split's next event of the
+//     table's type (Open rounds a position up to one, so the zero offset
+//     is the split's start) and Offset.Line counts the rows returned.
+//   - Columns match Flink's DDL names case-insensitively (bid: auction,
+//     bidder, price, channel, url, dateTime, extra; auction: id, itemName,
+//     description, initialBid, reserve, dateTime, expires, seller,
+//     category, extra; person: id, name, emailAddress, creditCard, city,
+//     state, dateTime, extra) with types BIGINT, VARCHAR/STRING and
+//     TIMESTAMP(3) or TIMESTAMP_LTZ(3); any subset, in any order; an
+//     unknown name or wrong type is an option error on 'event-type'. Only
+//     declared columns are made.
+//
+// Nexmark performance. Numbers, bid channels, urls and extras are written
+// straight into the Arrow buffers (strings after a pass that sizes them);
+// nothing is allocated per event. BenchmarkNexmarkBids (all 7 bid columns,
+// batches of 4096, one goroutine, events per CPU-second of the whole
+// process, garbage collector included) on the 2-core development machine,
+// while other jobs kept its load average near 10:
+//
+//	allocator that reuses released buffers (BenchmarkNexmarkBidsReused)  about 10M bids/CPU-s
+//	memory.DefaultAllocator (as exec.Run uses), GOGC=400                 6.1M-7.8M bids/CPU-s
+//	memory.DefaultAllocator, GOGC=100                                    3.1M-3.4M bids/CPU-s
+//
+// The first is the generator's own cost (about 100 ns per bid, a third of
+// it copying strings). The others add Go's allocation of about 800 KB per
+// batch: zeroing, page faults, and with the default GOGC a collection of
+// the benchmark's 3 MB heap every six batches, whose stop-the-world pauses
+// stretch on a loaded machine. How the engine allocates batches (a pool
+// that reuses released buffers, or a GC target sized for streaming) is
+// decided outside this package.
 //
 // Print. FormatRow renders rows as Flink's Row.toString: +I[1, null, abc],
 // with NULL as null (Flink's print connector prints null; <NULL> is only

@@ -31,7 +31,7 @@ func TestValidate(t *testing.T) {
 		{map[string]string{"connector": "filesystem", "path": "x", "format": "csv", "sink.rolling-policy.file-size": "12 parsecs"}, false, "sink.rolling-policy.file-size", ""},
 		{map[string]string{"connector": "filesystem", "path": "x", "format": "json", "json.fail-on-missing-field": "true", "json.ignore-parse-errors": "true"}, true, "json.fail-on-missing-field", ""},
 		{map[string]string{"connector": "kafka"}, true, "connector",
-			"unknown connector 'kafka' (valid connectors: 'blackhole', 'datagen', 'filesystem', 'print')"},
+			"unknown connector 'kafka' (valid connectors: 'blackhole', 'datagen', 'filesystem', 'nexmark', 'print')"},
 		{map[string]string{}, true, "connector", ""},
 		{map[string]string{"connector": "print"}, true, "connector", "connector 'print' can only be used as a sink, not to read table t"},
 		{map[string]string{"connector": "datagen"}, false, "connector", "connector 'datagen' can only be used as a source, not to write table t"},
