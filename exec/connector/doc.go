@@ -212,7 +212,7 @@
 //     parts are Flink's nextString(5, '_') (3 or 4 characters of a-z and
 //     _), and 9 in 10 of the channel-<i> URLs (fixed per channel, as Flink
 //     caches them) end in &channel_id=<Math.abs(Integer.reverse(i))>
-//     (so -2147483648 for odd i whose reverse is MIN_VALUE, as in Java).
+//     (-2147483648 for channel-1, whose reverse is MIN_VALUE, as in Java).
 //   - Person: name from 11 first × 9 last names, emailAddress
 //     nextString(7)@nextString(5).com, creditCard four groups of four
 //     digits, city (10) and state (6) from Flink's lists. Auction itemName
