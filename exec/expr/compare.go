@@ -456,13 +456,27 @@ func inSet[T ordered](nd *node, set []T, hasNull bool) func(int, []uint64) error
 	return func(rows int, _ []uint64) error {
 		x := col[T](nd.in[0])[:rows]
 		o := nd.outBits(rows)
-		for w := range o {
-			s := x[w*64 : min(w*64+64, len(x))]
-			var m uint64
-			for j, v := range s {
-				m |= b2u(has(set, v)) << (uint(j) & 63)
+		if len(set) <= 8 { // a pass per item, as x = c OR x = d ...
+			fill(o, 0)
+			for _, c := range set {
+				for w := range o {
+					s := x[w*64 : min(w*64+64, len(x))]
+					var m uint64
+					for j, v := range s {
+						m |= b2u(v == c) << (uint(j) & 63)
+					}
+					o[w] |= m
+				}
 			}
-			o[w] = m
+		} else {
+			for w := range o {
+				s := x[w*64 : min(w*64+64, len(x))]
+				var m uint64
+				for j, v := range s {
+					m |= b2u(has(set, v)) << (uint(j) & 63)
+				}
+				o[w] = m
+			}
 		}
 		nd.inNulls(rows, hasNull)
 		return nil
@@ -482,15 +496,8 @@ func (nd *node) inNulls(rows int, hasNull bool) {
 	nd.out.valid = valid
 }
 
+// has reports whether v is in the sorted set.
 func has[T ordered](set []T, v T) bool {
-	if len(set) <= 8 {
-		for _, s := range set {
-			if s == v {
-				return true
-			}
-		}
-		return false
-	}
 	lo, hi := 0, len(set)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
