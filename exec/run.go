@@ -163,7 +163,9 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
 func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output) (err error) {
-	name := fmt.Sprintf("%s (%d/%d)", v.Name, tc.Subtask+1, v.Parallelism)
+	// Errors name the vertex, not the subtask, so that they read the same
+	// at any parallelism.
+	name := v.Name
 	defer func() {
 		// An operator bug must fail the job with a message, not crash the
 		// process with a stack trace in front of the user.

@@ -49,7 +49,7 @@ func (t *sourceTask) run() error {
 		r, err := t.spec.Source.Open(s, Offset{}, t.opts)
 		if err != nil {
 			closeSplits(states)
-			return fmt.Errorf("source %s: %w", t.spec.Table, err)
+			return err
 		}
 		states[i] = &splitState{split: s, r: r, wm: types.MinWatermark}
 	}
@@ -70,7 +70,7 @@ func (t *sourceTask) run() error {
 				st.done = true
 				live--
 			} else if err != nil {
-				return fmt.Errorf("source %s: %w", t.spec.Table, err)
+				return err
 			} else if err := t.process(st, b); err != nil {
 				return err
 			}
@@ -97,14 +97,14 @@ func (t *sourceTask) compile() error {
 	for _, e := range t.spec.Computed {
 		p, err := expr.Compile(e, t.spec.Source.Schema())
 		if err != nil {
-			return fmt.Errorf("source %s: computed column: %w", t.spec.Table, err)
+			return fmt.Errorf("computed column: %w", err)
 		}
 		t.computed = append(t.computed, p)
 	}
 	if t.spec.Watermark != nil {
 		p, err := expr.Compile(t.spec.Watermark, t.spec.Schema)
 		if err != nil {
-			return fmt.Errorf("source %s: watermark: %w", t.spec.Table, err)
+			return fmt.Errorf("watermark: %w", err)
 		}
 		t.wmProg = p
 	}
@@ -136,7 +136,7 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	wmArr, err := t.wmProg.Eval(t.ectx, b)
 	if err != nil {
 		b.Release()
-		return fmt.Errorf("source %s: watermark: %w", t.spec.Table, err)
+		return fmt.Errorf("watermark: %w", err)
 	}
 	defer wmArr.Release()
 	cand := wmArr.(*array.Timestamp)
@@ -180,7 +180,7 @@ func (t *sourceTask) compute(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 			for _, c := range cols[:i] {
 				c.Release()
 			}
-			return nil, fmt.Errorf("source %s: column %s: %w", t.spec.Table, t.spec.Schema[i].Name, err)
+			return nil, fmt.Errorf("column %s: %w", t.spec.Schema[i].Name, err)
 		}
 		cols[i] = a
 	}
