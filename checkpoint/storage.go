@@ -1,0 +1,242 @@
+package checkpoint
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	iofs "io/fs"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/state"
+)
+
+// ErrCorrupt is wrapped by every error that refuses a checkpoint because a
+// file it needs is missing, truncated, too long or fails its checksum, or
+// its _metadata is absent (an incomplete checkpoint) or unreadable. It is
+// state.ErrCorrupt, so a restore's own verification matches it too.
+var ErrCorrupt = state.ErrCorrupt
+
+// Names inside a job's checkpoint root.
+const (
+	sharedDir    = "shared"
+	chkPrefix    = "chk-"
+	metadataName = "_metadata"
+)
+
+// Storage is the checkpoint storage of one job: the directory tree under
+// root described in the package documentation. It implements state.Target
+// for uploads and state.Source for restores. Its methods may be called
+// from several goroutines.
+type Storage struct {
+	fs   vfs.FS
+	root string
+
+	// mu orders Write and Retain with each other and with the moments at
+	// which uploads claim shared files, so that Retain never deletes a file
+	// that a checkpoint being written still needs.
+	mu sync.Mutex
+	// claimed maps each shared file that an upload put or reused to the
+	// newest checkpoint that did. Until a checkpoint at least that new
+	// completes, Retain keeps the file, though no complete checkpoint
+	// references it yet. Only this process's uploads are in flight, so an
+	// empty map after a restart is right.
+	claimed map[string]int64
+}
+
+var (
+	_ state.Target = (*Storage)(nil)
+	_ state.Source = (*Storage)(nil)
+)
+
+// OpenStorage opens the checkpoint storage at root on fs, creating root
+// and its shared directory (durably) if needed.
+func OpenStorage(fs vfs.FS, root string) (*Storage, error) {
+	s := &Storage{fs: fs, root: root, claimed: map[string]int64{}}
+	if err := s.mkdirs(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// mkdirs creates root/shared and every missing parent, syncing the parent
+// of each directory it creates so that the entry survives a power loss.
+func (s *Storage) mkdirs() error {
+	dir := s.path(sharedDir)
+	var created []string
+	for d := dir; ; d = s.fs.PathDir(d) {
+		if _, err := s.fs.Stat(d); err == nil {
+			break
+		} else if !errors.Is(err, iofs.ErrNotExist) {
+			return fmt.Errorf("checkpoint: %w", err)
+		}
+		created = append(created, d)
+		if s.fs.PathDir(d) == d {
+			break
+		}
+	}
+	if err := s.fs.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	for _, d := range created {
+		if err := s.syncDir(s.fs.PathDir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// path turns a path relative to root, with / separators, into one on fs.
+func (s *Storage) path(rel string) string {
+	return s.fs.PathJoin(append([]string{s.root}, strings.Split(rel, "/")...)...)
+}
+
+func (s *Storage) syncDir(dir string) error {
+	d, err := s.fs.OpenDir(dir)
+	if err != nil {
+		return fmt.Errorf("checkpoint: sync %s: %w", dir, err)
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint: sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+func chkDir(id int64) string { return chkPrefix + strconv.FormatInt(id, 10) }
+
+// ids returns the IDs of every chk-<n> directory, complete or not, in
+// increasing order.
+func (s *Storage) ids() ([]int64, error) {
+	names, err := s.fs.List(s.root)
+	if err != nil {
+		return nil, fmt.Errorf("checkpoint: %w", err)
+	}
+	var ids []int64
+	for _, n := range names {
+		if id, ok := parseChkDir(n); ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	return ids, nil
+}
+
+func parseChkDir(name string) (int64, bool) {
+	digits, ok := strings.CutPrefix(name, chkPrefix)
+	if !ok {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(digits, 10, 64)
+	return id, err == nil && id > 0 && strconv.FormatInt(id, 10) == digits
+}
+
+// NextID returns an ID greater than that of every checkpoint directory in
+// storage, complete, incomplete or corrupt: the ID the next checkpoint
+// must have, since Write refuses IDs that do not increase (see Write).
+func (s *Storage) NextID() (int64, error) {
+	ids, err := s.ids()
+	if err != nil || len(ids) == 0 {
+		return 1, err
+	}
+	return ids[len(ids)-1] + 1, nil
+}
+
+// HasShared implements state.Target.
+func (s *Storage) HasShared(id int64, f state.FileRef) bool {
+	if !isShared(f.Path) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, err := s.fs.Stat(s.path(f.Path))
+	if err != nil || st.Size() != f.Size {
+		return false
+	}
+	s.claim(id, f.Path)
+	return true
+}
+
+// claim records that checkpoint id uses the shared file at path. s.mu is
+// held.
+func (s *Storage) claim(id int64, path string) {
+	s.claimed[path] = max(s.claimed[path], id)
+}
+
+// isShared reports whether path names a file directly in shared/.
+func isShared(path string) bool {
+	name, ok := strings.CutPrefix(path, sharedDir+"/")
+	return ok && validName(name)
+}
+
+func validName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, `/\`)
+}
+
+// PutShared implements state.Target. The file's name is name behind a
+// random prefix: Pebble's names repeat across subtasks and across a DB
+// restored by rewriting, but a shared path must never name two contents.
+func (s *Storage) PutShared(id int64, name string, r io.Reader) (string, error) {
+	path := sharedDir + "/" + rand.Text() + "-" + name
+	s.mu.Lock()
+	s.claim(id, path)
+	s.mu.Unlock()
+	return path, s.create(path, r)
+}
+
+// PutOwned implements state.Target. The file goes into chk-<id>/, which
+// is deleted as a whole with the checkpoint.
+func (s *Storage) PutOwned(id int64, name string, r io.Reader) (string, error) {
+	dir := chkDir(id)
+	if err := s.fs.MkdirAll(s.path(dir), 0o755); err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	path := dir + "/" + rand.Text() + "-" + name
+	return path, s.create(path, r)
+}
+
+// create writes r to the file at path and syncs it. Its directory entry is
+// synced by Write, once for all files of a checkpoint.
+func (s *Storage) create(path string, r io.Reader) error {
+	full := s.path(path)
+	f, err := s.fs.Create(full, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	_, err = io.CopyBuffer(f, r, make([]byte, 256<<10))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		_ = s.fs.Remove(full)
+		return fmt.Errorf("checkpoint: write %s: %w", full, err)
+	}
+	return nil
+}
+
+// Open implements state.Source.
+func (s *Storage) Open(path string) (io.ReadCloser, error) {
+	return s.fs.Open(s.path(path))
+}
+
+// Discard removes every checkpoint and every shared file of the job, for a
+// run that starts afresh, and leaves the storage ready for new ones.
+func (s *Storage) Discard() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.fs.RemoveAll(s.root); err != nil {
+		return fmt.Errorf("checkpoint: discard %s: %w", s.root, err)
+	}
+	clear(s.claimed)
+	return s.mkdirs()
+}
