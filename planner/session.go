@@ -187,7 +187,7 @@ func (s *Session) describe(st *parser.Describe) error {
 				extras = "AS " + c.Expr.String()
 			}
 			if i == t.TimeCol {
-				wm = t.Watermark.String()
+				wm = t.DDL.Watermark.Expr.String()
 			}
 			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), extras, wm})
 		}
