@@ -11,6 +11,35 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
+// Figures on a shared 2-CPU linux/amd64 VM (load average 5 to 8 from other
+// work), best of 3 one-second runs, millions of rows per second of wall
+// time and of process CPU time, and allocations per 64k-row batch. "go"
+// allocates results with Go's allocator: fresh, zeroed memory per batch, so
+// the garbage collector's share shows; "pool" recycles result buffers and
+// shows the evaluator's own cost. Baseline is a plain Go loop summing a
+// BIGINT column, to scale the figures to another machine.
+//
+//	                                                    M rows/s  M rows/cpu-s  allocs
+//	EvalFilter/price>1000 AND channel LIKE 'a%'/go            226    263   7
+//	EvalFilter/price>1000 AND channel LIKE 'a%'/pool          279    278   5
+//	EvalFilter/price>9000 AND channel LIKE '%oo%'/go          543    542   7
+//	EvalFilter/price>9000 AND channel LIKE '%oo%'/pool        477    609   5
+//	EvalFilter/price IN (...) OR channel = 'apple'/go         103    163   7
+//	EvalFilter/price IN (...) OR channel = 'apple'/pool       121    173   5
+//	EvalFilter/select (filter, SelectTrue, Take 5 columns)     73     77  41
+//	EvalArith/a*0.908+b/go                                    178    172   5
+//	EvalArith/a*0.908+b/pool                                 1306   1345   4
+//	EvalArith/price*2+1 BIGINT/go                             177    208   7
+//	EvalArith/price*2+1 BIGINT/pool                          1281   1288   5
+//	EvalArith/amount+amount DECIMAL/go                         91     68   6
+//	EvalArith/amount+amount DECIMAL/pool                      325    329   5
+//	EvalArith/amount*0.908 DECIMAL/go                         108    112   6
+//	EvalArith/amount*0.908 DECIMAL/pool                       313    312   5
+//	EvalArith/CAST(price AS STRING)/go                         81     81   9
+//	EvalArith/CAST(price AS STRING)/pool                      111    110   6
+//	EvalArith/UPPER(channel)/go                                41     41   9
+//	EvalArith/UPPER(channel)/pool                              32     47   6
+//	Baseline                                                 1451   2993   0
 const benchRows = 64 * 1024
 
 // benchBatch has columns price BIGINT, channel STRING, a DOUBLE, b DOUBLE,
