@@ -62,7 +62,7 @@ func TestCastDecimal(t *testing.T) {
 func TestCastToString(t *testing.T) {
 	check(t, cast(c(0, tB), tS), cols(column{tB, []any{true, false, nil}}), "TRUE", "FALSE", nil)
 	check(t, cast(c(0, tI), tS), cols(column{tI, []any{int32(-12), int32(0)}}), "-12", "0")
-	check(t, cast(c(0, tD), tS), cols(column{tD, []any{1.0, 1.5, -0.25, math.Inf(1), math.NaN()}}), "1.0", "1.5", "-0.25", "Infinity", "NaN")
+	check(t, cast(c(0, tD), tS), cols(column{tD, []any{1.0, 1.5, -0.25, math.Inf(1), math.NaN(), 1e10, 1e-4}}), "1.0", "1.5", "-0.25", "Infinity", "NaN", "1.0E10", "1.0E-4")
 	check(t, cast(c(0, tF), tS), cols(column{tF, []any{float32(1.1), float32(3)}}), "1.1", "3.0")
 	check(t, cast(c(0, tDt), tS), cols(column{tDt, []any{"2024-02-29"}}), "2024-02-29")
 	check(t, cast(c(0, tTs), tS), cols(column{tTs, []any{"2024-02-29 13:14:15.016", "1969-12-31 23:59:59.999"}}), "2024-02-29 13:14:15.016", "1969-12-31 23:59:59.999")
