@@ -29,6 +29,7 @@ type HashTable struct {
 
 	ents [][]byte // entry segments and large entries, in insertion order
 	used []int    // bytes used in each of ents
+	hint int      // entries before the last Reset: the next fill likely holds as many
 }
 
 // Entry layout: hash (8 bytes), key length (4), 4 spare bytes so the
@@ -176,13 +177,16 @@ func (t *HashTable) alloc(keyLen int) (uint64, []byte, error) {
 	return uint64(len(t.ents)-1) << t.m.shift, b[:size], nil
 }
 
-// grow doubles the buckets (or makes the first segment of them) and
-// reinserts every entry, walking the entries rather than the old slots
-// because the entries hold the full hash.
+// grow doubles the buckets (or makes the first of them, enough for the
+// hint) and reinserts every entry, walking the entries rather than the old
+// slots because the entries hold the full hash.
 func (t *HashTable) grow() error {
-	bits := t.slotShift()
-	if len(t.buckets) > 0 {
-		bits = t.bits + 1
+	bits := t.bits + 1
+	if len(t.buckets) == 0 {
+		bits = t.slotShift()
+		for t.hint*4 > 3<<bits {
+			bits++
+		}
 	}
 	nb := t.spare[:0]
 	for range 1 << (bits - t.slotShift()) {
@@ -214,8 +218,12 @@ func (t *HashTable) grow() error {
 }
 
 // Reset empties the table and gives its segments back to the manager.
-// Accumulators returned before become invalid. The table may be used again.
+// Accumulators returned before become invalid. The table may be used again:
+// its first insert then sizes the buckets for as many entries as it held
+// before Reset, so a table reused for window after window of similar size
+// does not grow through every size each time.
 func (t *HashTable) Reset() {
+	t.hint = t.n
 	for i, s := range t.buckets {
 		t.m.Free(s)
 		t.buckets[i] = nil
@@ -231,7 +239,7 @@ func (t *HashTable) Reset() {
 // Release gives all memory back; the table must not be used afterwards.
 func (t *HashTable) Release() {
 	t.Reset()
-	t.ents, t.used, t.buckets, t.spare = nil, nil, nil, nil
+	t.ents, t.used, t.buckets, t.spare, t.hint = nil, nil, nil, nil, 0
 }
 
 // Iter returns an iterator over the entries in insertion order. It is
