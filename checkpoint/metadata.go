@@ -209,6 +209,9 @@ func (s *Storage) write(md *Metadata) error {
 			return err
 		}
 		st, err := s.fs.Stat(s.path(f.Path))
+		if errors.Is(err, iofs.ErrNotExist) {
+			return fmt.Errorf("%s: missing", f.Path)
+		}
 		if err != nil {
 			return err
 		}
