@@ -73,13 +73,13 @@ func (t *HashTable) Len() int { return t.n }
 // cannot give the memory a new key needs; the caller spills state and
 // retries, or fails.
 func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted bool, err error) {
-	if len(t.buckets) == 0 {
-		if err := t.grow(); err != nil {
-			return nil, false, err
-		}
-	}
 	tag := slotTag(hash)
 	for {
+		if len(t.buckets) == 0 {
+			if err := t.grow(); err != nil {
+				return nil, false, err
+			}
+		}
 		i := t.home(hash)
 		for {
 			s := t.slot(i)
@@ -97,6 +97,13 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 		if (t.n+1)*4 <= 3<<t.bits {
 			a, e, err := t.alloc(len(key))
 			if err != nil {
+				if t.n == 0 && t.hint > 0 {
+					// The buckets sized for the hint took the memory of
+					// the first entry: start small instead.
+					t.hint = 0
+					t.dropBuckets()
+					continue
+				}
 				return nil, false, err
 			}
 			binary.LittleEndian.PutUint64(e, hash)
@@ -196,6 +203,10 @@ func (t *HashTable) grow() error {
 				t.m.Free(s)
 			}
 			t.spare = nb[:0]
+			if len(t.buckets) == 0 && t.hint > 0 {
+				t.hint = 0 // the hint is only a guess: start small
+				return t.grow()
+			}
 			return err
 		}
 		clear(s)
@@ -224,16 +235,21 @@ func (t *HashTable) grow() error {
 // does not grow through every size each time.
 func (t *HashTable) Reset() {
 	t.hint = t.n
-	for i, s := range t.buckets {
-		t.m.Free(s)
-		t.buckets[i] = nil
-	}
+	t.dropBuckets()
 	for i, e := range t.ents {
 		t.m.freeBuf(e)
 		t.ents[i] = nil
 	}
-	t.buckets, t.bits, t.n = t.buckets[:0], 0, 0
-	t.ents, t.used = t.ents[:0], t.used[:0]
+	t.ents, t.used, t.n = t.ents[:0], t.used[:0], 0
+}
+
+// dropBuckets gives the buckets back.
+func (t *HashTable) dropBuckets() {
+	for i, s := range t.buckets {
+		t.m.Free(s)
+		t.buckets[i] = nil
+	}
+	t.buckets, t.bits = t.buckets[:0], 0
 }
 
 // Release gives all memory back; the table must not be used afterwards.

@@ -158,6 +158,27 @@ func TestHashTableNoMemory(t *testing.T) {
 			t.Fatalf("key %d after ErrNoMemory: %v %v %d", i, err, ins, binary.LittleEndian.Uint64(acc))
 		}
 	}
+	// A Reset table sizes its buckets for as many keys as before, but
+	// falls back to the smallest size when that does not fit.
+	tab.Reset()
+	var hold [][]byte
+	for m.Used() < m.Budget()-2<<10 { // leave one bucket and one entry segment
+		s, err := m.Alloc()
+		if err != nil {
+			t.Fatal(err)
+		}
+		hold = append(hold, s)
+	}
+	k := AppendInt64(nil, 1, Order{})
+	if _, _, err := tab.FindOrInsert(k, Hash(k)); err != nil {
+		t.Fatalf("insert into a Reset table: %v", err)
+	}
+	if tab.bits != tab.slotShift() {
+		t.Fatalf("buckets of %d slots", 1<<tab.bits)
+	}
+	for _, s := range hold {
+		m.Free(s)
+	}
 	tab.Release()
 	if m.Used() != 0 {
 		t.Fatalf("Used = %d", m.Used())
