@@ -171,7 +171,10 @@ func corrupt(path string, err error) error {
 // their entries, then writes _metadata to a temporary file, syncs it,
 // renames it into place and syncs chk-<n>/. Only then is the checkpoint
 // complete, and it survives a power loss from the moment Write returns
-// nil. After an error nothing in storage looks complete that is not.
+// nil. After an error nothing in storage looks complete that is not; if
+// the error came from the final sync, the checkpoint may yet be complete,
+// and correct, which is why recovery goes by Latest, not by what Write
+// returned.
 //
 // IDs must increase: Write fails if checkpoint md.ID or a newer one is
 // complete. After a restart, NextID gives an ID above every earlier one.

@@ -17,7 +17,7 @@ import (
 
 // ErrCorrupt is wrapped by every error that refuses a checkpoint because a
 // file it needs is missing, truncated, too long or fails its checksum, or
-// its _metadata is absent (an incomplete checkpoint) or unreadable. It is
+// its _metadata is absent (an incomplete checkpoint) or damaged. It is
 // state.ErrCorrupt, so a restore's own verification matches it too.
 var ErrCorrupt = state.ErrCorrupt
 

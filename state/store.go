@@ -13,7 +13,8 @@ import (
 )
 
 // Store is the keyed state of one operator subtask: a Pebble DB in a local
-// working directory. Its methods may be called from several goroutines.
+// working directory. Its methods may be called from several goroutines; a
+// Batch belongs to one.
 type Store struct {
 	fs  vfs.FS
 	dir string
@@ -23,7 +24,8 @@ type Store struct {
 	// uploaded maps the name of each SST or blob file that an upload put
 	// into checkpoint storage to where it went, so that later checkpoints
 	// reference it instead of copying it again. Pebble never reuses a file
-	// name within a DB, so a name is the file's identity here.
+	// name within a DB, and the DB lives no longer than the Store, so a name
+	// is the file's identity here.
 	uploaded map[string]upload
 }
 
@@ -39,10 +41,12 @@ const (
 	snapPrefix = "snap-"
 )
 
-// Open opens the Store in dir on fs, creating it if needed. dir is local
-// scratch, not checkpoint storage: the DB has no write-ahead log, and what
-// survives a crash is whatever the last checkpoint holds. Snapshots a
-// crashed process left behind in dir are removed.
+// Open creates an empty Store in dir on fs. dir is local scratch, not
+// checkpoint storage: the DB has no write-ahead log, and state that must
+// survive the process is in checkpoints. So Open first removes the DB and
+// any snapshots that an earlier process left in dir, whose contents are
+// ahead of or behind every checkpoint; a restore then fills the new Store
+// from a checkpoint.
 func Open(fs vfs.FS, dir string) (*Store, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
@@ -52,7 +56,7 @@ func Open(fs vfs.FS, dir string) (*Store, error) {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	for _, n := range names {
-		if strings.HasPrefix(n, snapPrefix) {
+		if n == dbDir || strings.HasPrefix(n, snapPrefix) {
 			if err := fs.RemoveAll(fs.PathJoin(dir, n)); err != nil {
 				return nil, fmt.Errorf("state: %w", err)
 			}
@@ -108,25 +112,40 @@ func (s *Store) NewBatch() *Batch {
 }
 
 // Set records that key of state name in key group kg of operator uid holds
-// value. The batch copies key and value.
+// value. The batch copies key and value. name must not be empty: Scan
+// takes "" to mean every name.
 func (b *Batch) Set(uid string, kg uint16, name string, key, value []byte) {
-	b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
-	b.keep(b.b.Set(b.buf, value, nil))
+	if b.named(name) {
+		b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
+		b.keep(b.b.Set(b.buf, value, nil))
+	}
 }
 
 // Delete records that key no longer exists.
 func (b *Batch) Delete(uid string, kg uint16, name string, key []byte) {
-	b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
-	b.keep(b.b.Delete(b.buf, nil))
+	if b.named(name) {
+		b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
+		b.keep(b.b.Delete(b.buf, nil))
+	}
 }
 
 // DeletePrefix records that no key starting with keyPrefix exists any more,
 // as one range deletion however many keys that is.
 func (b *Batch) DeletePrefix(uid string, kg uint16, name string, keyPrefix []byte) {
-	start := encodeKey(nil, uid, kg, name, keyPrefix)
-	b.keep(b.b.DeleteRange(start, successor(start), nil))
+	if b.named(name) {
+		start := encodeKey(nil, uid, kg, name, keyPrefix)
+		b.keep(b.b.DeleteRange(start, successor(start), nil))
+	}
 }
 
+func (b *Batch) named(name string) bool {
+	if name == "" {
+		b.keep(errors.New("empty state name"))
+	}
+	return name != ""
+}
+
+// keep records the batch's first error, for Commit to return.
 func (b *Batch) keep(err error) {
 	if b.err == nil && err != nil {
 		b.err = fmt.Errorf("state: batch: %w", err)
@@ -169,10 +188,10 @@ func (s *Store) Get(uid string, kg uint16, name string, key []byte) (value []byt
 // during the call. An error stops the scan, which returns it.
 type ScanFunc func(kg uint16, name string, key, value []byte) error
 
-// Scan calls fn, in key order (key group, then state name, then key), for
-// every entry of operator uid whose key group is in [kgLo, kgHi] and whose
-// state name is name, or any name if name is "". It reads a consistent view:
-// writes committed during the scan are not seen.
+// Scan calls fn, in key order (key group, then state name, shorter names
+// first, then key), for every entry of operator uid whose key group is in
+// [kgLo, kgHi] and whose state name is name, or any name if name is "". It
+// reads a consistent view: writes committed during the scan are not seen.
 func (s *Store) Scan(uid string, kgLo, kgHi uint16, name string, fn ScanFunc) error {
 	return scan(s.db, uid, kgLo, kgHi, name, fn)
 }
