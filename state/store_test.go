@@ -330,3 +330,38 @@ func TestRestoreVerifies(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenStartsEmpty(t *testing.T) {
+	fs := vfs.NewMem()
+	s, err := Open(fs, "/store")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill(t, s)
+	if _, err := s.Snapshot(1); err != nil { // never uploaded: a crash
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openStore(t, fs, "/store")
+	if got := scanAll(t, s, "agg", 0, 0xffff, ""); len(got) != 0 {
+		t.Fatalf("reopened store holds %d entries of an earlier process", len(got))
+	}
+	if names, _ := fs.List("/store"); !slices.Equal(names, []string{dbDir}) {
+		t.Fatalf("store directory holds %q", names)
+	}
+}
+
+func TestEmptyName(t *testing.T) {
+	s := openStore(t, vfs.NewMem(), "/store")
+	b := s.NewBatch()
+	b.Set("agg", 1, "acc", []byte("k"), []byte("v"))
+	b.Set("agg", 1, "", []byte("k"), []byte("v"))
+	if err := b.Commit(); err == nil || !strings.Contains(err.Error(), "empty state name") {
+		t.Fatalf("Commit = %v, want the empty name refused", err)
+	}
+	if _, ok, _ := s.Get("agg", 1, "acc", []byte("k")); ok {
+		t.Fatal("a refused batch was partly applied")
+	}
+}
