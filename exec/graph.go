@@ -44,6 +44,8 @@ type Edge struct {
 // the table's computed columns, tracks each split's watermark and drops
 // late rows before the vertex's operator chain.
 type SourceSpec struct {
+	// UID identifies the source's read positions in checkpoints.
+	UID    string
 	Table  string
 	Source Source
 	// Computed, when non-nil, maps the source's physical batch to the
@@ -75,8 +77,10 @@ type Vertex struct {
 	Ops []OpSpec
 	// Sink, when set, receives the chain's output.
 	Sink Sink
-	// SinkName is shown in EXPLAIN.
+	// SinkName is shown in EXPLAIN; SinkUID identifies its pending
+	// commits in checkpoints.
 	SinkName string
+	SinkUID  string
 }
 
 // Graph is a job: vertices in topological order, sources first.

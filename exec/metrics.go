@@ -13,10 +13,16 @@ type Metrics struct {
 	RowsWritten atomic.Int64
 	LateRows    atomic.Int64 // dropped because their window had fired
 	BadRows     atomic.Int64 // skipped malformed rows (ignore-parse-errors)
+	Checkpoints atomic.Int64 // completed checkpoints
+	Failed      atomic.Int64 // failed checkpoints
 }
 
 // Summary renders the counters for the end-of-job line.
 func (m *Metrics) Summary(elapsed time.Duration) string {
-	return fmt.Sprintf("rows read %d, rows written %d, late rows dropped %d, bad rows skipped %d, elapsed %s",
-		m.RowsRead.Load(), m.RowsWritten.Load(), m.LateRows.Load(), m.BadRows.Load(), elapsed.Round(time.Millisecond))
+	s := fmt.Sprintf("rows read %d, rows written %d, late rows dropped %d, bad rows skipped %d",
+		m.RowsRead.Load(), m.RowsWritten.Load(), m.LateRows.Load(), m.BadRows.Load())
+	if c, f := m.Checkpoints.Load(), m.Failed.Load(); c+f > 0 {
+		s += fmt.Sprintf(", checkpoints %d (failed %d)", c, f)
+	}
+	return s + fmt.Sprintf(", elapsed %s", elapsed.Round(time.Millisecond))
 }

@@ -73,6 +73,11 @@ type TaskContext struct {
 	Now func() int64
 	// BatchSize is the preferred number of rows per emitted batch.
 	BatchSize int
+	// MaxParallelism is the number of key groups.
+	MaxParallelism int
+	// Checkpoint is the run's checkpoint configuration, nil when the job
+	// does not checkpoint.
+	Checkpoint *Checkpointing
 }
 
 // OpSpec describes one operator of a chain; New creates the instance for
@@ -80,6 +85,8 @@ type TaskContext struct {
 type OpSpec struct {
 	// Name is shown in EXPLAIN and in errors.
 	Name string
+	// UID identifies a stateful operator's state across runs and plans.
+	UID string
 	// Out is the schema of the batches the operator emits.
 	Out types.Schema
 	New func() (Operator, error)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 )
@@ -14,6 +15,9 @@ import (
 type output interface {
 	Emitter
 	watermark(wm int64) error
+	// barrier passes checkpoint barrier b on; a sink pre-commits instead
+	// and returns what it pre-committed.
+	barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error)
 	end() error
 }
 
@@ -119,6 +123,15 @@ func (o *chanOutput) watermark(wm int64) error {
 	return nil
 }
 
+func (o *chanOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
+	for _, ch := range o.targets() {
+		if err := send(o.ctx, ch, Element{Kind: ElemBarrier, Barrier: b}); err != nil {
+			return nil, err
+		}
+	}
+	return nil, nil
+}
+
 func (o *chanOutput) end() error {
 	for _, ch := range o.targets() {
 		if err := send(o.ctx, ch, Element{Kind: ElemEnd}); err != nil {
@@ -152,6 +165,7 @@ func Subtask(kg, maxPar, n int) int {
 // (made visible) by Run only once every task of the job has succeeded.
 type sinkOutput struct {
 	w       SinkWriter
+	uid     string
 	metrics *Metrics
 }
 
@@ -168,5 +182,17 @@ func (o *sinkOutput) Emit(b arrow.RecordBatch) error {
 }
 
 func (o *sinkOutput) watermark(int64) error { return nil }
+
+func (o *sinkOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
+	pc, ok := o.w.(PreCommitter)
+	if !ok {
+		return nil, nil
+	}
+	pending, err := pc.PreCommit(b.ID)
+	if err != nil {
+		return nil, err
+	}
+	return &checkpoint.SinkState{UID: o.uid, Pending: pending}, nil
+}
 
 func (o *sinkOutput) end() error { return nil }

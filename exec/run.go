@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/checkpoint"
 )
 
 // Options are the settings of one run of a job.
@@ -23,6 +24,8 @@ type Options struct {
 	// Now is the clock (epoch ms); default the wall clock.
 	Now     func() int64
 	Metrics *Metrics
+	// Checkpoint turns checkpoints on; nil runs without them.
+	Checkpoint *Checkpointing
 }
 
 func (o *Options) defaults() {
@@ -40,6 +43,14 @@ func (o *Options) defaults() {
 	}
 	if o.Metrics == nil {
 		o.Metrics = &Metrics{}
+	}
+	if c := o.Checkpoint; c != nil {
+		if c.Retained <= 0 {
+			c.Retained = 2
+		}
+		if c.Timeout <= 0 {
+			c.Timeout = 10 * time.Minute
+		}
 	}
 }
 
@@ -100,11 +111,26 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		}
 	}
 
+	var coord *coordinator
+	if cp := opts.Checkpoint; cp != nil {
+		if err := recoverSinks(g, cp); err != nil {
+			return err
+		}
+		coord = newCoordinator(ctx, cp, g, maxPar, fail)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			coord.run()
+		}()
+	}
+	sourceSubtask := 0
+
 	for _, v := range g.Vertices {
 		for sub := 0; sub < v.Parallelism; sub++ {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint,
 			}
 			var out output
 			if v.Sink != nil {
@@ -114,7 +140,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 					break
 				}
 				writers = append(writers, w)
-				out = &sinkOutput{w: w, metrics: opts.Metrics}
+				out = &sinkOutput{w: w, uid: v.SinkUID, metrics: opts.Metrics}
 			} else {
 				e := edgeOf[v]
 				outs := make([]chan<- Element, consumer[v].Parallelism)
@@ -129,16 +155,27 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 					ins = append(ins, m[u][sub])
 				}
 			}
+			var trigger <-chan checkpoint.Barrier
+			if coord != nil && v.Source != nil {
+				trigger = coord.triggers[sourceSubtask]
+				sourceSubtask++
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runTask(ctx, v, tc, opts, ins, out); err != nil {
+				if err := runTask(ctx, v, tc, opts, ins, out, coord, trigger); err != nil {
 					fail(err)
 				}
 			}()
 		}
 	}
 	wg.Wait()
+	if coord != nil {
+		coord.uploads.Wait()
+		c, f := coord.counts()
+		opts.Metrics.Checkpoints.Store(c)
+		opts.Metrics.Failed.Store(f)
+	}
 	err := firstErr
 	if err == nil {
 		if cerr := context.Cause(ctx); cerr != nil {
@@ -162,7 +199,8 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
-func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output) (err error) {
+func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output,
+	coord *coordinator, trigger <-chan checkpoint.Barrier) (err error) {
 	// Errors name the vertex, not the subtask, so that they read the same
 	// at any parallelism.
 	name := v.Name
@@ -195,10 +233,11 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 			mine = append(mine, splits[i])
 		}
 		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out,
-			opts: ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics}}
+			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics},
+			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, v.Source.UID)}
 		return t.run()
 	}
-	t := &inputTask{ctx: ctx, name: name, ins: ins, chain: c, out: out}
+	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, chain: c, out: out, coord: coord}
 	return t.run()
 }
 
@@ -238,4 +277,46 @@ func consumed(g *Graph, v *Vertex) bool {
 		}
 	}
 	return false
+}
+
+// restoredSplits returns the read positions a restored checkpoint holds
+// for source uid, by split id.
+func restoredSplits(cp *Checkpointing, uid string) map[string]checkpoint.SplitState {
+	if cp == nil || cp.Restore == nil {
+		return nil
+	}
+	out := map[string]checkpoint.SplitState{}
+	for _, s := range cp.Restore.Sources {
+		if s.UID == uid {
+			for _, sp := range s.Splits {
+				out[sp.ID] = sp
+			}
+		}
+	}
+	return out
+}
+
+// recoverSinks commits the restored checkpoint's pending sink files and
+// removes the output of later, incomplete checkpoints, before any task
+// writes.
+func recoverSinks(g *Graph, cp *Checkpointing) error {
+	if cp.Restore == nil {
+		return nil
+	}
+	for _, v := range g.Vertices {
+		cm, ok := v.Sink.(Committer)
+		if !ok {
+			continue
+		}
+		var pending []checkpoint.PendingFile
+		for _, s := range cp.Restore.Sinks {
+			if s.UID == v.SinkUID {
+				pending = append(pending, s.Pending...)
+			}
+		}
+		if err := cm.Recover(cp.Restore.ID, pending); err != nil {
+			return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
+		}
+	}
+	return nil
 }

@@ -192,3 +192,19 @@ func TestValidateRejectsBadGraphs(t *testing.T) {
 		t.Error("vertex without sink or consumer accepted")
 	}
 }
+
+func TestKeyGroupsMatchesSubtask(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 7, 128} {
+		for s := 0; s < n; s++ {
+			lo, hi := KeyGroups(s, DefaultMaxParallelism, n)
+			for kg := lo; kg <= hi; kg++ {
+				if Subtask(kg, DefaultMaxParallelism, n) != s {
+					t.Fatalf("n=%d: key group %d in range of %d but routed to %d", n, kg, s, Subtask(kg, DefaultMaxParallelism, n))
+				}
+			}
+			if s == 0 && lo != 0 || s == n-1 && hi != DefaultMaxParallelism-1 {
+				t.Fatalf("n=%d: ranges do not cover all key groups", n)
+			}
+		}
+	}
+}

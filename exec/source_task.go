@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 )
@@ -24,6 +25,11 @@ type sourceTask struct {
 	split []Split
 	chain *chain
 	out   output
+
+	// Checkpoints: nil coord when the job does not checkpoint.
+	coord    *coordinator
+	trigger  <-chan checkpoint.Barrier
+	restored map[string]checkpoint.SplitState
 
 	computed []*expr.Program
 	wmProg   *expr.Program
@@ -46,12 +52,16 @@ func (t *sourceTask) run() error {
 	}
 	states := make([]*splitState, len(t.split))
 	for i, s := range t.split {
-		r, err := t.spec.Source.Open(s, Offset{}, t.opts)
+		off, wm := Offset{}, types.MinWatermark
+		if st, ok := t.restored[s.ID]; ok {
+			off, wm = Offset{Pos: st.Pos, Line: st.Line}, st.Watermark
+		}
+		r, err := t.spec.Source.Open(s, off, t.opts)
 		if err != nil {
 			closeSplits(states)
 			return err
 		}
-		states[i] = &splitState{split: s, r: r, wm: types.MinWatermark}
+		states[i] = &splitState{split: s, r: r, wm: wm}
 	}
 	defer closeSplits(states)
 
@@ -80,6 +90,9 @@ func (t *sourceTask) run() error {
 					return err
 				}
 			}
+			if err := t.poll(states); err != nil {
+				return err
+			}
 		}
 	}
 	if t.spec.Source.Bounded() || len(states) == 0 {
@@ -87,10 +100,63 @@ func (t *sourceTask) run() error {
 			return err
 		}
 	}
+	if err := t.awaitFinalCheckpoint(states); err != nil {
+		return err
+	}
 	if err := t.chain.finish(); err != nil {
 		return err
 	}
 	return t.out.end()
+}
+
+// poll takes a checkpoint if the coordinator asked for one.
+func (t *sourceTask) poll(states []*splitState) error {
+	if t.coord == nil {
+		return nil
+	}
+	select {
+	case b := <-t.trigger:
+		return t.checkpoint(b, states)
+	default:
+		return nil
+	}
+}
+
+// awaitFinalCheckpoint keeps a source whose input is consumed answering
+// checkpoints until the job's final checkpoint is complete, so that
+// everything written is committed before the job ends.
+func (t *sourceTask) awaitFinalCheckpoint(states []*splitState) error {
+	if t.coord == nil {
+		return nil
+	}
+	select {
+	case t.coord.sourceDone <- struct{}{}:
+	case <-t.ctx.Done():
+		return context.Cause(t.ctx)
+	}
+	for {
+		select {
+		case b := <-t.trigger:
+			if err := t.checkpoint(b, states); err != nil {
+				return err
+			}
+		case <-t.coord.finish:
+			return nil
+		case <-t.ctx.Done():
+			return context.Cause(t.ctx)
+		}
+	}
+}
+
+// checkpoint records where each split resumes, and its watermark, then
+// snapshots the chain and emits the barrier after every row read so far.
+func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) error {
+	src := &checkpoint.SourceState{UID: t.spec.UID}
+	for _, st := range states {
+		off := st.r.Offset()
+		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm})
+	}
+	return takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src)
 }
 
 func (t *sourceTask) compile() error {

@@ -5,17 +5,21 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/types"
 )
 
 // inputTask is a subtask of a vertex that reads channels: it merges its
-// input channels, keeps each channel's watermark, and drives the chain.
+// input channels, keeps each channel's watermark, aligns checkpoint
+// barriers, and drives the chain.
 type inputTask struct {
-	ctx   context.Context
-	name  string
-	ins   []<-chan Element
-	chain *chain
-	out   output
+	ctx     context.Context
+	name    string
+	subtask int
+	ins     []<-chan Element
+	chain   *chain
+	out     output
+	coord   *coordinator // nil when the job does not checkpoint
 }
 
 func (t *inputTask) run() error {
@@ -27,15 +31,18 @@ func (t *inputTask) run() error {
 	ended := make([]bool, n)
 	live := n
 	current := types.MinWatermark
+	align := checkpoint.NewAligner(n, t.coord == nil || !t.coord.cfg.AtLeastOnce)
 
 	cases := make([]reflect.SelectCase, 0, n+1)
 	idx := make([]int, 0, n)
+	// rebuild lists the channels the task reads now: not ended, and not
+	// blocked by a barrier being aligned.
 	rebuild := func() {
 		cases = cases[:0]
 		idx = idx[:0]
 		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.ctx.Done())})
 		for i, ch := range t.ins {
-			if !ended[i] {
+			if !ended[i] && !align.Blocked(i) {
 				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
 				idx = append(idx, i)
 			}
@@ -66,19 +73,31 @@ func (t *inputTask) run() error {
 			if err := t.chain.push(e.Batch); err != nil {
 				return err
 			}
+			continue
 		case ElemWatermark:
 			if e.Watermark > wms[from] {
 				wms[from] = e.Watermark
 			}
+		case ElemBarrier:
+			aligned := align.Barrier(from, e.Barrier.ID)
+			if aligned {
+				if err := t.checkpoint(e.Barrier, align); err != nil {
+					return err
+				}
+			}
+			rebuild()
+			continue
 		case ElemEnd:
 			ended[from] = true
 			live--
+			if align.End(from) {
+				if err := t.checkpoint(checkpoint.Barrier{ID: 0}, align); err != nil {
+					return err
+				}
+			}
 			rebuild()
 		default:
-			return fmt.Errorf("%s: unexpected %v element", t.name, e.Kind)
-		}
-		if e.Kind == ElemBatch {
-			continue
+			return fmt.Errorf("%s: unexpected element %v", t.name, e.Kind)
 		}
 		if wm := minLive(wms, ended); wm > current && live > 0 {
 			current = wm
@@ -96,6 +115,16 @@ func (t *inputTask) run() error {
 		return err
 	}
 	return t.out.end()
+}
+
+// checkpoint takes the aligned checkpoint. b.ID 0 means the barrier being
+// aligned, completed by a channel's end rather than by a barrier.
+func (t *inputTask) checkpoint(b checkpoint.Barrier, align *checkpoint.Aligner) error {
+	b.ID = align.Done()
+	if t.coord == nil {
+		return fmt.Errorf("%s: barrier in a job without checkpoints", t.name)
+	}
+	return takeCheckpoint(t.coord, t.subtask, b, t.chain, t.out, nil)
 }
 
 func (t *inputTask) advance(wm int64) error {

@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -12,9 +13,15 @@ import (
 // their windows, and a watermark fires the windows it passes.
 type WindowAgg struct {
 	Spec window.Spec
+	UID  string
 
 	agg     *window.Aggregate
 	metrics *Metrics
+
+	// Checkpointed state; nil store when the job does not checkpoint.
+	store  *state.Store
+	maxPar int
+	lo, hi int
 }
 
 // Open implements Opener.
@@ -26,6 +33,9 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 		return err
 	}
 	w.agg, w.metrics = agg, ctx.Metrics
+	if ctx.Checkpoint != nil {
+		return w.openState(ctx)
+	}
 	return nil
 }
 
@@ -95,10 +105,10 @@ func (a *AssignWindow) Process(b arrow.RecordBatch, out Emitter) error {
 }
 
 // NewWindowAgg returns the window aggregate operator over input schema in.
-func NewWindowAgg(in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (*WindowAgg, error) {
+func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (*WindowAgg, error) {
 	spec := window.Spec{Window: w, In: in, TimeCol: timeCol, Keys: keys, Aggs: aggs}
 	if _, err := window.New(spec, memory.DefaultAllocator); err != nil {
 		return nil, err
 	}
-	return &WindowAgg{Spec: spec}, nil
+	return &WindowAgg{Spec: spec, UID: uid}, nil
 }

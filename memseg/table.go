@@ -10,7 +10,7 @@ import (
 // the accumulator holding e.g. a SUM and a COUNT) without Go maps, so
 // without per-key heap objects and within the manager's budget.
 //
-// Entries (key, accumulator, hash) are appended to entry segments and never
+// Entries (key and accumulator) are appended to entry segments and never
 // move. Buckets are an open-addressing (linear probing) array of 8-byte
 // slots in bucket segments, doubled when three quarters full; a slot holds
 // 24 bits of the hash, to skip most foreign entries without touching them,
@@ -20,7 +20,9 @@ import (
 type HashTable struct {
 	m       *Manager
 	accSize int
-	accPad  int // accSize rounded up to 8
+	accPad  int  // accSize rounded up to 8
+	shift   uint // log2 of the segment size, copied from m for the hot path
+	sshift  uint // log2 of the slots per bucket segment
 
 	buckets [][]byte // bucket segments
 	spare   [][]byte // the previous bucket list, reused by the next grow
@@ -32,9 +34,12 @@ type HashTable struct {
 	hint int      // entries before the last Reset: the next fill likely holds as many
 }
 
-// Entry layout: hash (8 bytes), key length (4), 4 spare bytes so the
-// accumulator is 8-byte aligned, accumulator (accPad), key, padding to 8.
-const entHeader = 16
+// Entry layout: key length (4 bytes), 4 spare bytes so the accumulator is
+// 8-byte aligned, accumulator (accPad), key, padding to 8. The hash is not
+// kept: the slot's tag rejects nearly every foreign entry, growing
+// recomputes it, and leaving it out makes the entry of a BIGINT key and an
+// 8-byte accumulator 32 bytes, so that no entry spans two cache lines.
+const entHeader = 8
 
 // Slot layout.
 const (
@@ -54,7 +59,7 @@ func NewHashTable(m *Manager, accSize int) *HashTable {
 	if accSize < 0 {
 		panic("memseg: negative accumulator size")
 	}
-	return &HashTable{m: m, accSize: accSize, accPad: (accSize + 7) &^ 7}
+	return &HashTable{m: m, accSize: accSize, accPad: (accSize + 7) &^ 7, shift: m.shift, sshift: m.shift - 3}
 }
 
 // Len is the number of entries.
@@ -62,7 +67,8 @@ func (t *HashTable) Len() int { return t.n }
 
 // FindOrInsert returns the accumulator of key, inserting the key with a
 // zeroed accumulator if it is new (inserted reports which). hash must be
-// Hash(key), or another fixed function of the key used for every call.
+// Hash(key), which callers have computed already to route the key; the
+// table recomputes it when it grows.
 //
 // acc aliases the table's memory. It stays valid, and keeps its contents,
 // until Reset or Release: growing the table moves only bucket slots, never
@@ -88,7 +94,7 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 			}
 			if s>>addrBits == tag {
 				e := t.entry(s&addrMask - 1)
-				if binary.LittleEndian.Uint64(e) == hash && bytes.Equal(t.key(e), key) {
+				if bytes.Equal(t.key(e), key) {
 					return e[entHeader : entHeader+t.accSize : entHeader+t.accSize], false, nil
 				}
 			}
@@ -106,8 +112,7 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 				}
 				return nil, false, err
 			}
-			binary.LittleEndian.PutUint64(e, hash)
-			binary.LittleEndian.PutUint32(e[8:], uint32(len(key)))
+			binary.LittleEndian.PutUint32(e, uint32(len(key)))
 			acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]
 			clear(acc)
 			copy(e[entHeader+t.accPad:], key)
@@ -128,27 +133,22 @@ func (t *HashTable) home(hash uint64) uint64 { return (hash * fib) >> (64 - t.bi
 // groups took.
 func slotTag(hash uint64) uint64 { return (hash * fib) >> 16 & (1<<(64-addrBits) - 1) }
 
-// slotShift is log2 of the slots per bucket segment.
-func (t *HashTable) slotShift() uint { return t.m.shift - 3 }
-
 func (t *HashTable) slot(i uint64) uint64 {
-	sh := t.slotShift()
-	return binary.LittleEndian.Uint64(t.buckets[i>>sh][(i&(1<<sh-1))*8:])
+	return binary.LittleEndian.Uint64(t.buckets[i>>t.sshift][(i&(1<<t.sshift-1))*8:])
 }
 
 func (t *HashTable) setSlot(i, v uint64) {
-	sh := t.slotShift()
-	binary.LittleEndian.PutUint64(t.buckets[i>>sh][(i&(1<<sh-1))*8:], v)
+	binary.LittleEndian.PutUint64(t.buckets[i>>t.sshift][(i&(1<<t.sshift-1))*8:], v)
 }
 
 // entry returns the memory from the entry at address a to the end of its
 // segment.
 func (t *HashTable) entry(a uint64) []byte {
-	return t.ents[a>>t.m.shift][a&uint64(t.m.segSize-1):]
+	return t.ents[a>>t.shift][a&(1<<t.shift-1):]
 }
 
 func (t *HashTable) key(e []byte) []byte {
-	n := int(binary.LittleEndian.Uint32(e[8:]))
+	n := int(binary.LittleEndian.Uint32(e))
 	return e[entHeader+t.accPad : entHeader+t.accPad+n : entHeader+t.accPad+n]
 }
 
@@ -161,7 +161,7 @@ func (t *HashTable) alloc(keyLen int) (uint64, []byte, error) {
 	if last >= 0 && len(t.ents[last]) == t.m.segSize && t.used[last]+size <= t.m.segSize {
 		off := t.used[last]
 		t.used[last] += size
-		return uint64(last)<<t.m.shift | uint64(off), t.ents[last][off : off+size], nil
+		return uint64(last)<<t.shift | uint64(off), t.ents[last][off : off+size], nil
 	}
 	var (
 		b   []byte
@@ -175,28 +175,28 @@ func (t *HashTable) alloc(keyLen int) (uint64, []byte, error) {
 	if err != nil {
 		return 0, nil, err
 	}
-	if uint64(len(t.ents))<<t.m.shift >= addrMask {
+	if uint64(len(t.ents))<<t.shift >= addrMask {
 		t.m.freeBuf(b)
 		return 0, nil, ErrNoMemory // 1 TiB of entries: no address left
 	}
 	t.ents = append(t.ents, b)
 	t.used = append(t.used, size)
-	return uint64(len(t.ents)-1) << t.m.shift, b[:size], nil
+	return uint64(len(t.ents)-1) << t.shift, b[:size], nil
 }
 
 // grow doubles the buckets (or makes the first of them, enough for the
-// hint) and reinserts every entry, walking the entries rather than the old
-// slots because the entries hold the full hash.
+// hint) and reinserts every entry, walking the entries in the order they
+// lie in memory.
 func (t *HashTable) grow() error {
 	bits := t.bits + 1
 	if len(t.buckets) == 0 {
-		bits = t.slotShift()
+		bits = t.sshift
 		for t.hint*4 > 3<<bits {
 			bits++
 		}
 	}
 	nb := t.spare[:0]
-	for range 1 << (bits - t.slotShift()) {
+	for range 1 << (bits - t.sshift) {
 		s, err := t.m.Alloc()
 		if err != nil {
 			for _, s := range nb {
@@ -219,11 +219,12 @@ func (t *HashTable) grow() error {
 	t.spare = t.buckets[:0]
 	t.buckets, t.bits = nb, bits
 	for it := t.Iter(); it.Next(); {
-		i := t.home(it.hash)
+		h := Hash(it.key)
+		i := t.home(h)
 		for t.slot(i) != 0 {
 			i = (i + 1) & (1<<t.bits - 1)
 		}
-		t.setSlot(i, slotTag(it.hash)<<addrBits|(it.addr+1))
+		t.setSlot(i, slotTag(h)<<addrBits|(it.addr+1))
 	}
 	return nil
 }
@@ -299,7 +300,6 @@ type TableIter struct {
 	size     int // of the current entry
 
 	addr     uint64
-	hash     uint64
 	key, acc []byte
 }
 
@@ -323,10 +323,9 @@ func (it *TableIter) Next() bool {
 				return false
 			}
 		}
-		it.addr = uint64(it.seg)<<t.m.shift | uint64(it.off)
+		it.addr = uint64(it.seg)<<t.shift | uint64(it.off)
 	}
 	e := t.entry(it.addr)
-	it.hash = binary.LittleEndian.Uint64(e)
 	it.key = t.key(e)
 	it.size = t.entSize(len(it.key))
 	it.acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]

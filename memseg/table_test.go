@@ -173,7 +173,7 @@ func TestHashTableNoMemory(t *testing.T) {
 	if _, _, err := tab.FindOrInsert(k, Hash(k)); err != nil {
 		t.Fatalf("insert into a Reset table: %v", err)
 	}
-	if tab.bits != tab.slotShift() {
+	if tab.bits != tab.sshift {
 		t.Fatalf("buckets of %d slots", 1<<tab.bits)
 	}
 	for _, s := range hold {

@@ -8,6 +8,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -16,8 +17,17 @@ type Env struct {
 	Parallelism int
 	// Stdout receives the rows of a SELECT and of print sinks.
 	Stdout io.Writer
-	// JobID names the job's output files.
-	JobID string
+	// JobID names this run's output files; Job, set when the job
+	// checkpoints, names the job across runs.
+	JobID, Job string
+}
+
+// UID is a stateful operator's identity in checkpoints and savepoints:
+// derived from what the operator computes (its window, keys and
+// aggregates), so it is stable across runs of the same query and visible
+// in EXPLAIN.
+func UID(n Node) string {
+	return fmt.Sprintf("window-%016x", memseg.Hash([]byte(n.describe())))
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -101,7 +111,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	if err != nil {
 		return nil, optionError(t, err)
 	}
-	spec := &exec.SourceSpec{Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
+	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -148,8 +158,9 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Keys}}
 	out := n.Schema()
 	in := s.schema
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe(), Out: out, New: func() (exec.Operator, error) {
-		return exec.NewWindowAgg(in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+	uid := UID(n)
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, New: func() (exec.Operator, error) {
+		return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
 	}})
 	return &stage{v: v, schema: out}, nil
 }
@@ -159,7 +170,7 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := connector.Env{Stdout: c.env.Stdout, JobID: c.env.JobID}
+	env := connector.Env{Stdout: c.env.Stdout, JobID: c.env.JobID, Job: c.env.Job}
 	var sk exec.Sink
 	if n.Table == nil {
 		sk, err = connector.NewSink(connector.Table{Name: "collect", Schema: plain(s.schema), Options: map[string]string{"connector": "print"}}, env)
@@ -171,6 +182,7 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 			err = optionError(t, err)
 		}
 		s.v.SinkName = t.Name
+		s.v.SinkUID = "sink-" + t.Name
 	}
 	if err != nil {
 		return nil, err

@@ -38,6 +38,10 @@ type Session struct {
 	Now func() int64
 	// LastMetrics are the counters of the last job run.
 	LastMetrics *exec.Metrics
+	// Durable places checkpoints and says how jobs start.
+	Durable Durability
+	// jobs counts the jobs the session has run, to name them.
+	jobs int
 }
 
 // NewSession returns a session with an empty catalog.
@@ -296,10 +300,32 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if err != nil {
 		return err
 	}
-	id := newJobID()
-	g, err := Compile(Optimize(logical), Env{Parallelism: s.parallelism(), Stdout: s.Out, JobID: id})
+	s.jobs++
+	job := s.jobName(s.jobs)
+	cp, err := s.checkpointing(job)
 	if err != nil {
 		return s.at(st, err)
+	}
+	env := Env{Parallelism: s.parallelism(), Stdout: s.Out}
+	if cp != nil {
+		env.Job = job
+	}
+	optimized := Optimize(logical)
+	env.JobID = newJobID()
+	attempt := 0
+	compile := func() (*exec.Graph, error) {
+		if attempt++; attempt > 2 {
+			env.JobID = newJobID() // each restart writes files of its own
+		}
+		g, err := Compile(optimized, env)
+		if err != nil {
+			return nil, s.at(st, err)
+		}
+		return g, nil
+	}
+	g, err := compile()
+	if err != nil {
+		return err
 	}
 	m := &exec.Metrics{}
 	s.LastMetrics = m
@@ -307,9 +333,14 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if v, ok := s.Config[KeyBatchSize]; ok {
 		opts.BatchSize, _ = strconv.Atoi(v)
 	}
+	id := env.JobID
 	fmt.Fprintf(s.Log, "job %s started\n", id)
 	start := time.Now()
-	err = exec.Run(ctx, g, opts)
+	if cp != nil {
+		err = s.runDurable(ctx, compile, cp, opts)
+	} else {
+		err = exec.Run(ctx, g, opts)
+	}
 	status := "finished"
 	if err != nil {
 		status = "failed"

@@ -1,6 +1,8 @@
 package window
 
 import (
+	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 
@@ -9,6 +11,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/strandsql/strand/types"
 )
+
+// errState reports checkpointed window state that does not decode.
+var errState = errors.New("window: malformed checkpointed state")
 
 // acc holds one aggregate's state for every group of a pane, a slot per
 // group, in typed slices: an update is a tight loop over a batch's rows.
@@ -20,6 +25,10 @@ type acc interface {
 	update(col arrow.Array, rows, groups []int32)
 	// appendTo appends the results of groups, in that order, to b.
 	appendTo(b array.Builder, groups []int32)
+	// put appends group g's state to dst; get reads it back into g (which
+	// must exist) and returns the rest of src.
+	put(dst []byte, g int32) []byte
+	get(src []byte, g int32) ([]byte, error)
 }
 
 func newAcc(a Agg, in types.Type) (acc, error) {
@@ -57,6 +66,17 @@ func (c *countAcc) update(col arrow.Array, rows, groups []int32) {
 			c.n[groups[i]]++
 		}
 	}
+}
+
+func (c *countAcc) put(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
+
+func (c *countAcc) get(src []byte, g int32) ([]byte, error) {
+	v, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	c.n[g] = v
+	return src[n:], nil
 }
 
 func (c *countAcc) appendTo(b array.Builder, groups []int32) {
@@ -110,6 +130,39 @@ func sumInto[T int64 | float64, V int32 | int64 | float32 | float64](sum []T, n 
 	}
 }
 
+func (s *sumAcc[T]) put(dst []byte, g int32) []byte {
+	dst = binary.AppendVarint(dst, s.n[g])
+	switch v := any(s.sum[g]).(type) {
+	case int64:
+		return binary.AppendVarint(dst, v)
+	case float64:
+		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+	}
+	return dst
+}
+
+func (s *sumAcc[T]) get(src []byte, g int32) ([]byte, error) {
+	cnt, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	s.n[g], src = cnt, src[n:]
+	switch any(s.sum[g]).(type) {
+	case int64:
+		v, n := binary.Varint(src)
+		if n <= 0 {
+			return nil, errState
+		}
+		s.sum[g], src = T(v), src[n:]
+	case float64:
+		if len(src) < 8 {
+			return nil, errState
+		}
+		s.sum[g], src = T(math.Float64frombits(binary.LittleEndian.Uint64(src))), src[8:]
+	}
+	return src, nil
+}
+
 func (s *sumAcc[T]) appendTo(b array.Builder, groups []int32) {
 	for _, g := range groups {
 		if s.n[g] == 0 {
@@ -157,6 +210,35 @@ func (s *decSumAcc) update(col arrow.Array, rows, groups []int32) {
 	}
 }
 
+func (s *decSumAcc) put(dst []byte, g int32) []byte {
+	dst = binary.AppendVarint(dst, s.n[g])
+	return putDec(dst, s.sum[g])
+}
+
+func (s *decSumAcc) get(src []byte, g int32) ([]byte, error) {
+	cnt, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	s.n[g] = cnt
+	var err error
+	s.sum[g], src, err = getDec(src[n:])
+	return src, err
+}
+
+func putDec(dst []byte, v decimal128.Num) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.HighBits()))
+	return binary.LittleEndian.AppendUint64(dst, v.LowBits())
+}
+
+func getDec(src []byte) (decimal128.Num, []byte, error) {
+	if len(src) < 16 {
+		return decimal128.Num{}, nil, errState
+	}
+	hi, lo := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
+	return decimal128.New(int64(hi), lo), src[16:], nil
+}
+
 func (s *decSumAcc) appendTo(b array.Builder, groups []int32) {
 	db := b.(*array.Decimal128Builder)
 	for _, g := range groups {
@@ -186,12 +268,14 @@ func divRound(a, b decimal128.Num) decimal128.Num {
 
 // extreme keeps a MIN or MAX.
 type extreme[T any] struct {
-	max  bool
-	less func(a, b T) bool
-	read func(a arrow.Array, i int) T
-	put  func(b array.Builder, v T)
-	v    []T
-	seen []bool
+	max   bool
+	less  func(a, b T) bool
+	read  func(a arrow.Array, i int) T
+	build func(b array.Builder, v T)
+	enc   func(dst []byte, v T) []byte
+	dec   func(src []byte) (T, []byte, error)
+	v     []T
+	seen  []bool
 }
 
 func (e *extreme[T]) grow(n int) {
@@ -219,32 +303,78 @@ func (e *extreme[T]) appendTo(b array.Builder, groups []int32) {
 		if !e.seen[g] {
 			b.AppendNull()
 		} else {
-			e.put(b, e.v[g])
+			e.build(b, e.v[g])
 		}
 	}
+}
+
+func (e *extreme[T]) put(dst []byte, g int32) []byte {
+	if !e.seen[g] {
+		return append(dst, 0)
+	}
+	return e.enc(append(dst, 1), e.v[g])
+}
+
+func (e *extreme[T]) get(src []byte, g int32) ([]byte, error) {
+	if len(src) == 0 {
+		return nil, errState
+	}
+	if src[0] == 0 {
+		e.seen[g] = false
+		return src[1:], nil
+	}
+	v, rest, err := e.dec(src[1:])
+	if err != nil {
+		return nil, err
+	}
+	e.v[g], e.seen[g] = v, true
+	return rest, nil
 }
 
 func newExtreme(in types.Type, isMax bool) (acc, error) {
 	switch in.Kind {
 	case types.Int, types.BigInt, types.Date, types.Timestamp, types.TimestampLTZ:
-		return &extreme[int64]{max: isMax, less: func(a, b int64) bool { return a < b }, read: readInt, put: putInt}, nil
+		return &extreme[int64]{max: isMax, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, nil
 	case types.Float, types.Double:
-		return &extreme[float64]{max: isMax, less: lessFloat, read: readFloat, put: putFloat}, nil
+		return &extreme[float64]{max: isMax, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, nil
 	case types.Boolean:
 		return &extreme[bool]{max: isMax, less: func(a, b bool) bool { return !a && b },
-			read: func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
-			put:  func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) }}, nil
+			read:  func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
+			build: func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) },
+			enc: func(dst []byte, v bool) []byte {
+				if v {
+					return append(dst, 1)
+				}
+				return append(dst, 0)
+			},
+			dec: func(src []byte) (bool, []byte, error) {
+				if len(src) == 0 {
+					return false, nil, errState
+				}
+				return src[0] == 1, src[1:], nil
+			}}, nil
 	case types.String:
 		return &extreme[string]{max: isMax, less: func(a, b string) bool { return a < b },
 			read: func(a arrow.Array, i int) string {
 				s := a.(*array.String).Value(i)
 				return string([]byte(s)) // detach from the batch's buffer
 			},
-			put: func(b array.Builder, v string) { b.(*array.StringBuilder).Append(v) }}, nil
+			build: func(b array.Builder, v string) { b.(*array.StringBuilder).Append(v) },
+			enc: func(dst []byte, v string) []byte {
+				return append(binary.AppendUvarint(dst, uint64(len(v))), v...)
+			},
+			dec: func(src []byte) (string, []byte, error) {
+				n, k := binary.Uvarint(src)
+				if k <= 0 || uint64(len(src)-k) < n {
+					return "", nil, errState
+				}
+				return string(src[k : k+int(n)]), src[k+int(n):], nil
+			}}, nil
 	case types.Decimal:
 		return &extreme[decimal128.Num]{max: isMax, less: decimal128.Num.Less,
-			read: func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
-			put:  func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) }}, nil
+			read:  func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
+			build: func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) },
+			enc:   putDec, dec: getDec}, nil
 	}
 	return nil, fmt.Errorf("MIN/MAX does not accept %v", in)
 }
@@ -284,6 +414,27 @@ func putInt(b array.Builder, v int64) {
 	default:
 		panic(fmt.Sprintf("window: putInt on %T", b))
 	}
+}
+
+func encInt(dst []byte, v int64) []byte { return binary.AppendVarint(dst, v) }
+
+func decInt(src []byte) (int64, []byte, error) {
+	v, n := binary.Varint(src)
+	if n <= 0 {
+		return 0, nil, errState
+	}
+	return v, src[n:], nil
+}
+
+func encFloat(dst []byte, v float64) []byte {
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+}
+
+func decFloat(src []byte) (float64, []byte, error) {
+	if len(src) < 8 {
+		return 0, nil, errState
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(src)), src[8:], nil
 }
 
 func readFloat(a arrow.Array, i int) float64 {

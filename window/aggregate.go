@@ -50,6 +50,11 @@ type Aggregate struct {
 	schema *arrow.Schema
 	panes  map[int64]*pane
 	wm     int64
+	// track is set when the aggregate checkpoints: it then remembers what
+	// changed since the last Flush. fired are the windows fired since the
+	// last Flush, whose stored state Flush deletes.
+	track bool
+	fired []*pane
 
 	// Scratch reused across batches.
 	enc         memseg.KeyEncoder
@@ -70,6 +75,21 @@ type pane struct {
 	vals  []acc    // key columns, kept as "first value" accumulators
 	accs  []acc
 	seen  []map[string]struct{} // per DISTINCT aggregate: group+value seen
+
+	// Checkpoint bookkeeping: groups changed since the last Flush, groups
+	// and distinct entries already written to the state store.
+	dirty     []bool
+	dirtyList []int32
+	persisted []bool
+	distinct  []distinctEntry // not yet flushed
+	stored    [][]byte        // distinct state keys flushed, to delete on firing
+}
+
+// distinctEntry is one first-seen (group, value) of a DISTINCT aggregate.
+type distinctEntry struct {
+	agg   int
+	group int32
+	value []byte
 }
 
 // New returns an empty aggregate.
@@ -183,12 +203,20 @@ func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
 	}
 	if len(newRows) > 0 {
 		ng := len(p.keys)
+		p.dirty = growTo(p.dirty, ng)
+		p.persisted = growTo(p.persisted, ng)
 		for i, v := range p.vals {
 			v.grow(ng)
 			v.update(b.Column(a.spec.Keys[i]), newRows, newGroups)
 		}
 		for _, ac := range p.accs {
 			ac.grow(ng)
+		}
+	}
+	for _, g := range a.groups {
+		if a.track && !p.dirty[g] {
+			p.dirty[g] = true
+			p.dirtyList = append(p.dirtyList, g)
 		}
 	}
 	for i, ag := range a.spec.Aggs {
@@ -202,7 +230,7 @@ func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
 		}
 		if ag.Distinct {
 			var err error
-			if rows, groups, err = a.distinct(p.seen[i], col, rows, groups); err != nil {
+			if rows, groups, err = a.distinct(p, i, col, rows, groups); err != nil {
 				return err
 			}
 		}
@@ -225,7 +253,8 @@ func (a *Aggregate) filter(f *array.Boolean, rows, groups []int32) ([]int32, []i
 
 // distinct keeps the first row of each (group, value) not seen before.
 // NULL arguments are skipped: aggregates ignore them anyway.
-func (a *Aggregate) distinct(seen map[string]struct{}, col arrow.Array, rows, groups []int32) ([]int32, []int32, error) {
+func (a *Aggregate) distinct(p *pane, agg int, col arrow.Array, rows, groups []int32) ([]int32, []int32, error) {
+	seen := p.seen[agg]
 	if err := a.distinctEnc.ResetArrays(col); err != nil {
 		return nil, nil, err
 	}
@@ -235,12 +264,16 @@ func (a *Aggregate) distinct(seen map[string]struct{}, col arrow.Array, rows, gr
 			continue
 		}
 		k := memseg.AppendInt64(a.key[:0], int64(groups[i]), memseg.Order{})
+		gl := len(k)
 		k = a.distinctEnc.Append(k, int(r))
 		a.key = k
 		if _, ok := seen[string(k)]; ok {
 			continue
 		}
 		seen[string(k)] = struct{}{}
+		if a.track {
+			p.distinct = append(p.distinct, distinctEntry{agg: agg, group: groups[i], value: bytes.Clone(k[gl:])})
+		}
 		outRows = append(outRows, r)
 		outGroups = append(outGroups, groups[i])
 	}
@@ -264,6 +297,9 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	for _, s := range due {
 		p := a.panes[s]
 		delete(a.panes, s)
+		if a.track {
+			a.fired = append(a.fired, p)
+		}
 		if err := a.fire(p, emit); err != nil {
 			return err
 		}

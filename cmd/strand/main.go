@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -26,6 +27,7 @@ const usage = `strand: streaming SQL in one binary
 
 Usage:
   strand run FILE.sql [--parallelism N] [--set key=value ...]
+             [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
   strand explain FILE.sql [--parallelism N] [--set key=value ...]
   strand version
 
@@ -69,6 +71,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	parallelism := fs.Int("parallelism", 0, "subtasks per operator (default: number of CPUs)")
 	var sets setFlags
 	fs.Var(&sets, "set", "a session option key=value, as SET 'key' = 'value' (repeatable)")
+	interval := fs.String("checkpoint-interval", "", "take a checkpoint this often, e.g. 2s (execution.checkpointing.interval)")
+	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
+	fromCheckpoint := fs.String("from-checkpoint", "", "restore this checkpoint (a chk-<n> directory) or fail")
+	fresh := fs.Bool("fresh", false, "discard the job's old checkpoints and start from the beginning")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
@@ -90,6 +96,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	sess := planner.NewSession(stdout, stderr)
 	sess.Parallelism = *parallelism
+	sess.Durable = planner.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
+		Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
+	if *interval != "" {
+		sess.Config[planner.KeyCheckpointInterval] = *interval
+	}
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {

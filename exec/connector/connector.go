@@ -23,6 +23,11 @@ type Env struct {
 	// JobID is unique per run; part-file names include it so that runs
 	// never overwrite each other's output.
 	JobID string
+	// Job names the job across runs (for example a query file's name). It
+	// is set when the job checkpoints: part files then carry the job's
+	// name and the checkpoint that committed them, so that a restore can
+	// tell which visible files its replay would write again.
+	Job string
 }
 
 // connectors lists the connector names, sorted, for error messages.
@@ -71,7 +76,7 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if env.JobID == "" {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}
-		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID}, nil
+		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job}, nil
 	case "print":
 		id, err := parsePrint(t)
 		if err != nil {

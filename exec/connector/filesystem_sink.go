@@ -16,6 +16,7 @@ type fileSink struct {
 	cfg    fsConfig
 	schema types.Schema // the table's, whose names the JSON keys use
 	jobID  string
+	job    string // stable job name; "" when the job does not checkpoint
 }
 
 // encoder appends one row as one line, line break included.
@@ -38,10 +39,11 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 	}
 	w := &fileWriter{
 		dir:     s.cfg.path,
-		prefix:  fmt.Sprintf("part-%s-%d-", s.jobID, subtask),
+		prefix:  s.prefix(subtask),
 		ext:     "." + s.cfg.format,
 		limit:   s.cfg.rollSize,
 		ncols:   len(out),
+		subtask: subtask,
 		buf:     make([]byte, 0, flushSize+64<<10),
 		pending: nil,
 	}
@@ -51,6 +53,15 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 		w.enc = newJSONEncoder(names)
 	}
 	return w, nil
+}
+
+// prefix is the start of a subtask's part-file names: part-<run>-<subtask>-,
+// or part-<job>-<run>-<subtask>- for a checkpointing job.
+func (s *fileSink) prefix(subtask int) string {
+	if s.job != "" {
+		return fmt.Sprintf("part-%s-%s-%d-", s.job, s.jobID, subtask)
+	}
+	return fmt.Sprintf("part-%s-%d-", s.jobID, subtask)
 }
 
 // flushSize is how much encoded output is gathered before a write(2).
@@ -74,6 +85,7 @@ type fileWriter struct {
 	buf     []byte
 	pending []string // finished hidden files, oldest first
 	done    bool     // closed or aborted
+	subtask int
 }
 
 func (w *fileWriter) hiddenName(seq int) string {

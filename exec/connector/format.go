@@ -55,4 +55,3 @@ func appendValue(dst []byte, a arrow.Array, i int, zoned bool) []byte {
 	}
 	return append(dst, a.ValueStr(i)...)
 }
-

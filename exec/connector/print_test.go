@@ -26,7 +26,6 @@ func TestFormatRow(t *testing.T) {
 	}
 }
 
-
 func TestPrintSink(t *testing.T) {
 	var out bytes.Buffer
 	s := types.Schema{{Name: "a", Type: types.TInt}, {Name: "s", Type: types.TString}}

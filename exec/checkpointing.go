@@ -1,0 +1,68 @@
+package exec
+
+import (
+	"io"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/state"
+)
+
+// Checkpointing configures the checkpoints of a run. With it, a job takes
+// barrier-aligned (or, with AtLeastOnce, unaligned) snapshots every
+// Interval and a final one when a bounded input ends; sinks that implement
+// PreCommitter and Committer commit exactly once.
+type Checkpointing struct {
+	// Interval between periodic checkpoints; 0 takes only the final
+	// checkpoint of a bounded job.
+	Interval time.Duration
+	// AtLeastOnce turns barrier alignment off: after a restore some rows
+	// may be written twice, none lost.
+	AtLeastOnce bool
+	// Storage receives the checkpoints.
+	Storage *checkpoint.Storage
+	// FS and WorkDir hold the operators' local state stores: scratch,
+	// rebuilt from the checkpoint on restore.
+	FS      vfs.FS
+	WorkDir string
+	// Job names the job (stable across runs).
+	Job string
+	// Retained is how many complete checkpoints are kept (default 2).
+	Retained int
+	// Timeout abandons a checkpoint not complete after it (default 10 min).
+	Timeout time.Duration
+	// Tolerable is how many failed checkpoints in a row the job survives.
+	Tolerable int
+	// Restore is the checkpoint to resume from, or nil for a fresh start.
+	Restore *checkpoint.Metadata
+	// FirstID is the id of the first checkpoint this run takes.
+	FirstID int64
+	// Log receives a line per completed or failed checkpoint.
+	Log io.Writer
+}
+
+// Snapshotter is implemented by operators with state.
+type Snapshotter interface {
+	// Snapshot is the synchronous part of checkpoint id: every batch
+	// before the barrier has been processed, none after it. The task
+	// uploads the returned state snapshot (the asynchronous part) while
+	// processing goes on.
+	Snapshot(id int64) (OperatorSnapshot, error)
+}
+
+// OperatorSnapshot is one operator subtask's part of a checkpoint.
+type OperatorSnapshot struct {
+	UID, Fingerprint       string
+	KeyGroupLo, KeyGroupHi int
+	State                  *state.Snapshot // nil for no keyed state
+	Inline                 []byte
+}
+
+// KeyGroups returns the inclusive key-group range a subtask owns: the
+// key groups kg with Subtask(kg, maxPar, n) == subtask.
+func KeyGroups(subtask, maxPar, n int) (lo, hi int) {
+	lo = (subtask*maxPar + n - 1) / n
+	hi = ((subtask+1)*maxPar+n-1)/n - 1
+	return lo, hi
+}

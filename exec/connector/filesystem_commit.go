@@ -1,0 +1,104 @@
+package connector
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/strandsql/strand/checkpoint"
+)
+
+// Two-phase commit of the filesystem sink. At a barrier the writer closes
+// and syncs its hidden file and hands it over as pending, naming the
+// visible file it will become: part-<job>-<run>-<subtask>-<n>-ck<id>.<ext>,
+// id being the checkpoint that commits it. When the checkpoint completes
+// the coordinator renames pending files into place. A restore from
+// checkpoint id commits id's pending files, then deletes the job's hidden
+// leftovers and the job's visible files committed by checkpoints newer than
+// id: the replay from id writes those rows again.
+
+// PreCommit implements exec.PreCommitter.
+func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
+	if err := w.roll(); err != nil {
+		return nil, err
+	}
+	out := make([]checkpoint.PendingFile, len(w.pending))
+	for i, p := range w.pending {
+		base := strings.TrimSuffix(filepath.Base(p)[1:], ".inprogress")
+		final := strings.TrimSuffix(base, w.ext) + fmt.Sprintf("-ck%d", id) + w.ext
+		out[i] = checkpoint.PendingFile{Subtask: w.subtask, Tmp: p, Final: filepath.Join(w.dir, final)}
+	}
+	w.pending = nil
+	return out, nil
+}
+
+// Commit implements exec.Committer.
+func (s *fileSink) Commit(pending []checkpoint.PendingFile) error {
+	dirs := map[string]bool{}
+	for _, p := range pending {
+		err := os.Rename(p.Tmp, p.Final)
+		if errors.Is(err, os.ErrNotExist) {
+			if _, serr := os.Stat(p.Final); serr == nil {
+				continue // committed before a crash
+			}
+			return fmt.Errorf("filesystem sink: pending file %s is missing", p.Tmp)
+		}
+		if err != nil {
+			return fmt.Errorf("filesystem sink: %w", err)
+		}
+		dirs[filepath.Dir(p.Final)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// committedBy matches a visible part file of a checkpointing job and
+// captures the checkpoint that committed it.
+var committedBy = regexp.MustCompile(`-ck(\d+)\.[a-z]+$`)
+
+// Recover implements exec.Committer.
+func (s *fileSink) Recover(id int64, pending []checkpoint.PendingFile) error {
+	if err := s.Commit(pending); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(s.cfg.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	mine := "part-" + s.job + "-"
+	removed := false
+	for _, e := range entries {
+		name := e.Name()
+		var stale bool
+		switch {
+		case strings.HasPrefix(name, "."+mine) && strings.HasSuffix(name, ".inprogress"):
+			stale = true
+		case strings.HasPrefix(name, mine):
+			if m := committedBy.FindStringSubmatch(name); m != nil {
+				n, _ := strconv.ParseInt(m[1], 10, 64)
+				stale = n > id
+			}
+		}
+		if stale {
+			if err := os.Remove(filepath.Join(s.cfg.path, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return fmt.Errorf("filesystem sink: %w", err)
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return syncDir(s.cfg.path)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/strandsql/strand/state"
+)
+
+// openState gives the window aggregate a local state store and, on a
+// restore, loads the checkpointed state of its key-group range: from the
+// old subtasks whose ranges overlap it, whatever the old parallelism was.
+func (w *WindowAgg) openState(ctx *TaskContext) error {
+	cp := ctx.Checkpoint
+	w.maxPar = ctx.MaxParallelism
+	w.lo, w.hi = KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
+	w.agg.Track()
+	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", w.UID, ctx.Subtask))
+	if err := cp.FS.RemoveAll(dir); err != nil {
+		return err
+	}
+	store, err := state.Open(cp.FS, dir)
+	if err != nil {
+		return err
+	}
+	w.store = store
+	if cp.Restore == nil {
+		return nil
+	}
+	for _, op := range cp.Restore.Operators {
+		if op.UID != w.UID {
+			continue
+		}
+		if fp := w.Spec.Fingerprint(); op.Fingerprint != fp {
+			return fmt.Errorf("%w: operator %s: checkpointed state has schema %s, the query needs %s", ErrIncompatible, w.UID, op.Fingerprint, fp)
+		}
+		if op.MaxParallelism != ctx.MaxParallelism {
+			return fmt.Errorf("%w: operator %s: checkpointed with %d key groups, the job has %d", ErrIncompatible, w.UID, op.MaxParallelism, ctx.MaxParallelism)
+		}
+		for _, st := range op.Subtasks {
+			lo, hi := max(w.lo, st.KeyGroupLo), min(w.hi, st.KeyGroupHi)
+			if lo > hi {
+				continue
+			}
+			if err := w.restore(cp, ctx.Subtask, st.Handle, uint16(lo), uint16(hi)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ErrIncompatible is returned when checkpointed state does not fit the job
+// being restored.
+var ErrIncompatible = errors.New("incompatible checkpoint")
+
+func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, hi uint16) error {
+	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d-restore", w.UID, subtask))
+	r, err := state.OpenHandle(cp.FS, cp.Storage, h, dir)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	b := w.store.NewBatch()
+	n := 0
+	load := func(kg uint16, name string, key, value []byte) error {
+		if err := w.agg.Load(name, key, value); err != nil {
+			return err
+		}
+		b.Set(w.UID, kg, name, key, value)
+		if n++; n%65536 == 0 {
+			if err := b.Commit(); err != nil {
+				return err
+			}
+			b = w.store.NewBatch()
+		}
+		return nil
+	}
+	// Groups before the DISTINCT values that refer to them.
+	for _, name := range []string{"g", "d"} {
+		if err := r.Scan(w.UID, lo, hi, name, load); err != nil {
+			return err
+		}
+	}
+	return b.Commit()
+}
+
+// Snapshot implements Snapshotter: it writes what changed since the last
+// checkpoint to the store and takes the store's synchronous snapshot.
+func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
+	b := w.store.NewBatch()
+	w.agg.Flush(b, w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
+	if err := b.Commit(); err != nil {
+		return OperatorSnapshot{}, err
+	}
+	sn, err := w.store.Snapshot(id)
+	if err != nil {
+		return OperatorSnapshot{}, err
+	}
+	return OperatorSnapshot{UID: w.UID, Fingerprint: w.Spec.Fingerprint(), KeyGroupLo: w.lo, KeyGroupHi: w.hi, State: sn}, nil
+}
+
+// Close implements Closer.
+func (w *WindowAgg) Close() error {
+	if w.store == nil {
+		return nil
+	}
+	err := w.store.Close()
+	w.store = nil
+	return err
+}

@@ -1,0 +1,221 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/exec"
+)
+
+// Session keys for checkpoints and restarts, Flink's names.
+const (
+	KeyCheckpointInterval = "execution.checkpointing.interval"
+	KeyCheckpointMode     = "execution.checkpointing.mode"
+	KeyCheckpointRetained = "execution.checkpointing.num-retained"
+	KeyCheckpointTimeout  = "execution.checkpointing.timeout"
+	KeyTolerableFailures  = "execution.checkpointing.tolerable-failed-checkpoints"
+	KeyRestartStrategy    = "restart-strategy"
+	KeyRestartAttempts    = "restart-strategy.fixed-delay.attempts"
+	KeyRestartDelay       = "restart-strategy.fixed-delay.delay"
+	KeyStateDir           = "state.checkpoints.dir"
+)
+
+// Durability says where a session's jobs keep checkpoints and how they
+// start: resuming, from a given checkpoint, or fresh.
+type Durability struct {
+	// StateDir holds checkpoints/<job>/ and work/<job>/ (default .strand).
+	StateDir string
+	// FromCheckpoint restores that checkpoint (a chk-<n> directory or its
+	// _metadata) or fails.
+	FromCheckpoint string
+	// Fresh discards the job's old checkpoints.
+	Fresh bool
+	// Name prefixes job names, normally the query file's base name.
+	Name string
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+
+// jobName names the n-th job of a session for its state directory and
+// output files: letters, digits and underscores only, so that names never
+// prefix one another past a separator.
+func (s *Session) jobName(n int) string {
+	name := unsafeName.ReplaceAllString(s.Durable.Name, "_")
+	if name == "" {
+		name = "job"
+	}
+	return fmt.Sprintf("%s_%d", name, n)
+}
+
+// checkpointing builds a run's checkpoint configuration from the session
+// settings; nil when the job does not checkpoint.
+func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
+	iv, ok := s.Config[KeyCheckpointInterval]
+	if !ok {
+		return nil, nil
+	}
+	interval, err := parseDuration(iv)
+	if err != nil || interval <= 0 {
+		return nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
+	}
+	cp := &exec.Checkpointing{Interval: interval, Job: job, FS: vfs.Default, Log: s.Log, Retained: 2, Timeout: 10 * time.Minute}
+	switch m := strings.ToUpper(s.config(KeyCheckpointMode, "EXACTLY_ONCE")); m {
+	case "EXACTLY_ONCE":
+	case "AT_LEAST_ONCE":
+		cp.AtLeastOnce = true
+	default:
+		return nil, fmt.Errorf("%w: '%s' must be EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", ErrOption, KeyCheckpointMode, m)
+	}
+	if cp.Retained, err = s.intConfig(KeyCheckpointRetained, 2, 1); err != nil {
+		return nil, err
+	}
+	if cp.Tolerable, err = s.intConfig(KeyTolerableFailures, 0, 0); err != nil {
+		return nil, err
+	}
+	if v, ok := s.Config[KeyCheckpointTimeout]; ok {
+		if cp.Timeout, err = parseDuration(v); err != nil || cp.Timeout <= 0 {
+			return nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", ErrOption, KeyCheckpointTimeout, v)
+		}
+	}
+	dir := s.config(KeyStateDir, s.Durable.StateDir)
+	if dir == "" {
+		dir = ".strand"
+	}
+	cp.WorkDir = filepath.Join(dir, "work", job)
+	root := filepath.Join(dir, "checkpoints", job)
+	if s.Durable.Fresh {
+		if err := vfs.Default.RemoveAll(root); err != nil {
+			return nil, err
+		}
+	}
+	if cp.Storage, err = checkpoint.OpenStorage(vfs.Default, root); err != nil {
+		return nil, err
+	}
+	return cp, nil
+}
+
+// restorePoint picks the checkpoint a run starts from: the one asked for,
+// or the latest that verifies, unless the job finished.
+func (s *Session) restorePoint(cp *exec.Checkpointing) error {
+	st := cp.Storage
+	var md *checkpoint.Metadata
+	var err error
+	if p := s.Durable.FromCheckpoint; p != "" {
+		if md, err = st.LoadPath(p); err != nil {
+			return fmt.Errorf("--from-checkpoint %s: %w", p, err)
+		}
+	} else {
+		md, err = st.Latest(func(n int64, err error) {
+			fmt.Fprintf(s.Log, "skipping checkpoint %d: %v\n", n, err)
+		})
+		if err != nil {
+			return err
+		}
+		if md != nil && md.Finished {
+			fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", cp.Job, md.ID)
+			md = nil
+		}
+	}
+	cp.Restore = md
+	if md != nil {
+		fmt.Fprintf(s.Log, "resuming from checkpoint %d\n", md.ID)
+	}
+	cp.FirstID, err = st.NextID()
+	if md != nil && cp.FirstID <= md.ID {
+		cp.FirstID = md.ID + 1
+	}
+	return err
+}
+
+// runDurable runs a checkpointing job, restarting it from its latest
+// checkpoint after a failure as the fixed-delay restart strategy says.
+func (s *Session) runDurable(ctx context.Context, g func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
+	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
+	if err != nil {
+		return err
+	}
+	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
+		attempts = 0
+	}
+	delay, err := parseDuration(s.config(KeyRestartDelay, "1s"))
+	if err != nil {
+		return fmt.Errorf("%w: '%s': %v", ErrOption, KeyRestartDelay, err)
+	}
+	for attempt := 0; ; attempt++ {
+		if err := s.restorePoint(cp); err != nil {
+			return err
+		}
+		graph, err := g()
+		if err != nil {
+			return err
+		}
+		opts.Checkpoint = cp
+		err = exec.Run(ctx, graph, opts)
+		if err == nil || errors.Is(err, exec.ErrCanceled) || ctx.Err() != nil || attempt >= attempts {
+			return err
+		}
+		fmt.Fprintf(s.Log, "job %s failed: %v; restarting in %s (restart %d of %d)\n", cp.Job, err, delay, attempt+1, attempts)
+		s.Durable.FromCheckpoint = ""
+		select {
+		case <-time.After(delay):
+		case <-ctx.Done():
+			return err
+		}
+	}
+}
+
+func (s *Session) config(key, def string) string {
+	if v, ok := s.Config[key]; ok {
+		return v
+	}
+	return def
+}
+
+func (s *Session) intConfig(key string, def, lo int) (int, error) {
+	v, ok := s.Config[key]
+	if !ok {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo {
+		return 0, fmt.Errorf("%w: '%s' must be an integer of at least %d, got '%s'", ErrOption, key, lo, v)
+	}
+	return n, nil
+}
+
+// parseDuration reads Flink's duration syntax ("2s", "10 s", "1 min",
+// "500ms", "1h") as well as Go's ("1m30s"); a bare number is milliseconds.
+func parseDuration(s string) (time.Duration, error) {
+	s = strings.TrimSpace(strings.ToLower(s))
+	if d, err := time.ParseDuration(s); err == nil {
+		return d, nil
+	}
+	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
+	num, unit := s, ""
+	if i >= 0 {
+		num, unit = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
+	}
+	f, err := strconv.ParseFloat(num, 64)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	units := map[string]time.Duration{
+		"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond, "millisecond": time.Millisecond, "milliseconds": time.Millisecond,
+		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
+		"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
+		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
+	}
+	u, ok := units[unit]
+	if !ok {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	return time.Duration(f * float64(u)), nil
+}
