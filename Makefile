@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test fuzz clean
+.PHONY: build demo test soak fuzz clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -16,6 +16,10 @@ demo: build
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 14m ./...
+
+# The crash harness at length: 40 kills per parallelism over a longer run.
+soak:
+	STRAND_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestCrashRecoveryExactlyOnce' -v ./tests
 
 # A longer fuzzing pass over the parser and the decoders.
 fuzz:

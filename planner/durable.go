@@ -89,6 +89,10 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 	if dir == "" {
 		dir = ".strand"
 	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
 	cp.WorkDir = filepath.Join(dir, "work", job)
 	root := filepath.Join(dir, "checkpoints", job)
 	if s.Durable.Fresh {
