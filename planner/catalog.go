@@ -63,24 +63,16 @@ func NewCatalog() *Catalog {
 }
 
 // Table returns the table named name.
-func (c *Catalog) Table(name string) *Table {
-	if t, ok := c.tables[name]; ok {
-		return t
-	}
-	for k, t := range c.tables {
-		if strings.EqualFold(k, name) {
-			return t
-		}
-	}
-	return nil
-}
+func (c *Catalog) Table(name string) *Table { return lookup(c.tables, name) }
 
 // View returns the view named name.
-func (c *Catalog) View(name string) *View {
-	if v, ok := c.views[name]; ok {
+func (c *Catalog) View(name string) *View { return lookup(c.views, name) }
+
+func lookup[V any](m map[string]*V, name string) *V {
+	if v, ok := m[name]; ok {
 		return v
 	}
-	for k, v := range c.views {
+	for k, v := range m {
 		if strings.EqualFold(k, name) {
 			return v
 		}

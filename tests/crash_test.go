@@ -121,16 +121,11 @@ func TestCrashRecoveryExactlyOnce(t *testing.T) {
 	kills := 4
 	rows, rate := 12000, 8000
 	if os.Getenv("STRAND_SOAK") != "" {
-		kills, rows, rate = 40, 60000, 10000
+		kills, rows, rate = 40, 400000, 10000
 	}
 	query := fmt.Sprintf(crashQuery, rows, rate)
 
-	ref := t.TempDir()
-	writeFile(t, filepath.Join(ref, "q.sql"), query)
-	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
-		t.Fatalf("reference run: %s", stderr)
-	}
-	want := committed(t, filepath.Join(ref, "out"))
+	want := referenceRun(t, query)
 	if len(want) < 100 {
 		t.Fatalf("reference run wrote only %d rows", len(want))
 	}
@@ -148,6 +143,18 @@ func TestCrashRecoveryExactlyOnce(t *testing.T) {
 			diffRows(t, got, want)
 		})
 	}
+}
+
+// referenceRun runs query once without checkpoints or kills and returns
+// its committed output.
+func referenceRun(t *testing.T, query string) []string {
+	t.Helper()
+	ref := t.TempDir()
+	writeFile(t, filepath.Join(ref, "q.sql"), query)
+	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
+		t.Fatalf("reference run: %s", stderr)
+	}
+	return committed(t, filepath.Join(ref, "out"))
 }
 
 // diffRows reports missing and duplicated rows.
@@ -182,12 +189,7 @@ func diffRows(t *testing.T, got, want []string) {
 // count.
 func TestAtLeastOnceNeverLoses(t *testing.T) {
 	query := fmt.Sprintf(crashQuery, 12000, 8000)
-	ref := t.TempDir()
-	writeFile(t, filepath.Join(ref, "q.sql"), query)
-	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
-		t.Fatalf("reference run: %s", stderr)
-	}
-	want := committed(t, filepath.Join(ref, "out"))
+	want := referenceRun(t, query)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), query)
 	landed := crashRun(t, dir, 3, 4, rand.New(rand.NewSource(9)), "--set", "execution.checkpointing.mode=AT_LEAST_ONCE")
@@ -221,12 +223,7 @@ func TestAtLeastOnceNeverLoses(t *testing.T) {
 // still exact; --from-checkpoint on the damaged one fails naming the file.
 func TestCorruptCheckpointFallsBack(t *testing.T) {
 	query := fmt.Sprintf(crashQuery, 12000, 6000)
-	ref := t.TempDir()
-	writeFile(t, filepath.Join(ref, "q.sql"), query)
-	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
-		t.Fatalf("reference run: %s", stderr)
-	}
-	want := committed(t, filepath.Join(ref, "out"))
+	want := referenceRun(t, query)
 
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), query)
