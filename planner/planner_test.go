@@ -1,0 +1,134 @@
+package planner
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+const testDDL = `CREATE TABLE t (ts TIMESTAMP(3), i INT, b BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING,
+  WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'blackhole')`
+
+func session(t *testing.T) *Session {
+	t.Helper()
+	s := NewSession(io.Discard, io.Discard)
+	stmts, err := parser.Parse(testDDL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Exec(t.Context(), stmts[0]); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestExpressionTypes checks Flink's typing rules as the binder applies
+// them.
+func TestExpressionTypes(t *testing.T) {
+	s := session(t)
+	cases := map[string]string{
+		"i + 1":                             "INT",
+		"i + b":                             "BIGINT",
+		"i / 2":                             "INT",
+		"i + d":                             "DOUBLE",
+		"m + m":                             "DECIMAL(11, 2)",
+		"m * m":                             "DECIMAL(20, 4)",
+		"m / m":                             "DECIMAL(23, 11)",
+		"m + i":                             "DECIMAL(13, 2)",
+		"1.5":                               "DECIMAL(2, 1) NOT NULL",
+		"1e3":                               "DOUBLE NOT NULL",
+		"ts + INTERVAL '1' HOUR":            "TIMESTAMP(3)",
+		"s || 'x'":                          "STRING",
+		"CASE WHEN i > 0 THEN b ELSE 0 END": "BIGINT",
+		"COALESCE(i, 0)":                    "INT NOT NULL",
+		"i IS NULL":                         "BOOLEAN NOT NULL",
+		"CAST(s AS DATE)":                   "DATE",
+		"EXTRACT(YEAR FROM ts)":             "BIGINT",
+	}
+	for src, want := range cases {
+		e, err := parser.ParseExpr(src)
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		got, err := bindExpr(&exprCtx{scope: scopeOf(s.Catalog.Table("t").Schema, "t")}, e)
+		if err != nil {
+			t.Errorf("%s: %v", src, err)
+			continue
+		}
+		if typ := got.Type().Plain().String(); typ != want {
+			t.Errorf("%s: type %s, want %s", src, typ, want)
+		}
+	}
+}
+
+func TestTypeErrors(t *testing.T) {
+	s := session(t)
+	for _, src := range []string{"s + 1", "i AND TRUE", "ts < 1", "UPPER(i)", "nope(1)", "x"} {
+		e, err := parser.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bindExpr(&exprCtx{scope: scopeOf(s.Catalog.Table("t").Schema, "t")}, e)
+		var pe *Error
+		if !errors.As(err, &pe) {
+			t.Errorf("%s: error %v, want a positioned planner error", src, err)
+		}
+	}
+}
+
+func TestOptimizeMergesProjections(t *testing.T) {
+	s := session(t)
+	stmts, err := parser.Parse("SELECT x + 1 FROM (SELECT i AS x, s FROM (SELECT * FROM t)) WHERE x > 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := PlanQuery(s.Catalog, stmts[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Explain(Optimize(plan))
+	want := "Collect(fields=[EXPR$0])\n  Project(($1:i + 1) AS EXPR$0)\n    Filter(condition=[($1:i > 0)])\n      Scan("
+	if !strings.HasPrefix(got, want) {
+		t.Errorf("optimized plan:\n%s\nwant prefix:\n%s", got, want)
+	}
+}
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"2s": 2 * time.Second, "10 s": 10 * time.Second, "1 min": time.Minute, "500ms": 500 * time.Millisecond,
+		"1h": time.Hour, "1m30s": 90 * time.Second, "250": 250 * time.Millisecond, "1.5 s": 1500 * time.Millisecond,
+	} {
+		if got, err := parseDuration(in); err != nil || got != want {
+			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "x", "1 parsec"} {
+		if _, err := parseDuration(bad); err == nil {
+			t.Errorf("parseDuration(%q) accepted", bad)
+		}
+	}
+}
+
+func TestIntervalLiterals(t *testing.T) {
+	for src, want := range map[string]int64{
+		"INTERVAL '10' SECOND":                  10 * types.MsSecond,
+		"INTERVAL '1.5' SECOND":                 1500,
+		"INTERVAL '1:30' HOUR TO MINUTE":        90 * types.MsMinute,
+		"INTERVAL '1 02:03:04.5' DAY TO SECOND": types.MsDay + 2*types.MsHour + 3*types.MsMinute + 4500,
+		"INTERVAL '-2' MINUTE":                  -2 * types.MsMinute,
+	} {
+		e, err := parser.ParseExpr(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, _, err := intervalValue(e.(*parser.IntervalLit))
+		if err != nil || ms != want {
+			t.Errorf("%s = %d, %v; want %d", src, ms, err, want)
+		}
+	}
+}
