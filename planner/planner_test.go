@@ -38,7 +38,7 @@ func TestExpressionTypes(t *testing.T) {
 		"i + d":                             "DOUBLE",
 		"m + m":                             "DECIMAL(11, 2)",
 		"m * m":                             "DECIMAL(20, 4)",
-		"m / m":                             "DECIMAL(23, 11)",
+		"m / m":                             "DECIMAL(23, 13)",
 		"m + i":                             "DECIMAL(13, 2)",
 		"1.5":                               "DECIMAL(2, 1) NOT NULL",
 		"1e3":                               "DOUBLE NOT NULL",
