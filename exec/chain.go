@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 )
@@ -93,6 +94,35 @@ func (c *chain) watermark(wm int64) error {
 	for i, op := range c.ops {
 		if h, ok := op.(WatermarkHandler); ok {
 			if err := h.OnWatermark(wm, c.emitterOf(i)); err != nil {
+				return fmt.Errorf("%s: %w", c.names[i], err)
+			}
+		}
+	}
+	return nil
+}
+
+// ProcessingTimeInterval is how often a task whose chain acts on
+// processing time lets it look at the clock while no input arrives.
+const ProcessingTimeInterval = 100 * time.Millisecond
+
+// timer returns a channel that ticks every ProcessingTimeInterval if an
+// operator of the chain acts on processing time, else nil (a channel that
+// is never ready), and the function that stops it.
+func (c *chain) timer() (<-chan time.Time, func()) {
+	for _, op := range c.ops {
+		if _, ok := op.(ProcessingTimeHandler); ok {
+			t := time.NewTicker(ProcessingTimeInterval)
+			return t.C, t.Stop
+		}
+	}
+	return nil, func() {}
+}
+
+// processingTime lets every operator act on its clock in chain order.
+func (c *chain) processingTime() error {
+	for i, op := range c.ops {
+		if h, ok := op.(ProcessingTimeHandler); ok {
+			if err := h.OnProcessingTime(c.emitterOf(i)); err != nil {
 				return fmt.Errorf("%s: %w", c.names[i], err)
 			}
 		}

@@ -48,6 +48,14 @@ type WatermarkHandler interface {
 	OnWatermark(wm int64, out Emitter) error
 }
 
+// ProcessingTimeHandler is implemented by operators that act on
+// processing time. The task calls OnProcessingTime every
+// ProcessingTimeInterval of wall time, between other calls, so that the
+// operator can act on its clock (TaskContext.Now) while no input arrives.
+type ProcessingTimeHandler interface {
+	OnProcessingTime(out Emitter) error
+}
+
 // Finisher is implemented by operators that emit output at end of input.
 type Finisher interface {
 	Finish(out Emitter) error

@@ -33,14 +33,19 @@ func (t *inputTask) run() error {
 	current := types.MinWatermark
 	align := checkpoint.NewAligner(n, t.coord == nil || !t.coord.cfg.AtLeastOnce)
 
-	cases := make([]reflect.SelectCase, 0, n+1)
+	// tick is nil (never ready) unless an operator acts on processing time.
+	tick, stop := t.chain.timer()
+	defer stop()
+
+	cases := make([]reflect.SelectCase, 0, n+2)
 	idx := make([]int, 0, n)
 	// rebuild lists the channels the task reads now: not ended, and not
 	// blocked by a barrier being aligned.
 	rebuild := func() {
 		cases = cases[:0]
 		idx = idx[:0]
-		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.ctx.Done())})
+		cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(t.ctx.Done())},
+			reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(tick)})
 		for i, ch := range t.ins {
 			if !ended[i] && !align.Blocked(i) {
 				cases = append(cases, reflect.SelectCase{Dir: reflect.SelectRecv, Chan: reflect.ValueOf(ch)})
@@ -57,15 +62,26 @@ func (t *inputTask) run() error {
 			from = idx[0]
 			select {
 			case e = <-t.ins[from]:
+			case <-tick:
+				if err := t.chain.processingTime(); err != nil {
+					return err
+				}
+				continue
 			case <-t.ctx.Done():
 				return context.Cause(t.ctx)
 			}
 		} else {
 			chosen, v, _ := reflect.Select(cases)
-			if chosen == 0 {
+			switch chosen {
+			case 0:
 				return context.Cause(t.ctx)
+			case 1:
+				if err := t.chain.processingTime(); err != nil {
+					return err
+				}
+				continue
 			}
-			from = idx[chosen-1]
+			from = idx[chosen-2]
 			e = v.Interface().(Element)
 		}
 		switch e.Kind {

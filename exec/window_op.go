@@ -53,6 +53,64 @@ func (w *WindowAgg) OnWatermark(wm int64, out Emitter) error {
 	return w.agg.Advance(wm, out.Emit)
 }
 
+// ProcWindowAgg is a processing-time window aggregate (Spec.TimeCol -1):
+// it folds each batch into the window holding the task's clock when the
+// batch arrives, as Flink's processing-time windows do, and fires a window
+// once the clock reaches its end, on the next batch or timer tick,
+// whichever comes first. Event-time watermarks do not fire it, except the
+// final one at the end of a bounded input, which fires every window. Its
+// results therefore depend on timing.
+type ProcWindowAgg struct {
+	WindowAgg
+
+	now func() int64
+	// last is the latest processing time seen: the clock is read as never
+	// going back, so that a batch never lands in a window already fired.
+	last int64
+}
+
+// Open implements Opener.
+func (w *ProcWindowAgg) Open(ctx *TaskContext) error {
+	w.now, w.last = ctx.Now, types.MinWatermark
+	return w.WindowAgg.Open(ctx)
+}
+
+// Process implements Operator.
+func (w *ProcWindowAgg) Process(b arrow.RecordBatch, out Emitter) error {
+	// Windows that ended before now fire first; now's window ends after
+	// now, so it is open and the batch can always join it.
+	now := w.clock()
+	if err := w.agg.Advance(now-1, out.Emit); err != nil {
+		return err
+	}
+	dropped, err := w.agg.AddAt(b, now)
+	if dropped > 0 {
+		w.metrics.LateRows.Add(dropped)
+	}
+	return err
+}
+
+// OnWatermark implements WatermarkHandler: only the end of input fires
+// processing-time windows.
+func (w *ProcWindowAgg) OnWatermark(wm int64, out Emitter) error {
+	if wm != types.MaxWatermark {
+		return nil
+	}
+	return w.agg.Advance(wm, out.Emit)
+}
+
+// OnProcessingTime implements ProcessingTimeHandler: it fires the windows
+// that have ended.
+func (w *ProcWindowAgg) OnProcessingTime(out Emitter) error {
+	return w.agg.Advance(w.clock()-1, out.Emit)
+}
+
+// clock reads the task's clock, never going back.
+func (w *ProcWindowAgg) clock() int64 {
+	w.last = max(w.last, w.now())
+	return w.last
+}
+
 // AssignWindow appends window_start, window_end and window_time to every
 // row: a window table function whose output is not aggregated.
 type AssignWindow struct {
@@ -104,11 +162,16 @@ func (a *AssignWindow) Process(b arrow.RecordBatch, out Emitter) error {
 	return out.Emit(array.NewRecordBatch(a.schema, cols, b.NumRows()))
 }
 
-// NewWindowAgg returns the window aggregate operator over input schema in.
-func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (*WindowAgg, error) {
+// NewWindowAgg returns the window aggregate operator over input schema in:
+// an event-time one over column timeCol, or with timeCol -1 a
+// processing-time one (a *ProcWindowAgg).
+func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (Operator, error) {
 	spec := window.Spec{Window: w, In: in, TimeCol: timeCol, Keys: keys, Aggs: aggs}
 	if _, err := window.New(spec, memory.DefaultAllocator); err != nil {
 		return nil, err
+	}
+	if timeCol < 0 {
+		return &ProcWindowAgg{WindowAgg: WindowAgg{Spec: spec, UID: uid}}, nil
 	}
 	return &WindowAgg{Spec: spec, UID: uid}, nil
 }

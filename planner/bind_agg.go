@@ -95,6 +95,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	inCtx.scope = win.input.scope
 
 	// Pre-projection: time column, keys, aggregate arguments and filters.
+	// A processing-time window reads the clock, not its PROCTIME() column,
+	// so that column is not computed and shipped.
 	pre := &Project{Input: win.input.node}
 	add := func(e expr.Expr, name string) int {
 		pre.Exprs = append(pre.Exprs, e)
@@ -102,9 +104,11 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return len(pre.Exprs) - 1
 	}
 	tc := win.input.scope.cols[win.timeCol]
-	add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name)
+	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w}
+	if tc.typ.Attr != types.ProcTime {
+		agg.TimeCol, agg.ProcTime = add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name), ""
+	}
 	var keys []expr.Expr
-	agg := &WindowAgg{TimeCol: 0, Window: win.w}
 	for i, k := range keyASTs {
 		e, err := bindExpr(inCtx, k)
 		if err != nil {
@@ -231,8 +235,8 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 	if err != nil {
 		return nil, err
 	}
-	if from.scope.cols[col].typ.Attr != types.RowTime {
-		return nil, errorf(id.Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it", from.scope.cols[col].name)
+	if a := from.scope.cols[col].typ.Attr; a != types.RowTime && a != types.ProcTime {
+		return nil, errorf(id.Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it, or use a PROCTIME() column", from.scope.cols[col].name)
 	}
 	size, err := intervalArg(&parser.TableFuncArg{Start: c.Args[1].Pos(), Expr: c.Args[1]}, "size")
 	if err != nil {

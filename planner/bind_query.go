@@ -304,8 +304,8 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	if a := in.scope.cols[col].typ.Attr; a != types.RowTime {
-		return nil, errorf(tc.Descriptor[0].Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it", in.scope.cols[col].name)
+	if a := in.scope.cols[col].typ.Attr; a != types.RowTime && a != types.ProcTime {
+		return nil, errorf(tc.Descriptor[0].Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it, or use a PROCTIME() column", in.scope.cols[col].name)
 	}
 	size, err := intervalArg(args["SIZE"], "size")
 	if err != nil {

@@ -86,8 +86,12 @@ func (c *compiler) node(n Node) (*stage, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := c.fires(s, n.Window.Fires); err != nil {
-			return nil, err
+		// Rows of a processing-time window are never late: only event
+		// time drops rows at the source.
+		if s.schema[n.TimeCol].Type.Attr != types.ProcTime {
+			if err := c.fires(s, n.Window.Fires); err != nil {
+				return nil, err
+			}
 		}
 		out := n.Schema()
 		op := exec.OpSpec{Name: fmt.Sprintf("WindowTableFunction(%s)", describeWindow(s.schema, n.TimeCol, n.Window)), Out: out,
@@ -151,8 +155,10 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := c.fires(s, n.Window.Fires); err != nil {
-		return nil, err
+	if n.TimeCol >= 0 {
+		if err := c.fires(s, n.Window.Fires); err != nil {
+			return nil, err
+		}
 	}
 	v := c.vertex("WindowAggregate")
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Keys}}

@@ -50,11 +50,15 @@ type WindowTVF struct {
 // WindowAgg is a window aggregate: its output is the keys, window_start,
 // window_end, then the aggregates (window.Spec.Out).
 type WindowAgg struct {
-	Input   Node
-	TimeCol int
-	Window  window.Tumble
-	Keys    []int
-	Aggs    []window.Agg
+	Input Node
+	// TimeCol is the event-time column, or -1 for a processing-time
+	// window, which assigns rows by the clock as they arrive; ProcTime
+	// then names its PROCTIME() column.
+	TimeCol  int
+	ProcTime string
+	Window   window.Tumble
+	Keys     []int
+	Aggs     []window.Agg
 	// Names are the aggregates' display names for EXPLAIN and output.
 	Names []string
 	out   types.Schema
@@ -123,8 +127,13 @@ func (w *WindowAgg) describe() string {
 	for i, k := range w.Keys {
 		keys[i] = in[k].Name
 	}
-	return fmt.Sprintf("WindowAggregate(%s, groupBy=[%s], select=[%s])",
-		describeWindow(in, w.TimeCol, w.Window), strings.Join(keys, ", "), strings.Join(w.Names, ", "))
+	win := ""
+	if w.TimeCol < 0 {
+		win = describeTumble(w.ProcTime+" (processing time)", w.Window)
+	} else {
+		win = describeWindow(in, w.TimeCol, w.Window)
+	}
+	return fmt.Sprintf("WindowAggregate(%s, groupBy=[%s], select=[%s])", win, strings.Join(keys, ", "), strings.Join(w.Names, ", "))
 }
 
 func (s *Sink) describe() string {
@@ -135,7 +144,11 @@ func (s *Sink) describe() string {
 }
 
 func describeWindow(in types.Schema, col int, w window.Tumble) string {
-	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", in[col].Name, types.FormatIntervalDayTime(w.Size))
+	return describeTumble(in[col].Name, w)
+}
+
+func describeTumble(timeCol string, w window.Tumble) string {
+	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", timeCol, types.FormatIntervalDayTime(w.Size))
 	if w.Offset != 0 {
 		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
 	}

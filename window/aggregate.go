@@ -18,7 +18,8 @@ type Spec struct {
 	Window Tumble
 	// In is the input schema.
 	In types.Schema
-	// TimeCol is the event-time column the window is assigned by.
+	// TimeCol is the event-time column the window is assigned by, or -1
+	// when rows are assigned by processing time (AddAt).
 	TimeCol int
 	// Keys are the grouping columns besides the window.
 	Keys []int
@@ -182,6 +183,32 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 		}
 	}
 	return dropped, nil
+}
+
+// AddAt folds a whole batch into the window holding processing time now:
+// a processing-time window assigns rows by the clock when they arrive, not
+// by a column. It returns the number of rows dropped because that window
+// has fired already (none when now only grows and the watermark passed to
+// Advance stays below it).
+func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err error) {
+	n := int(b.NumRows())
+	s := a.spec.Window.Start(now)
+	if s+a.spec.Window.Size-1 <= a.wm {
+		return int64(n), nil
+	}
+	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
+		return 0, err
+	}
+	a.rows = a.rows[:0]
+	for i := 0; i < n; i++ {
+		a.rows = append(a.rows, int32(i))
+	}
+	p := a.panes[s]
+	if p == nil {
+		p = a.newPane(s)
+		a.panes[s] = p
+	}
+	return 0, a.addTo(p, b)
 }
 
 // addTo folds the rows in a.rows of b into pane p.

@@ -20,6 +20,10 @@
 //     are DECIMAL(38, s) and DECIMAL(38, max(s, 6)). An aggregate over no
 //     non-NULL input is NULL, except COUNT, which is 0.
 //
+// Processing-time windows use the same aggregate: AddAt folds a whole
+// batch into the window holding a given clock reading, and the caller
+// fires windows by advancing the watermark with its clock.
+//
 // This package does not depend on exec: exec wraps an Aggregate as an
 // operator. The caller computes key, argument and filter columns before
 // Add, so Aggregate only reads columns.
