@@ -100,21 +100,37 @@
 // # Performance
 //
 // Measured with go test -bench on a shared, noisy 2-core virtual machine
-// (AMD EPYC, Go 1.26); ratios are from runs of the two benchmarks of a
-// pair taken back to back.
+// (AMD EPYC "Turin", Go 1.26), each benchmark in its own process, the two
+// of a pair back to back; the figures are from one such run, the ranges
+// from three.
 //
 // BenchmarkSortBuffer against BenchmarkSortSliceBaseline: add, sort and
-// read 10M records of a BIGINT key and a 16-byte payload, against the same
-// records as a []struct sorted with slices.SortFunc:
+// read back 10M records of a BIGINT key and a 16-byte payload, against the
+// same records as a []struct sorted with slices.SortFunc:
 //
-//	TODO
+//	sort buffer   153.5 ns/record   0 B/op         0 allocs/op
+//	[]struct      468.9 ns/record   0 B/op         0 allocs/op
+//	ratio         3.05x (2.46x to 3.58x over three runs)
 //
-// The sort buffer allocates nothing per record: a reused buffer allocates
-// a constant number of objects per fill, sort and read, whatever the
-// record count (TestSortBufferAllocs).
+// A reused sort buffer allocates nothing per fill, sort and read, whatever
+// the record count (TestSortBufferAllocs); a cold one allocates its
+// segments once, from the manager. Of the sort buffer's time, about a
+// quarter is adding, half sorting and a quarter reading: the records are
+// read in key order, so in random memory order, and BufferIter loads them
+// in batches of 32 so the loads overlap (5.8x faster than one at a time).
+//
+// BenchmarkIndexSort, the entries of 1M BIGINT keys: radix sort 124 ns and
+// quicksort 510 ns per entry (3.3x to 4.1x over three runs).
 //
 // BenchmarkHashTable against BenchmarkHashTableMapBaseline: SUM per key
-// over 1M rows with 100k BIGINT keys, against a map[string]*int64:
+// over 1M rows with 100k BIGINT keys, against a map[string]*int64 that
+// allocates only for new keys:
 //
-//	TODO
+//	hash table    118.6 ms/op   793 B/op          0 allocs/op
+//	map           219.7 ms/op   2400001 B/op      200000 allocs/op
+//	ratio         1.85x (0.87x to 1.85x over three runs; the table used
+//	              13% to 19% less CPU in all three)
+//
+// Both are bound by memory latency on this machine: the table touches a
+// slot and an entry per row, the map a group, a key string and a counter.
 package memseg
