@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test soak fuzz clean
+.PHONY: build demo test soak fuzz clean bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -26,6 +26,11 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser
 	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime 60s ./exec/connector
 	$(GO) test -run '^$$' -fuzz FuzzJSON -fuzztime 60s ./exec/connector
+
+# The Nexmark queries with their hand-written baselines: events per
+# CPU-second, peak RSS, and the ratio to the baseline (docs/performance.md).
+bench: build
+	./$(BIN) bench nexmark --query all --baseline
 
 clean:
 	rm -rf bin

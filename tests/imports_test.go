@@ -24,8 +24,8 @@ var allowed = map[string][]string{
 	"exec":       {"window", "state", "memseg", "checkpoint", "types"},
 	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
 	"repl":       {"planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg"},
-	"tests":      {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd"},
+	"cmd":        {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
+	"tests":      {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
 	"queries":    {},
 }
 

@@ -29,6 +29,7 @@ Usage:
   strand run FILE.sql [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
   strand explain FILE.sql [--parallelism N] [--set key=value ...]
+  strand bench nexmark [--query q0,q1,...|all] [--events N] [--baseline] [--format json] ...
   strand version
 
 run executes every statement of FILE.sql in order; INSERT and SELECT
@@ -60,6 +61,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help", "--help", "-h", "-help":
 		fmt.Fprint(stdout, usage)
 		return 0
+	case "bench":
+		return bench(args, stdout, stderr)
 	case "run", "explain":
 	default:
 		fmt.Fprintf(stderr, "strand: unknown command %q\n\n%s", cmd, usage)
