@@ -57,6 +57,9 @@ type SourceSpec struct {
 	Watermark expr.Expr
 	// TimeCol is the index of the rowtime column in Schema, or -1.
 	TimeCol int
+	// Reads names the physical columns the source reads when it reads
+	// only the ones the query needs; nil when it reads all of them.
+	Reads []string
 	// Fires maps a row's event time to the watermark at which the window
 	// it belongs to fires: the row is late, and dropped at the source, if
 	// Fires(ts) <= the split's watermark. Nil means rows are never late (no
@@ -103,6 +106,9 @@ func (g *Graph) String() string {
 		}
 		if s := v.Source; s != nil {
 			fmt.Fprintf(&b, "   source: %s", s.Table)
+			if s.Reads != nil {
+				fmt.Fprintf(&b, ", reads [%s]", strings.Join(s.Reads, ", "))
+			}
 			if s.Watermark != nil {
 				fmt.Fprintf(&b, ", watermark %s", s.Watermark)
 			}

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec"
@@ -76,11 +77,18 @@ func (c *compiler) node(n Node) (*stage, error) {
 		if f, ok := input.(*Filter); ok {
 			cond, input = f.Cond, f.Input
 		}
-		s, err := c.node(input)
+		exprs := n.Exprs
+		var s *stage
+		var err error
+		if sc, ok := input.(*Scan); ok {
+			s, cond, exprs, err = c.prunedScan(sc, cond, exprs)
+		} else {
+			s, err = c.node(input)
+		}
 		if err != nil {
 			return nil, err
 		}
-		return s, c.calc(s, cond, n.Exprs, n.Out)
+		return s, c.calc(s, cond, exprs, n.Out)
 	case *WindowTVF:
 		s, err := c.node(n.Input)
 		if err != nil {
@@ -119,6 +127,107 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
+}
+
+// prunedScan compiles a scan under a projection (and filter): when the
+// table's connector allows it, the source reads only the columns the
+// projection and filter use, plus the time column and what the watermark
+// reads, so that a generator does not make columns nobody reads. It
+// returns the filter and projection rewritten to the narrower schema.
+func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stage, expr.Expr, []expr.Expr, error) {
+	t := n.Table
+	if !connector.Prunable(connector.Table{Name: t.Name, Options: t.Options}) {
+		s, err := c.scan(n)
+		return s, cond, exprs, err
+	}
+	// need: columns of the table's schema; needPhys: of its physical schema.
+	need := make([]bool, len(t.Schema))
+	mark := func(e expr.Expr, into []bool) {
+		if e == nil {
+			return
+		}
+		expr.Walk(e, func(x expr.Expr) bool {
+			if col, ok := x.(*expr.Col); ok {
+				into[col.Index] = true
+			}
+			return true
+		})
+	}
+	mark(cond, need)
+	for _, e := range exprs {
+		mark(e, need)
+	}
+	if t.TimeCol >= 0 {
+		need[t.TimeCol] = true
+		mark(t.Watermark, need)
+	}
+	needPhys := make([]bool, len(t.Physical))
+	for pi, fi := range t.Physical {
+		if t.Computed == nil {
+			needPhys[pi] = need[fi]
+		} else if need[fi] {
+			needPhys[pi] = true
+		}
+	}
+	for fi, e := range t.Computed {
+		if need[fi] {
+			mark(e, needPhys)
+		}
+	}
+	if !slices.Contains(needPhys, true) {
+		needPhys[0] = true // a row needs a column to exist
+		if t.Computed == nil {
+			need[t.Physical[0]] = true
+		}
+	}
+	if !slices.Contains(need, false) && !slices.Contains(needPhys, false) {
+		s, err := c.scan(n)
+		return s, cond, exprs, err
+	}
+
+	var phys types.Schema
+	var reads []string
+	byPhys := make([]expr.Expr, len(t.Physical)) // old physical column -> new
+	for pi, fi := range t.Physical {
+		if needPhys[pi] {
+			f := t.Schema[fi]
+			byPhys[pi] = &expr.Col{Index: len(phys), Name: f.Name, T: f.Type.Plain()}
+			phys = append(phys, types.Field{Name: f.Name, Type: f.Type.Plain()})
+			reads = append(reads, f.Name)
+		}
+	}
+	var schema types.Schema
+	var computed []expr.Expr
+	byFull := make([]expr.Expr, len(t.Schema)) // old table column -> new
+	for fi, f := range t.Schema {
+		if !need[fi] {
+			continue
+		}
+		byFull[fi] = &expr.Col{Index: len(schema), Name: f.Name, T: f.Type}
+		schema = append(schema, f)
+		if t.Computed != nil {
+			computed = append(computed, substitute(t.Computed[fi], byPhys))
+		}
+	}
+	src, err := connector.NewSource(connector.Table{Name: t.Name, Schema: phys, Options: t.Options})
+	if err != nil {
+		return nil, nil, nil, optionError(t, err)
+	}
+	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
+	if t.TimeCol >= 0 {
+		spec.Watermark = substitute(t.Watermark, byFull)
+		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
+	}
+	v := c.vertex("Source: " + t.Name)
+	v.Source = spec
+	if cond != nil {
+		cond = substitute(cond, byFull)
+	}
+	out := make([]expr.Expr, len(exprs))
+	for i, e := range exprs {
+		out[i] = substitute(e, byFull)
+	}
+	return &stage{v: v, schema: schema, src: spec}, cond, out, nil
 }
 
 // fires tells the source feeding s how rows map to windows, so it can drop

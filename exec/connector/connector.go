@@ -61,6 +61,14 @@ func NewSource(t Table) (exec.Source, error) {
 	}
 }
 
+// Prunable reports whether the source of t may be given only some of the
+// table's columns: true when every column's values are computed on their
+// own and no row can be malformed (nexmark), so that reading fewer columns
+// changes neither the other columns' values nor the rows. A file's columns
+// are found by position, a datagen sequence may bound the table, and a
+// decoder's errors depend on every column, so those read them all.
+func Prunable(t Table) bool { return t.Options["connector"] == "nexmark" }
+
 // NewSink returns the sink of table t.
 func NewSink(t Table, env Env) (exec.Sink, error) {
 	conn, err := connectorOf(t, false)
