@@ -20,7 +20,9 @@ type Options struct {
 	// ChannelCapacity is the number of elements a channel buffers before
 	// its sender blocks (default 16).
 	ChannelCapacity int
-	Alloc           memory.Allocator
+	// Alloc allocates Arrow buffers; the default reuses the buffers of
+	// released batches (see poolAlloc).
+	Alloc memory.Allocator
 	// Now is the clock (epoch ms); default the wall clock.
 	Now     func() int64
 	Metrics *Metrics
@@ -36,7 +38,7 @@ func (o *Options) defaults() {
 		o.ChannelCapacity = 16
 	}
 	if o.Alloc == nil {
-		o.Alloc = memory.DefaultAllocator
+		o.Alloc = newPoolAlloc()
 	}
 	if o.Now == nil {
 		o.Now = func() int64 { return time.Now().UnixMilli() }

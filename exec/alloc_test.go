@@ -1,0 +1,77 @@
+package exec
+
+import (
+	"sync"
+	"testing"
+	"unsafe"
+)
+
+// TestPoolAllocReuse checks what Arrow expects of an allocator: zeroed,
+// 64-byte aligned memory, zeroes in what Reallocate adds, and the bytes
+// of a grown buffer kept; and that freed buffers are handed out again.
+func TestPoolAllocReuse(t *testing.T) {
+	a := newPoolAlloc()
+	aligned := func(b []byte) bool { return uintptr(unsafe.Pointer(unsafe.SliceData(b)))%poolAlign == 0 }
+	zero := func(b []byte) bool {
+		for _, x := range b {
+			if x != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	reused := false
+	for range 100 {
+		b := a.Allocate(1000)
+		if len(b) != 1000 || cap(b) != 1024 || !aligned(b) || !zero(b) {
+			t.Fatalf("Allocate(1000): len %d cap %d aligned %v zero %v", len(b), cap(b), aligned(b), zero(b))
+		}
+		for i := range b {
+			b[i] = 0xff
+		}
+		g := a.Reallocate(1024, b)
+		if !zero(g[1000:]) || g[999] != 0xff {
+			t.Fatal("Reallocate within the capacity: the added bytes are not zero, or the old ones changed")
+		}
+		g = a.Reallocate(3000, g)
+		if len(g) != 3000 || !aligned(g) || g[999] != 0xff || !zero(g[1024:]) {
+			t.Fatal("Reallocate beyond the capacity lost bytes or did not zero the rest")
+		}
+		a.Free(g)
+		c := a.Allocate(2500)
+		reused = reused || unsafe.SliceData(c) == unsafe.SliceData(g)
+		if !zero(c) {
+			t.Fatal("a reused buffer is not zeroed")
+		}
+		a.Free(c)
+	}
+	// sync.Pool may drop items at any garbage collection, so reuse is
+	// likely, not certain, in any one round.
+	if !reused {
+		t.Error("no freed buffer was reused in 100 rounds")
+	}
+	a.Free(make([]byte, 100)) // not a pooled capacity: ignored
+}
+
+func TestPoolAllocConcurrent(t *testing.T) {
+	a := newPoolAlloc()
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 2000 {
+				b := a.Allocate(64 << (i % 8))
+				for j := range b {
+					if b[j] != 0 {
+						t.Errorf("goroutine %d: dirty buffer", g)
+						return
+					}
+					b[j] = byte(g + 1)
+				}
+				a.Free(b)
+			}
+		}()
+	}
+	wg.Wait()
+}
