@@ -51,6 +51,9 @@ type Aggregate struct {
 	schema *arrow.Schema
 	panes  map[int64]*pane
 	wm     int64
+	// intKey is set when the only key is a BIGINT column: groups are then
+	// found by value (pane.ints), and by encoded key only for NULL.
+	intKey bool
 	// track is set when the aggregate checkpoints: it then remembers what
 	// changed since the last Flush. fired are the windows fired since the
 	// last Flush, whose stored state Flush deletes.
@@ -72,10 +75,16 @@ type Aggregate struct {
 type pane struct {
 	start int64
 	index map[string]int32
-	keys  [][]byte // encoded key per group, for ordering
-	vals  []acc    // key columns, kept as "first value" accumulators
-	accs  []acc
-	seen  []map[string]struct{} // per DISTINCT aggregate: group+value seen
+	// ints indexes the non-NULL groups by value when the only key is a
+	// BIGINT (Aggregate.intKey): a lookup without hashing and comparing
+	// key bytes. It covers p.keys[:indexed]; groups restored from a
+	// checkpoint (Load fills index) are added before the next lookup.
+	ints    map[int64]int32
+	indexed int
+	keys    [][]byte // encoded key per group, for ordering
+	vals    []acc    // key columns, kept as "first value" accumulators
+	accs    []acc
+	seen    []map[string]struct{} // per DISTINCT aggregate: group+value seen
 
 	// Checkpoint bookkeeping: groups changed since the last Flush, groups
 	// and distinct entries already written to the state store.
@@ -113,11 +122,15 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 			return nil, fmt.Errorf("cannot group by %s: %w", spec.In[k].Name, err)
 		}
 	}
-	return &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark}, nil
+	intKey := len(spec.Keys) == 1 && spec.In[spec.Keys[0]].Type.Kind == types.BigInt
+	return &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark, intKey: intKey}, nil
 }
 
 func (a *Aggregate) newPane(start int64) *pane {
 	p := &pane{start: start, index: map[string]int32{}}
+	if a.intKey {
+		p.ints = map[int64]int32{}
+	}
 	for _, k := range a.spec.Keys {
 		v, _ := newExtreme(a.spec.In[k].Type, false)
 		p.vals = append(p.vals, v)
@@ -152,6 +165,17 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	// so each pane sees one contiguous update.
 	a.starts = a.starts[:0]
 	n := int(b.NumRows())
+	if s, ok := a.oneWindow(ts); ok {
+		// The whole batch is in window s: no per-row window arithmetic.
+		if s+a.spec.Window.Size-1 <= a.wm {
+			return int64(n), nil
+		}
+		a.rows = a.rows[:0]
+		for i := 0; i < n; i++ {
+			a.rows = append(a.rows, int32(i))
+		}
+		return 0, a.addTo(a.pane(s), b)
+	}
 	for i := 0; i < n; i++ {
 		if ts.IsNull(i) {
 			dropped++
@@ -173,16 +197,36 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 				a.rows = append(a.rows, int32(i))
 			}
 		}
-		p := a.panes[s]
-		if p == nil {
-			p = a.newPane(s)
-			a.panes[s] = p
-		}
-		if err := a.addTo(p, b); err != nil {
+		if err := a.addTo(a.pane(s), b); err != nil {
 			return dropped, err
 		}
 	}
 	return dropped, nil
+}
+
+// oneWindow reports whether every row of ts is in one window, and which:
+// no NULLs, and the least and greatest times share a window start.
+func (a *Aggregate) oneWindow(ts *array.Timestamp) (int64, bool) {
+	tv := ts.TimestampValues()
+	if ts.NullN() > 0 || len(tv) == 0 {
+		return 0, false
+	}
+	lo, hi := tv[0], tv[0]
+	for _, v := range tv[1:] {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	s := a.spec.Window.Start(int64(lo))
+	return s, a.spec.Window.Start(int64(hi)) == s
+}
+
+// pane returns the state of the window starting at s, made if new.
+func (a *Aggregate) pane(s int64) *pane {
+	p := a.panes[s]
+	if p == nil {
+		p = a.newPane(s)
+		a.panes[s] = p
+	}
+	return p
 }
 
 // AddAt folds a whole batch into the window holding processing time now:
@@ -203,31 +247,75 @@ func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err er
 	for i := 0; i < n; i++ {
 		a.rows = append(a.rows, int32(i))
 	}
-	p := a.panes[s]
-	if p == nil {
-		p = a.newPane(s)
-		a.panes[s] = p
+	return 0, a.addTo(a.pane(s), b)
+}
+
+// lookup sets a.groups to the group of each row in a.rows of b, making
+// groups for new keys, and returns the rows and groups it made.
+func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch) (newRows, newGroups []int32) {
+	a.groups = a.groups[:0]
+	var ints *array.Int64
+	if a.intKey {
+		ints = b.Column(a.spec.Keys[0]).(*array.Int64)
+		a.indexInts(p)
 	}
-	return 0, a.addTo(p, b)
+	// Skewed keys often repeat the previous row's (a window without keys
+	// always does): no map lookup then. gi and prev are the previous
+	// BIGINT row's group and value, gs the previous other row's group.
+	gi, gs, prev := int32(-1), int32(-1), int64(0)
+	for _, r := range a.rows {
+		if ints != nil && ints.IsValid(int(r)) {
+			if v := ints.Value(int(r)); gi < 0 || v != prev {
+				var ok bool
+				if gi, ok = p.ints[v]; !ok {
+					gi = a.newGroup(p, int(r))
+					p.ints[v] = gi
+					p.indexed++
+					newRows, newGroups = append(newRows, r), append(newGroups, gi)
+				}
+				prev = v
+			}
+			a.groups = append(a.groups, gi)
+			continue
+		}
+		a.key = a.enc.Append(a.key[:0], int(r))
+		if gs < 0 || !bytes.Equal(a.key, p.keys[gs]) {
+			var ok bool
+			if gs, ok = p.index[string(a.key)]; !ok {
+				gs = a.newGroup(p, int(r))
+				p.index[string(p.keys[gs])] = gs
+				if a.intKey {
+					p.indexed++
+				}
+				newRows, newGroups = append(newRows, r), append(newGroups, gs)
+			}
+		}
+		a.groups = append(a.groups, gs)
+	}
+	return newRows, newGroups
+}
+
+// newGroup adds row r's key to pane p as a new group.
+func (a *Aggregate) newGroup(p *pane, r int) int32 {
+	a.key = a.enc.Append(a.key[:0], r)
+	p.keys = append(p.keys, bytes.Clone(a.key))
+	return int32(len(p.keys) - 1)
+}
+
+// indexInts adds to p.ints the groups made without it: those restored
+// from a checkpoint.
+func (a *Aggregate) indexInts(p *pane) {
+	for ; p.indexed < len(p.keys); p.indexed++ {
+		v, null, _, err := memseg.DecodeInt64(p.keys[p.indexed], memseg.Order{})
+		if err == nil && !null {
+			p.ints[v] = int32(p.indexed)
+		}
+	}
 }
 
 // addTo folds the rows in a.rows of b into pane p.
 func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
-	a.groups = a.groups[:0]
-	var newRows, newGroups []int32
-	for _, r := range a.rows {
-		a.key = a.enc.Append(a.key[:0], int(r))
-		g, ok := p.index[string(a.key)]
-		if !ok {
-			g = int32(len(p.keys))
-			k := bytes.Clone(a.key)
-			p.index[string(k)] = g
-			p.keys = append(p.keys, k)
-			newRows = append(newRows, r)
-			newGroups = append(newGroups, g)
-		}
-		a.groups = append(a.groups, g)
-	}
+	newRows, newGroups := a.lookup(p, b)
 	if len(newRows) > 0 {
 		ng := len(p.keys)
 		p.dirty = growTo(p.dirty, ng)
