@@ -63,7 +63,7 @@ var completedIn = regexp.MustCompile(`checkpoint \d+ completed in ([0-9.]+)(ms|s
 //
 //	go test -run '^$' -bench CheckpointOverhead -benchtime 1x ./tests
 func BenchmarkCheckpointOverhead(b *testing.B) {
-	const rows = 3_000_000
+	const rows = 12_000_000
 	for i := 0; i < b.N; i++ {
 		base, _, _ := runOverhead(b, rows, "")
 		with, log, size := runOverhead(b, rows, "1s")
