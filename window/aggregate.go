@@ -254,6 +254,19 @@ func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err er
 // groups for new keys, and returns the rows and groups it made.
 func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch) (newRows, newGroups []int32) {
 	a.groups = a.groups[:0]
+	if len(a.spec.Keys) == 0 && len(a.rows) > 0 {
+		// One group per window.
+		g, ok := int32(0), len(p.keys) > 0
+		if !ok {
+			g = a.newGroup(p, 0)
+			p.index[""] = g
+			newRows, newGroups = append(newRows, a.rows[0]), append(newGroups, g)
+		}
+		for range a.rows {
+			a.groups = append(a.groups, g)
+		}
+		return newRows, newGroups
+	}
 	var ints *array.Int64
 	if a.intKey {
 		ints = b.Column(a.spec.Keys[0]).(*array.Int64)

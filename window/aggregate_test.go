@@ -204,3 +204,55 @@ func TestAggregateAddAt(t *testing.T) {
 		t.Errorf("rows added to a fired window: %d dropped, want 3", n)
 	}
 }
+
+// TestAggregateNoKeysExtremes checks a window without keys (one group per
+// window) and the BIGINT MIN and MAX loops against a reference.
+func TestAggregateNoKeysExtremes(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	rows := randomRows(r, 2000)
+	aggs := []Agg{
+		{Kind: Max, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: Min, Arg: 1, Filter: -1, Out: types.TBigInt}, // NULLs: the generic loop
+		{Kind: CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+	}
+	a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Aggs: aggs}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lo := 0; lo < len(rows); {
+		hi := min(lo+1+r.IntN(300), len(rows))
+		b := batchOf(rows[lo:hi])
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		lo = hi
+	}
+	type w struct{ hi, lo, n int64 }
+	ref := map[int64]*w{}
+	var starts []int64
+	for _, row := range rows {
+		s := row.ts - row.ts%10
+		x := ref[s]
+		if x == nil {
+			x = &w{hi: -1, lo: 1 << 62}
+			ref[s] = x
+			starts = append(starts, s)
+		}
+		x.hi, x.n = max(x.hi, row.v), x.n+1
+		if row.k >= 0 {
+			x.lo = min(x.lo, row.k)
+		}
+	}
+	var want []string
+	ts := func(ms int64) string {
+		return arrow.Timestamp(ms).ToTime(arrow.Millisecond).Format("2006-01-02T15:04:05.999999999")
+	}
+	for _, s := range starts {
+		x := ref[s]
+		want = append(want, fmt.Sprintf("%s %s %d %d %d", ts(s), ts(s+10), x.hi, x.lo, x.n))
+	}
+	if got := fireAll(t, a); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("got %d rows, want %d\nfirst got %q\nfirst want %q", len(got), len(want), got[0], want[0])
+	}
+}
