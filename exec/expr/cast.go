@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -242,7 +243,10 @@ func (k *caster) decimal(rows int, act []uint64) error {
 		case pI32:
 			r, ok = fromInt(int64(col[int32](v)[i])).scaleUp(s).num(p)
 		case pI64:
-			r, ok = fromInt(col[int64](v)[i]).scaleUp(s).num(p)
+			x := col[int64](v)[i]
+			if r, ok = scale64(x, s, p); !ok {
+				r, ok = fromInt(x).scaleUp(s).num(p)
+			}
 		case pF32:
 			r, ok = parseDec(strconv.AppendFloat(buf[:0], float64(col[float32](v)[i]), 'e', -1, 32), p, s)
 		case pF64:
@@ -251,7 +255,13 @@ func (k *caster) decimal(rows int, act []uint64) error {
 			a, fs := fromNum(col[decimal128.Num](v)[i]), k.from.Scale
 			switch tp {
 			case pDec:
-				r, ok = a.rescale(fs, s).num(p)
+				fast := false
+				if x, fits := int64Of(col[decimal128.Num](v)[i]); fits && s >= fs {
+					r, fast = scale64(x, s-fs, p)
+				}
+				if ok = fast; !fast {
+					r, ok = a.rescale(fs, s).num(p)
+				}
 			case pF32:
 				col[float32](o)[i] = float32(decFloat(a, fs))
 			case pF64:
@@ -276,6 +286,19 @@ func (k *caster) decimal(rows int, act []uint64) error {
 		}
 	}
 	return nil
+}
+
+// scale64 is x·10^k as a decimal of precision p, when that is exact on
+// int64s and fits; ok false sends the row to the general path.
+func scale64(x int64, k, p int) (decimal128.Num, bool) {
+	if k > 18 || x == math.MinInt64 {
+		return decimal128.Num{}, false
+	}
+	hi, lo := bits.Mul64(uint64(max(x, -x)), uint64(pow10[k]))
+	if hi != 0 || lo >= 1<<62 || p < 19 && lo >= uint64(pow10[p]) {
+		return decimal128.Num{}, false
+	}
+	return decimal128.FromI64(x * pow10[k]), true
 }
 
 // valueString renders row i of the cast's operand for an error message.

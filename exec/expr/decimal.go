@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"math"
 	"math/big"
 	"math/bits"
 
@@ -336,22 +337,62 @@ func (o *decOp) plan(pa, pb int) {
 func (o *decOp) apply64(x, y int64) (int64, bool) {
 	var v int64
 	if o.fn == Mul {
-		v = x * y
-		q, r := v/o.kd, v%o.kd
-		switch {
-		case r > 0 && r >= o.kd-r:
-			q++
-		case r < 0 && -r >= o.kd+r:
-			q--
-		}
-		v = q
+		v = roundDiv(x*y, o.kd)
 	} else {
 		v = x*o.ka + y*o.kb
 	}
 	return v, v > -pow10[o.p] && v < pow10[o.p]
 }
 
+// roundDiv is v / k rounded half away from zero.
+func roundDiv(v, k int64) int64 {
+	q, r := v/k, v%k
+	switch {
+	case r > 0 && r >= k-r:
+		q++
+	case r < 0 && -r >= k+r:
+		q--
+	}
+	return q
+}
+
+// int64Of returns n as an int64 if it fits one.
+func int64Of(n decimal128.Num) (int64, bool) {
+	lo := int64(n.LowBits())
+	return lo, n.HighBits() == lo>>63
+}
+
+// mul64 multiplies on int64s when the values of this row allow it (both
+// fit an int64, the product stays below 2^62 and is not scaled up), as a
+// BIGINT times a short constant does, whatever the declared precisions.
+// ok is false when the row needs the general path, overflow included.
+func (o *decOp) mul64(x, y decimal128.Num) (decimal128.Num, bool) {
+	a, ok1 := int64Of(x)
+	b, ok2 := int64Of(y)
+	k := o.sa + o.sb - o.s
+	if !ok1 || !ok2 || k < 0 || k > 18 {
+		return decimal128.Num{}, false
+	}
+	hi, lo := bits.Mul64(uint64(max(a, -a)), uint64(max(b, -b)))
+	if hi != 0 || lo >= 1<<62 || a == math.MinInt64 || b == math.MinInt64 {
+		return decimal128.Num{}, false
+	}
+	v := a * b
+	if k > 0 {
+		v = roundDiv(v, pow10[k])
+	}
+	if o.p < 19 && (v >= pow10[o.p] || v <= -pow10[o.p]) {
+		return decimal128.Num{}, false
+	}
+	return decimal128.FromI64(v), true
+}
+
 func (o *decOp) apply(x, y decimal128.Num) (decimal128.Num, error) {
+	if o.fn == Mul {
+		if r, ok := o.mul64(x, y); ok {
+			return r, nil
+		}
+	}
 	a, b := fromNum(x), fromNum(y)
 	var r i256
 	switch o.fn {
