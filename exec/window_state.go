@@ -89,7 +89,10 @@ func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, 
 // Snapshot implements Snapshotter: it writes what changed since the last
 // checkpoint to the store and takes the store's synchronous snapshot.
 func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
-	b := w.store.NewBatch()
+	// Written as one ingested SST: a checkpoint rewrites every group that
+	// changed, often most of the state, and a Batch would go through the
+	// memtable and a flush.
+	b := w.store.NewSorted()
 	w.agg.Flush(b, w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
 	if err := b.Commit(); err != nil {
 		return OperatorSnapshot{}, err

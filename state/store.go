@@ -16,9 +16,10 @@ import (
 // working directory. Its methods may be called from several goroutines; a
 // Batch belongs to one.
 type Store struct {
-	fs  vfs.FS
-	dir string
-	db  *pebble.DB
+	fs   vfs.FS
+	dir  string
+	db   *pebble.DB
+	opts *pebble.Options
 
 	mu sync.Mutex
 	// uploaded maps the name of each SST or blob file that an upload put
@@ -27,6 +28,8 @@ type Store struct {
 	// name within a DB, and the DB lives no longer than the Store, so a name
 	// is the file's identity here.
 	uploaded map[string]upload
+	// ingests numbers the SSTs that Sorted writes for ingestion.
+	ingests int
 }
 
 type upload struct {
@@ -56,17 +59,19 @@ func Open(fs vfs.FS, dir string) (*Store, error) {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	for _, n := range names {
-		if n == dbDir || strings.HasPrefix(n, snapPrefix) {
+		if n == dbDir || strings.HasPrefix(n, snapPrefix) || strings.HasPrefix(n, "ingest-") {
 			if err := fs.RemoveAll(fs.PathJoin(dir, n)); err != nil {
 				return nil, fmt.Errorf("state: %w", err)
 			}
 		}
 	}
-	db, err := pebble.Open(fs.PathJoin(dir, dbDir), options(fs, false))
+	opts := options(fs, false)
+	opts.EnsureDefaults()
+	db, err := pebble.Open(fs.PathJoin(dir, dbDir), opts)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", dir, err)
 	}
-	return &Store{fs: fs, dir: dir, db: db, uploaded: map[string]upload{}}, nil
+	return &Store{fs: fs, dir: dir, db: db, opts: opts, uploaded: map[string]upload{}}, nil
 }
 
 // options are the Pebble options of every Store and Reader. A Reader opens

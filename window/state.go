@@ -6,7 +6,6 @@ import (
 	"fmt"
 
 	"github.com/strandsql/strand/memseg"
-	"github.com/strandsql/strand/state"
 )
 
 // Checkpointed state. A window aggregate keeps its live state in memory and
@@ -32,9 +31,15 @@ func (a *Aggregate) Track() { a.track = true }
 // KeyGroup returns the key group of an encoded group key.
 type KeyGroup func(key []byte) uint16
 
+// Writer receives the writes of a Flush: a state.Batch or a state.Sorted.
+type Writer interface {
+	Set(uid string, kg uint16, name string, key, value []byte)
+	Delete(uid string, kg uint16, name string, key []byte)
+}
+
 // Flush writes the state changed since the last Flush to b under uid, and
 // deletes the stored state of windows fired since then.
-func (a *Aggregate) Flush(b *state.Batch, uid string, kg KeyGroup) {
+func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 	var key []byte
 	for _, p := range a.fired {
 		for g, ok := range p.persisted {

@@ -1,0 +1,144 @@
+package state
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+
+	"github.com/cockroachdb/errors/oserror"
+	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
+	"github.com/cockroachdb/pebble/v2/sstable"
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+// Sorted collects writes in any order and applies them by writing one
+// sorted SST and ingesting it. For the large write a checkpoint makes (every
+// group changed since the last one) this skips what a Batch costs: the
+// memtable, the sort of a large batch, and the flush that rewrites it.
+// Like a Batch, a Sorted is applied atomically by Commit. When one key is
+// written several times, the last write wins.
+type Sorted struct {
+	s     *Store
+	arena []byte
+	ents  []sortedEnt
+	err   error
+}
+
+type sortedEnt struct {
+	// hi and lo are 16 key bytes past the prefix all keys share, so most
+	// comparisons are two integer compares.
+	hi, lo   uint64
+	key, end int32 // key is arena[key:end], the value follows up to next
+	next     int32
+	seq      int32 // order of the write, so the last one wins
+	del      bool
+}
+
+// NewSorted returns an empty sorted writer.
+func (s *Store) NewSorted() *Sorted { return &Sorted{s: s} }
+
+// Len is the number of writes collected.
+func (w *Sorted) Len() int { return len(w.ents) }
+
+// Set records that key of state name in key group kg of uid holds value.
+func (w *Sorted) Set(uid string, kg uint16, name string, key, value []byte) {
+	w.add(uid, kg, name, key, value, false)
+}
+
+// Delete records that key no longer exists.
+func (w *Sorted) Delete(uid string, kg uint16, name string, key []byte) {
+	w.add(uid, kg, name, key, nil, true)
+}
+
+func (w *Sorted) add(uid string, kg uint16, name string, key, value []byte, del bool) {
+	if name == "" {
+		if w.err == nil {
+			w.err = fmt.Errorf("state: sorted write: empty state name")
+		}
+		return
+	}
+	start := int32(len(w.arena))
+	w.arena = encodeKey(w.arena, uid, kg, name, key)
+	end := int32(len(w.arena))
+	w.arena = append(w.arena, value...)
+	w.ents = append(w.ents, sortedEnt{key: start, end: end, next: int32(len(w.arena)), seq: int32(len(w.ents)), del: del})
+}
+
+// Commit writes the collected entries as an SST in key order and ingests
+// it. An empty Sorted commits nothing.
+func (w *Sorted) Commit() error {
+	if w.err != nil || len(w.ents) == 0 {
+		return w.err
+	}
+	k := func(e sortedEnt) []byte { return w.arena[e.key:e.end] }
+	// Keys share a long prefix (operator uid, key group, state name,
+	// window): compare past it.
+	first := k(w.ents[0])
+	lcp := len(first)
+	for _, e := range w.ents[1:] {
+		key := k(e)
+		n := min(lcp, len(key))
+		i := 0
+		for i < n && key[i] == first[i] {
+			i++
+		}
+		lcp = i
+	}
+	for i := range w.ents {
+		var buf [16]byte
+		copy(buf[:], k(w.ents[i])[lcp:])
+		w.ents[i].hi, w.ents[i].lo = binary.BigEndian.Uint64(buf[:8]), binary.BigEndian.Uint64(buf[8:])
+	}
+	slices.SortFunc(w.ents, func(a, b sortedEnt) int {
+		switch {
+		case a.hi != b.hi:
+			return cmp.Compare(a.hi, b.hi)
+		case a.lo != b.lo:
+			return cmp.Compare(a.lo, b.lo)
+		}
+		if c := bytes.Compare(k(a)[lcp:], k(b)[lcp:]); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	s := w.s
+	s.mu.Lock()
+	s.ingests++
+	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", s.ingests))
+	s.mu.Unlock()
+	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return fmt.Errorf("state: %w", err)
+	}
+	sw := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(6, s.db.TableFormat()))
+	for i, e := range w.ents {
+		if i+1 < len(w.ents) && bytes.Equal(k(e), k(w.ents[i+1])) {
+			continue // a later write of the same key wins
+		}
+		if e.del {
+			err = sw.Delete(k(e))
+		} else {
+			err = sw.Set(k(e), w.arena[e.end:e.next])
+		}
+		if err != nil {
+			sw.Close()
+			return fmt.Errorf("state: sorted write: %w", err)
+		}
+	}
+	if err := sw.Close(); err != nil {
+		return fmt.Errorf("state: sorted write: %w", err)
+	}
+	if err := s.db.Ingest(context.Background(), []string{path}); err != nil {
+		return fmt.Errorf("state: ingest: %w", err)
+	}
+	// Pebble linked the file into the DB and normally removes this name
+	// itself; make sure it is gone.
+	if err := s.fs.Remove(path); err != nil && !oserror.IsNotExist(err) {
+		return fmt.Errorf("state: %w", err)
+	}
+	w.arena, w.ents = w.arena[:0], w.ents[:0]
+	return nil
+}

@@ -1,0 +1,68 @@
+package state
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+)
+
+func TestSortedIngest(t *testing.T) {
+	fs := vfs.NewMem()
+	s := openStore(t, fs, "st")
+	b := s.NewBatch()
+	b.Set("op", 3, "g", []byte("old"), []byte("1"))
+	b.Set("op", 3, "g", []byte("gone"), []byte("x"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	w := s.NewSorted()
+	for i := 9; i >= 0; i-- { // out of order
+		w.Set("op", uint16(i%4), "g", []byte(fmt.Sprintf("k%d", i)), []byte(fmt.Sprint(i)))
+	}
+	w.Set("op", 3, "g", []byte("old"), []byte("2"))
+	w.Set("op", 3, "g", []byte("old"), []byte("3")) // the last write wins
+	w.Delete("op", 3, "g", []byte("gone"))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := scanAll(t, s, "op", 0, 3, "")
+	var want []string
+	for _, e := range []struct {
+		kg     uint16
+		k, val string
+	}{{0, "k0", "0"}, {0, "k4", "4"}, {0, "k8", "8"}, {1, "k1", "1"}, {1, "k5", "5"}, {1, "k9", "9"},
+		{2, "k2", "2"}, {2, "k6", "6"}, {3, "k3", "3"}, {3, "k7", "7"}, {3, "old", "3"}} {
+		want = append(want, entry{"op", e.kg, "g", e.k, e.val}.String())
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("scan after ingest:\n%q\nwant\n%q", got, want)
+	}
+	names, _ := fs.List("st")
+	for _, n := range names {
+		if n != dbDir {
+			t.Errorf("leftover %s in the store's directory", n)
+		}
+	}
+	// A snapshot holds the ingested data.
+	sn, err := s.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.MkdirAll("ck", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	target := &dirTarget{fs: fs, root: "ck"}
+	h, err := sn.Upload(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenHandle(fs, target, h, "restore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if got := scanAll(t, r, "op", 0, 3, ""); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("restored:\n%q\nwant\n%q", got, want)
+	}
+}
