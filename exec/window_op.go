@@ -20,6 +20,7 @@ type WindowAgg struct {
 
 	// Checkpointed state; nil store when the job does not checkpoint.
 	store  *state.Store
+	sorted *state.Sorted
 	maxPar int
 	lo, hi int
 }

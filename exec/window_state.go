@@ -92,7 +92,10 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	// Written as one ingested SST: a checkpoint rewrites every group that
 	// changed, often most of the state, and a Batch would go through the
 	// memtable and a flush.
-	b := w.store.NewSorted()
+	if w.sorted == nil {
+		w.sorted = w.store.NewSorted() // kept: its buffers are reused at every checkpoint
+	}
+	b := w.sorted
 	w.agg.Flush(b, w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
 	if err := b.Commit(); err != nil {
 		return OperatorSnapshot{}, err
