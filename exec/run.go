@@ -65,6 +65,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 	if err := validate(g); err != nil {
 		return err
 	}
+	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
@@ -179,10 +180,10 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		opts.Metrics.Failed.Store(f)
 	}
 	err := firstErr
-	if err == nil {
-		if cerr := context.Cause(ctx); cerr != nil {
-			err = fmt.Errorf("%w: %w", ErrCanceled, cerr)
-		}
+	if parent.Err() != nil {
+		// Stopped from outside (a signal): tasks report the cancellation
+		// itself, which is not what went wrong.
+		err = fmt.Errorf("%w: %w", ErrCanceled, context.Cause(parent))
 	}
 	// Output becomes visible only when the whole job has succeeded.
 	var errs []error

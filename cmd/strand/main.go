@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
 )
@@ -120,6 +122,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = explain(ctx, sess, string(src), stdout)
 	} else {
 		err = sess.ExecScript(ctx, string(src))
+	}
+	if errors.Is(err, exec.ErrCanceled) {
+		fmt.Fprintln(stderr, "strand: stopped; output not committed was discarded")
+		return 130
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, planner.FormatError(file, string(src), err))
