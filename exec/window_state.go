@@ -65,7 +65,7 @@ func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, 
 	b := w.store.NewBatch()
 	n := 0
 	load := func(kg uint16, name string, key, value []byte) error {
-		if err := w.agg.Load(name, key, value); err != nil {
+		if err := w.agg.Load(kg, name, key, value); err != nil {
 			return err
 		}
 		b.Set(w.UID, kg, name, key, value)
@@ -77,11 +77,8 @@ func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, 
 		}
 		return nil
 	}
-	// Groups before the DISTINCT values that refer to them.
-	for _, name := range []string{"g", "d"} {
-		if err := r.Scan(w.UID, lo, hi, name, load); err != nil {
-			return err
-		}
+	if err := r.Scan(w.UID, lo, hi, "", load); err != nil {
+		return err
 	}
 	return b.Commit()
 }

@@ -280,3 +280,31 @@ func chkNum(metadata string) int {
 	fmt.Sscanf(filepath.Base(filepath.Dir(metadata)), "chk-%d", &n)
 	return n
 }
+
+// TestRescaleAfterCrash kills a run at parallelism 3 once a checkpoint is
+// complete and finishes it at parallelism 2: key-group state written by
+// three subtasks is read back by two, DISTINCT values included.
+func TestRescaleAfterCrash(t *testing.T) {
+	query := strings.Replace(fmt.Sprintf(crashQuery, 12000, 6000), "COUNT(*), MAX(amount)", "COUNT(DISTINCT amount), MAX(amount)", 1)
+	want := referenceRun(t, query)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), query)
+	cmd := exec.Command(strandBinary(t), "run", "q.sql", "--parallelism", "3", "--checkpoint-interval", "100ms")
+	cmd.Dir = dir
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(dir, ".strand", "checkpoints", "q_1")
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if chks, _ := filepath.Glob(filepath.Join(root, "chk-*", "_metadata")); len(chks) >= 2 {
+			break
+		}
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	_, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "100ms")
+	if code != 0 || !strings.Contains(stderr, "resuming from checkpoint") {
+		t.Fatalf("rescaled restore: exit %d\n%s", code, stderr)
+	}
+	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
+}

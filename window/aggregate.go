@@ -86,20 +86,13 @@ type pane struct {
 	accs    []acc
 	seen    []map[string]struct{} // per DISTINCT aggregate: group+value seen
 
-	// Checkpoint bookkeeping: groups changed since the last Flush, groups
-	// and distinct entries already written to the state store.
+	// Checkpoint bookkeeping: groups changed since the last Flush, each
+	// group's key group (filled by Flush), and the key groups whose part
+	// of the window the state store holds.
 	dirty     []bool
 	dirtyList []int32
-	persisted []bool
-	distinct  []distinctEntry // not yet flushed
-	stored    [][]byte        // distinct state keys flushed, to delete on firing
-}
-
-// distinctEntry is one first-seen (group, value) of a DISTINCT aggregate.
-type distinctEntry struct {
-	agg   int
-	group int32
-	value []byte
+	kgs       []uint16
+	stored    map[uint16]bool
 }
 
 // New returns an empty aggregate.
@@ -332,7 +325,6 @@ func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
 	if len(newRows) > 0 {
 		ng := len(p.keys)
 		p.dirty = growTo(p.dirty, ng)
-		p.persisted = growTo(p.persisted, ng)
 		for i, v := range p.vals {
 			v.grow(ng)
 			v.update(b.Column(a.spec.Keys[i]), newRows, newGroups)
@@ -392,16 +384,12 @@ func (a *Aggregate) distinct(p *pane, agg int, col arrow.Array, rows, groups []i
 			continue
 		}
 		k := memseg.AppendInt64(a.key[:0], int64(groups[i]), memseg.Order{})
-		gl := len(k)
 		k = a.distinctEnc.Append(k, int(r))
 		a.key = k
 		if _, ok := seen[string(k)]; ok {
 			continue
 		}
 		seen[string(k)] = struct{}{}
-		if a.track {
-			p.distinct = append(p.distinct, distinctEntry{agg: agg, group: groups[i], value: bytes.Clone(k[gl:])})
-		}
 		outRows = append(outRows, r)
 		outGroups = append(outGroups, groups[i])
 	}

@@ -171,8 +171,8 @@ func TestAggregateRestoredBigintKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	restored := countSum(t)
-	err = store.Scan("w", 0, 127, "g", func(_ uint16, name string, key, value []byte) error {
-		return restored.Load(name, key, value)
+	err = store.Scan("w", 0, 127, "", func(kg uint16, name string, key, value []byte) error {
+		return restored.Load(kg, name, key, value)
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -8,21 +8,22 @@ import (
 	"github.com/strandsql/strand/memseg"
 )
 
-// Checkpointed state. A window aggregate keeps its live state in memory and
-// writes to its state store, at each checkpoint, only what changed since
-// the previous one: the groups updated, the DISTINCT values first seen, and
-// deletions for the windows that fired. Two state names are used:
+// Checkpointed state. A window aggregate keeps its live state in memory. At
+// each checkpoint it writes, for every window, the part of the window that
+// belongs to a key group in which some group changed since the previous
+// checkpoint: one entry per (window, key group), under state name "p",
 //
-//	"g"  window start | group key            → key column values, accumulators
-//	"d"  window start | aggregate | len(group key) group key | value key → (empty)
+//	key:   window start, 8 bytes big-endian with the sign bit flipped
+//	value: uvarint(groups) { uvarint(len key) key uvarint(len state) state }
+//	       uvarint(distinct values) { aggregate uvarint(group) uvarint(len value) value }
 //
-// The window start is 8 bytes, big-endian with the sign bit flipped, so
-// windows sort in time order; the group key is the normalized key whose
-// hash also picks the key group.
-const (
-	groupState    = "g"
-	distinctState = "d"
-)
+// where key is the group's normalized key (whose hash picks the key group),
+// state the key column values and accumulators, and group a distinct
+// value's group as an ordinal within the entry. A fired window's entries
+// are deleted. Writing whole key-group parts keeps checkpoints incremental
+// at key-group granularity while costing one sequential encoding per group
+// and a few hundred entries for the store, however many groups changed.
+const paneState = "p"
 
 // Track makes the aggregate remember what changes between checkpoints. It
 // must be called before the first Add.
@@ -37,66 +38,131 @@ type Writer interface {
 	Delete(uid string, kg uint16, name string, key []byte)
 }
 
-// Flush writes the state changed since the last Flush to b under uid, and
-// deletes the stored state of windows fired since then.
+// Flush writes to b, under uid, the key-group parts of windows that changed
+// since the last Flush, and deletes the stored parts of windows fired since
+// then.
 func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
-	var key []byte
+	var key [8]byte
 	for _, p := range a.fired {
-		for g, ok := range p.persisted {
-			if ok {
-				key = windowKey(key[:0], p.start, p.keys[g])
-				b.Delete(uid, kg(p.keys[g]), groupState, key)
-			}
-		}
-		for _, k := range p.stored {
-			b.Delete(uid, kg(distinctGroup(k)), distinctState, k)
+		putStart(key[:], p.start)
+		for g := range p.stored {
+			b.Delete(uid, g, paneState, key[:])
 		}
 	}
 	a.fired = a.fired[:0]
-	var val []byte
 	for _, p := range a.panes {
+		if len(p.dirtyList) == 0 {
+			continue
+		}
+		for g := len(p.kgs); g < len(p.keys); g++ {
+			p.kgs = append(p.kgs, kg(p.keys[g]))
+		}
+		dirty := map[uint16][]int32{}
 		for _, g := range p.dirtyList {
-			key = windowKey(key[:0], p.start, p.keys[g])
-			val = a.putGroup(val[:0], p, g)
-			b.Set(uid, kg(p.keys[g]), groupState, key, val)
+			dirty[p.kgs[g]] = nil
 			p.dirty[g] = false
-			p.persisted[g] = true
 		}
 		p.dirtyList = p.dirtyList[:0]
-		for _, d := range p.distinct {
-			k := distinctKey(nil, p.start, d.agg, p.keys[d.group], d.value)
-			b.Set(uid, kg(p.keys[d.group]), distinctState, k, nil)
-			p.stored = append(p.stored, k)
+		for g, k := range p.kgs {
+			if members, ok := dirty[k]; ok {
+				dirty[k] = append(members, int32(g))
+			}
 		}
-		p.distinct = p.distinct[:0]
+		putStart(key[:], p.start)
+		if p.stored == nil {
+			p.stored = map[uint16]bool{}
+		}
+		distinct := a.distinctByKG(p, dirty)
+		for k, members := range dirty {
+			b.Set(uid, k, paneState, key[:], a.encodePart(nil, p, members, distinct[k]))
+			p.stored[k] = true
+		}
 	}
 }
 
-func (a *Aggregate) putGroup(dst []byte, p *pane, g int32) []byte {
-	for _, v := range p.vals {
-		dst = v.put(dst, g)
+// distinctValue is one value a DISTINCT aggregate has seen in a group.
+type distinctValue struct {
+	agg   int
+	group int32
+	value []byte
+}
+
+// distinctByKG lists the DISTINCT values of the groups in the dirty key
+// groups.
+func (a *Aggregate) distinctByKG(p *pane, dirty map[uint16][]int32) map[uint16][]distinctValue {
+	out := map[uint16][]distinctValue{}
+	for agg, seen := range p.seen {
+		for s := range seen {
+			g, _, rest, err := memseg.DecodeInt64([]byte(s), memseg.Order{})
+			if err != nil {
+				continue
+			}
+			k := p.kgs[g]
+			if _, ok := dirty[k]; ok {
+				out[k] = append(out[k], distinctValue{agg: agg, group: int32(g), value: rest})
+			}
+		}
 	}
-	for _, ac := range p.accs {
-		dst = ac.put(dst, g)
+	return out
+}
+
+// encodePart appends the encoding of groups (and their DISTINCT values) of
+// pane p.
+func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
+	ordinal := make(map[int32]int, len(groups))
+	dst = binary.AppendUvarint(dst, uint64(len(groups)))
+	var st []byte
+	for i, g := range groups {
+		ordinal[g] = i
+		dst = binary.AppendUvarint(dst, uint64(len(p.keys[g])))
+		dst = append(dst, p.keys[g]...)
+		st = st[:0]
+		for _, v := range p.vals {
+			st = v.put(st, g)
+		}
+		for _, ac := range p.accs {
+			st = ac.put(st, g)
+		}
+		dst = binary.AppendUvarint(dst, uint64(len(st)))
+		dst = append(dst, st...)
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
+	for _, d := range distinct {
+		dst = append(dst, byte(d.agg))
+		dst = binary.AppendUvarint(dst, uint64(ordinal[d.group]))
+		dst = binary.AppendUvarint(dst, uint64(len(d.value)))
+		dst = append(dst, d.value...)
 	}
 	return dst
 }
 
-// Load restores one entry written by Flush. Every "g" entry of a restore
-// must be loaded before any "d" entry.
-func (a *Aggregate) Load(name string, key, value []byte) error {
-	if len(key) < 8 {
+// Load restores one entry that Flush wrote under key group kg.
+func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
+	if name != paneState {
+		return fmt.Errorf("%w: unknown state %q", errState, name)
+	}
+	if len(key) != 8 {
 		return errState
 	}
 	start := int64(binary.BigEndian.Uint64(key) ^ 1<<63)
-	switch name {
-	case groupState:
-		p := a.panes[start]
-		if p == nil {
-			p = a.newPane(start)
-			a.panes[start] = p
+	p := a.panes[start]
+	if p == nil {
+		p = a.newPane(start)
+		a.panes[start] = p
+	}
+	if p.stored == nil {
+		p.stored = map[uint16]bool{}
+	}
+	p.stored[kg] = true
+	r := reader{b: value}
+	n := r.uvarint()
+	first := len(p.keys)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		gk := r.bytes()
+		st := r.bytes()
+		if r.err != nil {
+			break
 		}
-		gk := key[8:]
 		if _, dup := p.index[string(gk)]; dup {
 			return fmt.Errorf("%w: group stored twice", errState)
 		}
@@ -104,19 +170,18 @@ func (a *Aggregate) Load(name string, key, value []byte) error {
 		k := bytes.Clone(gk)
 		p.index[string(k)] = g
 		p.keys = append(p.keys, k)
-		n := len(p.keys)
-		p.dirty, p.persisted = growTo(p.dirty, n), growTo(p.persisted, n)
-		p.persisted[g] = true
-		rest := value
+		ng := len(p.keys)
+		p.dirty = growTo(p.dirty, ng)
+		rest := st
 		var err error
 		for _, v := range p.vals {
-			v.grow(n)
+			v.grow(ng)
 			if rest, err = v.get(rest, g); err != nil {
 				return err
 			}
 		}
 		for _, ac := range p.accs {
-			ac.grow(n)
+			ac.grow(ng)
 			if rest, err = ac.get(rest, g); err != nil {
 				return err
 			}
@@ -124,49 +189,66 @@ func (a *Aggregate) Load(name string, key, value []byte) error {
 		if len(rest) != 0 {
 			return fmt.Errorf("%w: %d trailing bytes", errState, len(rest))
 		}
-	case distinctState:
-		p := a.panes[start]
-		rest := key[8:]
-		if p == nil || len(rest) < 1 {
-			return fmt.Errorf("%w: DISTINCT value of a missing window", errState)
+	}
+	nd := r.uvarint()
+	for i := uint64(0); i < nd && r.err == nil; i++ {
+		agg := int(r.byte())
+		ord := r.uvarint()
+		v := r.bytes()
+		if r.err != nil {
+			break
 		}
-		agg := int(rest[0])
-		n, k := binary.Uvarint(rest[1:])
-		if k <= 0 || uint64(len(rest)-1-k) < n || agg >= len(p.seen) || p.seen[agg] == nil {
-			return errState
-		}
-		gk := rest[1+k : 1+k+int(n)]
-		g, ok := p.index[string(gk)]
-		if !ok {
+		if agg >= len(p.seen) || p.seen[agg] == nil || ord >= n {
 			return fmt.Errorf("%w: DISTINCT value of a missing group", errState)
 		}
-		seen := memseg.AppendInt64(nil, int64(g), memseg.Order{})
-		seen = append(seen, rest[1+k+int(n):]...)
-		p.seen[agg][string(seen)] = struct{}{}
-		p.stored = append(p.stored, bytes.Clone(key))
-	default:
-		return fmt.Errorf("%w: unknown state %q", errState, name)
+		seen := memseg.AppendInt64(nil, int64(first)+int64(ord), memseg.Order{})
+		p.seen[agg][string(append(seen, v...))] = struct{}{}
+	}
+	if r.err != nil || len(r.b) != 0 {
+		return fmt.Errorf("%w: malformed window part", errState)
 	}
 	return nil
 }
 
-func windowKey(dst []byte, start int64, gk []byte) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(start)^1<<63)
-	return append(dst, gk...)
+func putStart(dst []byte, start int64) {
+	binary.BigEndian.PutUint64(dst, uint64(start)^1<<63)
 }
 
-func distinctKey(dst []byte, start int64, agg int, gk, value []byte) []byte {
-	dst = binary.BigEndian.AppendUint64(dst, uint64(start)^1<<63)
-	dst = append(dst, byte(agg))
-	dst = binary.AppendUvarint(dst, uint64(len(gk)))
-	dst = append(dst, gk...)
-	return append(dst, value...)
+// reader decodes a window part, remembering the first error.
+type reader struct {
+	b   []byte
+	err error
 }
 
-// distinctGroup returns the group key inside a distinct state key.
-func distinctGroup(k []byte) []byte {
-	n, m := binary.Uvarint(k[9:])
-	return k[9+m : 9+m+int(n)]
+func (r *reader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errState
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *reader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = errState
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+func (r *reader) bytes() []byte {
+	n := r.uvarint()
+	if r.err != nil || uint64(len(r.b)) < n {
+		r.err = errState
+		return nil
+	}
+	v := r.b[:n]
+	r.b = r.b[n:]
+	return v
 }
 
 // Fingerprint identifies the aggregate's state schema: a restore refuses
@@ -184,5 +266,5 @@ func (s *Spec) Fingerprint() string {
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%v filter=%v -> %v;", ag.Kind, in, ag.Distinct, ag.Filter >= 0, ag.Out)
 	}
-	return fmt.Sprintf("%016x", memseg.Hash(b.Bytes()))
+	return fmt.Sprintf("parts;%016x", memseg.Hash(b.Bytes()))
 }
