@@ -59,6 +59,7 @@ type Aggregate struct {
 	// last Flush, whose stored state Flush deletes.
 	track bool
 	fired []*pane
+	part  []byte // Flush's encoding buffer
 
 	// Scratch reused across batches.
 	enc         memseg.KeyEncoder

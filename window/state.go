@@ -74,7 +74,9 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 		}
 		distinct := a.distinctByKG(p, dirty)
 		for k, members := range dirty {
-			b.Set(uid, k, paneState, key[:], a.encodePart(nil, p, members, distinct[k]))
+			// Set copies the value, so one buffer serves every part.
+			a.part = a.encodePart(a.part[:0], p, members, distinct[k])
+			b.Set(uid, k, paneState, key[:], a.part)
 			p.stored[k] = true
 		}
 	}
@@ -109,22 +111,37 @@ func (a *Aggregate) distinctByKG(p *pane, dirty map[uint16][]int32) map[uint16][
 // encodePart appends the encoding of groups (and their DISTINCT values) of
 // pane p.
 func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
-	ordinal := make(map[int32]int, len(groups))
+	var ordinal map[int32]int // only DISTINCT values need it
+	if len(distinct) > 0 {
+		ordinal = make(map[int32]int, len(groups))
+		for i, g := range groups {
+			ordinal[g] = i
+		}
+	}
 	dst = binary.AppendUvarint(dst, uint64(len(groups)))
-	var st []byte
-	for i, g := range groups {
-		ordinal[g] = i
+	for _, g := range groups {
 		dst = binary.AppendUvarint(dst, uint64(len(p.keys[g])))
 		dst = append(dst, p.keys[g]...)
-		st = st[:0]
+		// The state's length goes before it: encode after a one-byte
+		// guess and move the state if its length needs more bytes.
+		at := len(dst)
+		dst = append(dst, 0)
 		for _, v := range p.vals {
-			st = v.put(st, g)
+			dst = v.put(dst, g)
 		}
 		for _, ac := range p.accs {
-			st = ac.put(st, g)
+			dst = ac.put(dst, g)
 		}
-		dst = binary.AppendUvarint(dst, uint64(len(st)))
-		dst = append(dst, st...)
+		n := len(dst) - at - 1
+		if n < 0x80 {
+			dst[at] = byte(n)
+			continue
+		}
+		var lenBuf [binary.MaxVarintLen64]byte
+		w := binary.PutUvarint(lenBuf[:], uint64(n))
+		dst = append(dst, lenBuf[:w-1]...)
+		copy(dst[at+w:], dst[at+1:at+1+n])
+		copy(dst[at:], lenBuf[:w])
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
 	for _, d := range distinct {
