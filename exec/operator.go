@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -83,6 +84,8 @@ type TaskContext struct {
 	BatchSize int
 	// MaxParallelism is the number of key groups.
 	MaxParallelism int
+	// Memory is the job's managed memory, shared by its operators.
+	Memory *memseg.Manager
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
 	Checkpoint *Checkpointing

@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/memseg"
 )
 
 // Options are the settings of one run of a job.
@@ -28,6 +29,9 @@ type Options struct {
 	Metrics *Metrics
 	// Checkpoint turns checkpoints on; nil runs without them.
 	Checkpoint *Checkpointing
+	// Memory is the managed memory operators keep their state in
+	// (default: memory.managed.size's default, 256 MiB).
+	Memory *memseg.Manager
 }
 
 func (o *Options) defaults() {
@@ -45,6 +49,9 @@ func (o *Options) defaults() {
 	}
 	if o.Metrics == nil {
 		o.Metrics = &Metrics{}
+	}
+	if o.Memory == nil {
+		o.Memory, _ = memseg.NewManager(memseg.DefaultBudget, memseg.DefaultSegmentSize)
 	}
 	if c := o.Checkpoint; c != nil {
 		if c.Retained <= 0 {
@@ -133,7 +140,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Memory: opts.Memory,
 			}
 			var out output
 			if v.Sink != nil {

@@ -34,6 +34,11 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 		return err
 	}
 	w.agg, w.metrics = agg, ctx.Metrics
+	if ctx.Memory != nil {
+		if err := agg.UseMemory(ctx.Memory); err != nil {
+			return err
+		}
+	}
 	if ctx.Checkpoint != nil {
 		return w.openState(ctx)
 	}

@@ -106,6 +106,9 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 
 // Close implements Closer.
 func (w *WindowAgg) Close() error {
+	if w.agg != nil {
+		w.agg.Release()
+	}
 	if w.store == nil {
 		return nil
 	}

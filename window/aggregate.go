@@ -2,6 +2,7 @@ package window
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sort"
@@ -60,6 +61,11 @@ type Aggregate struct {
 	track bool
 	fired []*pane
 	part  []byte // Flush's encoding buffer
+
+	// sorted orders a firing window's groups by key: a radix sort of key
+	// prefixes in managed memory (nil without a memory manager).
+	sorted *memseg.SortBuffer
+	order  []int32
 
 	// Scratch reused across batches.
 	enc         memseg.KeyEncoder
@@ -424,12 +430,58 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	return nil
 }
 
-func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
-	order := make([]int32, len(p.keys))
-	for i := range order {
-		order[i] = int32(i)
+// UseMemory lets the aggregate sort firing windows in segments of m.
+func (a *Aggregate) UseMemory(m *memseg.Manager) error {
+	sb, err := memseg.NewSortBuffer(m, nil)
+	if err != nil {
+		return err
+	}
+	a.sorted = sb
+	return nil
+}
+
+// Release gives the aggregate's managed memory back.
+func (a *Aggregate) Release() {
+	if a.sorted != nil {
+		a.sorted.Release()
+	}
+}
+
+// keyOrder returns p's groups in key order.
+func (a *Aggregate) keyOrder(p *pane) []int32 {
+	order := a.order[:0]
+	if a.sorted != nil {
+		a.sorted.Reset()
+		var g [4]byte
+		ok := true
+		for i, k := range p.keys {
+			binary.LittleEndian.PutUint32(g[:], uint32(i))
+			if a.sorted.Add(k, g[:]) != nil {
+				ok = false // out of managed memory: sort on the heap
+				break
+			}
+		}
+		if ok {
+			a.sorted.Sort()
+			for it := a.sorted.Iter(); it.Next(); {
+				order = append(order, int32(binary.LittleEndian.Uint32(it.Value())))
+			}
+			a.sorted.Reset()
+			a.order = order
+			return order
+		}
+		a.sorted.Reset()
+	}
+	for i := range p.keys {
+		order = append(order, int32(i))
 	}
 	sort.Slice(order, func(i, j int) bool { return bytes.Compare(p.keys[order[i]], p.keys[order[j]]) < 0 })
+	a.order = order
+	return order
+}
+
+func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
+	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
 		bld := array.NewRecordBuilder(a.alloc, a.schema)
