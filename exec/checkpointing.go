@@ -56,7 +56,6 @@ type OperatorSnapshot struct {
 	UID, Fingerprint       string
 	KeyGroupLo, KeyGroupHi int
 	State                  *state.Snapshot // nil for no keyed state
-	Inline                 []byte
 }
 
 // KeyGroups returns the inclusive key-group range a subtask owns: the

@@ -50,7 +50,7 @@ func takeCheckpoint(coord *coordinator, subtask int, b checkpoint.Barrier, c *ch
 		defer coord.uploads.Done()
 		a := ack{id: b.ID, subtask: subtask, source: src, sink: sink}
 		for _, sn := range snaps {
-			st := checkpoint.SubtaskState{Index: subtask, KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi, Inline: sn.Inline}
+			st := checkpoint.SubtaskState{Index: subtask, KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi}
 			if sn.State != nil {
 				if a.err != nil {
 					sn.State.Discard()

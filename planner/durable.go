@@ -139,9 +139,10 @@ func (s *Session) restorePoint(cp *exec.Checkpointing) error {
 	return err
 }
 
-// runDurable runs a checkpointing job, restarting it from its latest
-// checkpoint after a failure as the fixed-delay restart strategy says.
-func (s *Session) runDurable(ctx context.Context, g func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
+// runDurable runs a checkpointing job, first as graph, then, after a
+// failure, as recompile builds it, restarting from the latest checkpoint as
+// the fixed-delay restart strategy says.
+func (s *Session) runDurable(ctx context.Context, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
 	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
 	if err != nil {
 		return err
@@ -157,9 +158,10 @@ func (s *Session) runDurable(ctx context.Context, g func() (*exec.Graph, error),
 		if err := s.restorePoint(cp); err != nil {
 			return err
 		}
-		graph, err := g()
-		if err != nil {
-			return err
+		if attempt > 0 {
+			if graph, err = recompile(); err != nil {
+				return err
+			}
 		}
 		opts.Checkpoint = cp
 		err = exec.Run(ctx, graph, opts)

@@ -312,11 +312,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	}
 	optimized := Optimize(logical)
 	env.JobID = newJobID()
-	attempt := 0
 	compile := func() (*exec.Graph, error) {
-		if attempt++; attempt > 2 {
-			env.JobID = newJobID() // each restart writes files of its own
-		}
 		g, err := Compile(optimized, env)
 		if err != nil {
 			return nil, s.at(st, err)
@@ -337,7 +333,11 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	fmt.Fprintf(s.Log, "job %s started\n", id)
 	start := time.Now()
 	if cp != nil {
-		err = s.runDurable(ctx, compile, cp, opts)
+		restart := func() (*exec.Graph, error) {
+			env.JobID = newJobID() // each restart writes files of its own
+			return compile()
+		}
+		err = s.runDurable(ctx, g, restart, cp, opts)
 	} else {
 		err = exec.Run(ctx, g, opts)
 	}
