@@ -187,3 +187,21 @@ INSERT INTO o SELECT id FROM g;
 		}
 	}
 }
+
+// TestCLIRestartStrategy: a checkpointing job that fails is restarted as
+// the fixed-delay strategy says, then fails for good, reporting each
+// restart; restart-strategy 'none' does not restart.
+func TestCLIRestartStrategy(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), fmt2(clicksDDL, "")+"SELECT * FROM clicks;\n")
+	writeFile(t, filepath.Join(dir, "data/clicks.csv"), "2024-01-01 00:00:01,1,/a,1.5\n2024-01-01 00:00:03,2,/b,x1\n")
+	_, stderr, code := runStrand(t, dir, "run", "q.sql", "--checkpoint-interval", "1s",
+		"--set", "restart-strategy.fixed-delay.attempts=2", "--set", "restart-strategy.fixed-delay.delay=10ms")
+	if code != 1 || strings.Count(stderr, "restarting in 10ms") != 2 || !strings.Contains(stderr, `cannot parse "x1" as DOUBLE`) {
+		t.Errorf("exit %d, stderr:\n%s", code, stderr)
+	}
+	_, stderr, code = runStrand(t, dir, "run", "q.sql", "--checkpoint-interval", "1s", "--set", "restart-strategy=none")
+	if code != 1 || strings.Contains(stderr, "restarting") {
+		t.Errorf("restart-strategy none: exit %d, stderr:\n%s", code, stderr)
+	}
+}
