@@ -13,6 +13,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
 )
 
 // Session keys for checkpoints and restarts, Flink's names.
@@ -62,7 +63,7 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 	if !ok {
 		return nil, nil
 	}
-	interval, err := parseDuration(iv)
+	interval, err := types.ParseDuration(iv)
 	if err != nil || interval <= 0 {
 		return nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
 	}
@@ -81,7 +82,7 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 		return nil, err
 	}
 	if v, ok := s.Config[KeyCheckpointTimeout]; ok {
-		if cp.Timeout, err = parseDuration(v); err != nil || cp.Timeout <= 0 {
+		if cp.Timeout, err = types.ParseDuration(v); err != nil || cp.Timeout <= 0 {
 			return nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", ErrOption, KeyCheckpointTimeout, v)
 		}
 	}
@@ -150,7 +151,7 @@ func (s *Session) runDurable(ctx context.Context, graph *exec.Graph, recompile f
 	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
 		attempts = 0
 	}
-	delay, err := parseDuration(s.config(KeyRestartDelay, "1s"))
+	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
 	if err != nil {
 		return fmt.Errorf("%w: '%s': %v", ErrOption, KeyRestartDelay, err)
 	}
@@ -195,33 +196,4 @@ func (s *Session) intConfig(key string, def, lo int) (int, error) {
 		return 0, fmt.Errorf("%w: '%s' must be an integer of at least %d, got '%s'", ErrOption, key, lo, v)
 	}
 	return n, nil
-}
-
-// parseDuration reads Flink's duration syntax ("2s", "10 s", "1 min",
-// "500ms", "1h") as well as Go's ("1m30s"); a bare number is milliseconds.
-func parseDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	if d, err := time.ParseDuration(s); err == nil {
-		return d, nil
-	}
-	i := strings.IndexFunc(s, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })
-	num, unit := s, ""
-	if i >= 0 {
-		num, unit = strings.TrimSpace(s[:i]), strings.TrimSpace(s[i:])
-	}
-	f, err := strconv.ParseFloat(num, 64)
-	if err != nil {
-		return 0, fmt.Errorf("invalid duration %q", s)
-	}
-	units := map[string]time.Duration{
-		"": time.Millisecond, "ms": time.Millisecond, "milli": time.Millisecond, "millis": time.Millisecond, "millisecond": time.Millisecond, "milliseconds": time.Millisecond,
-		"s": time.Second, "sec": time.Second, "secs": time.Second, "second": time.Second, "seconds": time.Second,
-		"m": time.Minute, "min": time.Minute, "mins": time.Minute, "minute": time.Minute, "minutes": time.Minute,
-		"h": time.Hour, "hour": time.Hour, "hours": time.Hour, "d": 24 * time.Hour, "day": 24 * time.Hour, "days": 24 * time.Hour,
-	}
-	u, ok := units[unit]
-	if !ok {
-		return 0, fmt.Errorf("invalid duration %q", s)
-	}
-	return time.Duration(f * float64(u)), nil
 }

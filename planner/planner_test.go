@@ -5,7 +5,6 @@ import (
 	"io"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -95,22 +94,6 @@ func TestOptimizeMergesProjections(t *testing.T) {
 	want := "Collect(fields=[EXPR$0])\n  Project(($1:i + 1) AS EXPR$0)\n    Filter(condition=[($1:i > 0)])\n      Scan("
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("optimized plan:\n%s\nwant prefix:\n%s", got, want)
-	}
-}
-
-func TestParseDuration(t *testing.T) {
-	for in, want := range map[string]time.Duration{
-		"2s": 2 * time.Second, "10 s": 10 * time.Second, "1 min": time.Minute, "500ms": 500 * time.Millisecond,
-		"1h": time.Hour, "1m30s": 90 * time.Second, "250": 250 * time.Millisecond, "1.5 s": 1500 * time.Millisecond,
-	} {
-		if got, err := parseDuration(in); err != nil || got != want {
-			t.Errorf("parseDuration(%q) = %v, %v; want %v", in, got, err, want)
-		}
-	}
-	for _, bad := range []string{"", "x", "1 parsec"} {
-		if _, err := parseDuration(bad); err == nil {
-			t.Errorf("parseDuration(%q) accepted", bad)
-		}
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 )
@@ -21,6 +22,7 @@ import (
 const (
 	KeyParallelism = "parallelism.default"
 	KeyBatchSize   = "strand.batch-size"
+	KeyMemory      = "memory.managed.size"
 )
 
 // Session runs statements against a catalog, as a SQL client does.
@@ -176,6 +178,10 @@ func (s *Session) set(st *parser.Set) error {
 		if n, err := strconv.Atoi(v); err != nil || n <= 0 {
 			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a positive integer, got '%s'", k, v)
 		}
+	case KeyMemory:
+		if n, ok := types.ParseMemorySize(v); !ok || n < memseg.DefaultSegmentSize {
+			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a memory size of at least 32kb such as '256mb', got '%s'", k, v)
+		}
 	}
 	s.Config[k] = v
 	return nil
@@ -328,6 +334,15 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	opts := exec.Options{Metrics: m, Now: s.Now}
 	if v, ok := s.Config[KeyBatchSize]; ok {
 		opts.BatchSize, _ = strconv.Atoi(v)
+	}
+	if v, ok := s.Config[KeyMemory]; ok {
+		n, ok := types.ParseMemorySize(v)
+		if !ok {
+			return s.at(st, fmt.Errorf("%w: '%s' must be a memory size such as '256mb', got '%s'", ErrOption, KeyMemory, v))
+		}
+		if opts.Memory, err = memseg.NewManager(n, memseg.DefaultSegmentSize); err != nil {
+			return s.at(st, err)
+		}
 	}
 	id := env.JobID
 	fmt.Fprintf(s.Log, "job %s started\n", id)

@@ -195,12 +195,12 @@ func parseGenField(t Table, col types.Field, seed uint64) (f genField, n int64, 
 			}
 		}
 		if k, v, ok := get("step"); ok {
-			if f.step, ok = parseDuration(v); !ok {
+			if f.step, ok = durationMs(v); !ok {
 				return f, n, badValue(k, v, "must be a duration such as '100 ms', '1 s' or '2 min'")
 			}
 		}
 		if k, v, ok := get("max-past"); ok {
-			if f.maxPast, ok = parseDuration(v); !ok {
+			if f.maxPast, ok = durationMs(v); !ok {
 				return f, n, badValue(k, v, "must be a duration such as '5 s'")
 			}
 		}

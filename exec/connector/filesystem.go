@@ -60,7 +60,7 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		return c, err
 	}
 	if v, ok := o.get("sink.rolling-policy.file-size"); ok {
-		n, ok := parseMemorySize(v)
+		n, ok := types.ParseMemorySize(v)
 		if !ok || n <= 0 {
 			return c, badValue("sink.rolling-policy.file-size", v, "must be a positive memory size such as '128MB'")
 		}

@@ -222,7 +222,7 @@ func parseNexmark(t Table) (nexConfig, error) {
 	} {
 		*s.dst = s.def
 		if v, ok := o.get(s.key); ok {
-			n, ok := parseMemorySize(v)
+			n, ok := types.ParseMemorySize(v)
 			if !ok || n > 1<<20 {
 				return c, badValue(s.key, v, "must be a memory size of at most 1 MiB, such as '100b' or '2kb'")
 			}

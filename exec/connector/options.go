@@ -3,11 +3,12 @@ package connector
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/strandsql/strand/types"
 )
 
 // ErrOption marks an invalid WITH option: an unknown key, a bad value, a
@@ -168,75 +169,9 @@ func (o *opts) char(key string, def byte) (byte, error) {
 	return v[0], nil
 }
 
-// parseMemorySize reads Flink's memory-size syntax: a number and an
-// optional unit (b, k/kb, m/mb, g/gb, t/tb, or the *bytes/*ibibytes
-// spellings), case-insensitive; units are powers of 1024 as in Flink.
-func parseMemorySize(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	var shift uint
-	switch strings.ToLower(strings.TrimSpace(s[i:])) {
-	case "", "b", "bytes":
-	case "k", "kb", "kibibytes":
-		shift = 10
-	case "m", "mb", "mebibytes":
-		shift = 20
-	case "g", "gb", "gibibytes":
-		shift = 30
-	case "t", "tb", "tebibytes":
-		shift = 40
-	default:
-		return 0, false
-	}
-	if n > math.MaxInt64>>shift {
-		return 0, false
-	}
-	return n << shift, true
-}
-
-// parseDuration reads Flink's duration syntax as milliseconds: a number and
-// an optional unit (ms, s, min, h, d and their long spellings); a plain
-// number is milliseconds.
-func parseDuration(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	if i == 0 {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	var unit int64
-	switch strings.ToLower(strings.TrimSpace(s[i:])) {
-	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
-		unit = 1
-	case "s", "sec", "secs", "second", "seconds":
-		unit = 1000
-	case "min", "mins", "minute", "minutes":
-		unit = 60_000
-	case "h", "hour", "hours":
-		unit = 3_600_000
-	case "d", "day", "days":
-		unit = 86_400_000
-	default:
-		return 0, false
-	}
-	if n > math.MaxInt64/unit {
-		return 0, false
-	}
-	return n * unit, true
+// durationMs reads Flink's duration syntax (types.ParseDuration) as
+// milliseconds.
+func durationMs(s string) (int64, bool) {
+	d, err := types.ParseDuration(s)
+	return d.Milliseconds(), err == nil && d >= 0
 }

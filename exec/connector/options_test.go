@@ -81,22 +81,22 @@ func TestValidate(t *testing.T) {
 
 func TestMemorySizeAndDuration(t *testing.T) {
 	for in, want := range map[string]int64{"128MB": 128 << 20, "1kb": 1024, "1 KB": 1024, "10": 10, "2g": 2 << 30, "5 bytes": 5} {
-		if got, ok := parseMemorySize(in); !ok || got != want {
+		if got, ok := types.ParseMemorySize(in); !ok || got != want {
 			t.Errorf("%s: got %d %v", in, got, ok)
 		}
 	}
 	for _, in := range []string{"", "MB", "1.5MB", "1 PB", "99999999999999999tb"} {
-		if _, ok := parseMemorySize(in); ok {
+		if _, ok := types.ParseMemorySize(in); ok {
 			t.Errorf("%s accepted", in)
 		}
 	}
 	for in, want := range map[string]int64{"100 ms": 100, "1 s": 1000, "2 min": 120000, "250": 250, "1h": 3600000, "1 day": 86400000} {
-		if got, ok := parseDuration(in); !ok || got != want {
+		if got, ok := durationMs(in); !ok || got != want {
 			t.Errorf("%s: got %d %v", in, got, ok)
 		}
 	}
 	for _, in := range []string{"", "ms", "1 fortnight", "-1 s"} {
-		if _, ok := parseDuration(in); ok {
+		if _, ok := durationMs(in); ok {
 			t.Errorf("%s accepted", in)
 		}
 	}
