@@ -32,8 +32,10 @@ func NewAligner(n int, exactlyOnce bool) *Aligner {
 // the barrier is now aligned on every live channel: the caller snapshots,
 // forwards the barrier, and calls Done.
 func (a *Aligner) Barrier(ch int, id int64) (aligned bool) {
-	if id <= a.last {
-		return false // a barrier of a checkpoint this task already took
+	if id <= a.last || (a.current != 0 && id < a.current) {
+		// A barrier of a checkpoint this task already took, or of one
+		// abandoned for a newer one: the channel is not blocked for it.
+		return false
 	}
 	if id > a.current {
 		a.reset()

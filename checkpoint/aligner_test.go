@@ -60,3 +60,14 @@ func TestAlignerNewerBarrierRestarts(t *testing.T) {
 		t.Fatal("alignment of 2 did not complete")
 	}
 }
+
+func TestAlignerIgnoresOlderBarrier(t *testing.T) {
+	a := NewAligner(2, true)
+	a.Barrier(0, 2) // checkpoint 1 was abandoned; 2 arrives first on channel 0
+	if a.Barrier(1, 1) || a.Blocked(1) {
+		t.Fatal("a late barrier of the abandoned checkpoint 1 counted for 2")
+	}
+	if !a.Barrier(1, 2) || a.Done() != 2 {
+		t.Fatal("alignment of 2 did not complete")
+	}
+}

@@ -45,6 +45,7 @@ type coordinator struct {
 	acks       chan ack
 	sourceDone chan struct{}
 	finish     chan struct{} // closed when the final checkpoint is complete
+	done       chan struct{} // closed when run returns: nobody reads acks
 	uploads    sync.WaitGroup
 
 	next     int64
@@ -64,7 +65,7 @@ type pendingCheckpoint struct {
 
 func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar int, fail func(error)) *coordinator {
 	c := &coordinator{cfg: cfg, ctx: ctx, fail: fail, maxPar: maxPar, sinks: map[string]Committer{},
-		sourceDone: make(chan struct{}, 64), finish: make(chan struct{}), next: max(cfg.FirstID, 1)}
+		sourceDone: make(chan struct{}, 64), finish: make(chan struct{}), done: make(chan struct{}), next: max(cfg.FirstID, 1)}
 	for _, v := range g.Vertices {
 		c.expected += v.Parallelism
 		if v.Source != nil {
@@ -83,6 +84,7 @@ func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar in
 // run is the coordinator's goroutine. It returns when the final
 // checkpoint is complete or the job is canceled.
 func (c *coordinator) run() {
+	defer close(c.done)
 	var tick <-chan time.Time
 	if c.cfg.Interval > 0 {
 		t := time.NewTicker(c.cfg.Interval)
@@ -264,6 +266,7 @@ func (c *coordinator) send(a ack) {
 	select {
 	case c.acks <- a:
 	case <-c.ctx.Done():
+	case <-c.done:
 	}
 }
 

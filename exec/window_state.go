@@ -101,6 +101,7 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	if err != nil {
 		return OperatorSnapshot{}, err
 	}
+	w.agg.Flushed()
 	return OperatorSnapshot{UID: w.UID, Fingerprint: w.Spec.Fingerprint(), KeyGroupLo: w.lo, KeyGroupHi: w.hi, State: sn}, nil
 }
 

@@ -109,24 +109,26 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 
 // restorePoint picks the checkpoint a run starts from: the one asked for,
 // or the latest that verifies, unless the job finished.
-func (s *Session) restorePoint(cp *exec.Checkpointing) error {
+//
+// It returns the finished checkpoint instead when the latest one is a
+// job's final checkpoint: a new run of that job starts afresh, a restart
+// within the run that took it has nothing left to do.
+func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Metadata, err error) {
 	st := cp.Storage
 	var md *checkpoint.Metadata
-	var err error
 	if p := s.Durable.FromCheckpoint; p != "" {
 		if md, err = st.LoadPath(p); err != nil {
-			return fmt.Errorf("--from-checkpoint %s: %w", p, err)
+			return nil, fmt.Errorf("--from-checkpoint %s: %w", p, err)
 		}
 	} else {
 		md, err = st.Latest(func(n int64, err error) {
 			fmt.Fprintf(s.Log, "skipping checkpoint %d: %v\n", n, err)
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if md != nil && md.Finished {
-			fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", cp.Job, md.ID)
-			md = nil
+			finished, md = md, nil
 		}
 	}
 	cp.Restore = md
@@ -137,7 +139,18 @@ func (s *Session) restorePoint(cp *exec.Checkpointing) error {
 	if md != nil && cp.FirstID <= md.ID {
 		cp.FirstID = md.ID + 1
 	}
-	return err
+	return finished, err
+}
+
+// lineage names a job's runs that continue one another through
+// checkpoints: output files carry it, so that a restore removes only what
+// its own lineage committed after the restored checkpoint, never the
+// output of an earlier, finished or discarded, lineage of the same job.
+func lineage(job string, restore *checkpoint.Metadata) string {
+	if restore != nil && strings.HasPrefix(restore.Job, job+"_") {
+		return restore.Job
+	}
+	return job + "_" + newJobID()[:8]
 }
 
 // runDurable runs a checkpointing job, first as graph, then, after a
@@ -156,10 +169,17 @@ func (s *Session) runDurable(ctx context.Context, graph *exec.Graph, recompile f
 		return fmt.Errorf("%w: '%s': %v", ErrOption, KeyRestartDelay, err)
 	}
 	for attempt := 0; ; attempt++ {
-		if err := s.restorePoint(cp); err != nil {
-			return err
-		}
 		if attempt > 0 {
+			finished, err := s.restorePoint(cp)
+			if err != nil {
+				return err
+			}
+			if finished != nil {
+				// The failure came after the final checkpoint had
+				// committed everything: the job is done.
+				fmt.Fprintf(s.Log, "job %s finished at checkpoint %d\n", cp.Job, finished.ID)
+				return nil
+			}
 			if graph, err = recompile(); err != nil {
 				return err
 			}

@@ -314,7 +314,15 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	}
 	env := Env{Parallelism: s.parallelism(), Stdout: s.Out}
 	if cp != nil {
-		env.Job = job
+		finished, err := s.restorePoint(cp)
+		if err != nil {
+			return s.at(st, err)
+		}
+		if finished != nil {
+			fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
+		}
+		cp.Job = lineage(job, cp.Restore)
+		env.Job = cp.Job
 	}
 	optimized := Optimize(logical)
 	env.JobID = newJobID()

@@ -39,8 +39,10 @@ type Writer interface {
 }
 
 // Flush writes to b, under uid, the key-group parts of windows that changed
-// since the last Flush, and deletes the stored parts of windows fired since
-// then.
+// since the last checkpoint, and deletes the stored parts of windows fired
+// since then. Flushed forgets those changes once b's writes are durable in
+// the checkpoint; until then a failed checkpoint's next Flush writes them
+// again.
 func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 	var key [8]byte
 	for _, p := range a.fired {
@@ -49,7 +51,6 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 			b.Delete(uid, g, paneState, key[:])
 		}
 	}
-	a.fired = a.fired[:0]
 	for _, p := range a.panes {
 		if len(p.dirtyList) == 0 {
 			continue
@@ -60,9 +61,7 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 		dirty := map[uint16][]int32{}
 		for _, g := range p.dirtyList {
 			dirty[p.kgs[g]] = nil
-			p.dirty[g] = false
 		}
-		p.dirtyList = p.dirtyList[:0]
 		for g, k := range p.kgs {
 			if members, ok := dirty[k]; ok {
 				dirty[k] = append(members, int32(g))
@@ -79,6 +78,18 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 			b.Set(uid, k, paneState, key[:], a.part)
 			p.stored[k] = true
 		}
+	}
+}
+
+// Flushed records that the last Flush's writes are part of a complete
+// snapshot: the changes it wrote need not be written again.
+func (a *Aggregate) Flushed() {
+	a.fired = a.fired[:0]
+	for _, p := range a.panes {
+		for _, g := range p.dirtyList {
+			p.dirty[g] = false
+		}
+		p.dirtyList = p.dirtyList[:0]
 	}
 }
 

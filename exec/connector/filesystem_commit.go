@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,23 +22,46 @@ import (
 // leftovers and the job's visible files committed by checkpoints newer than
 // id: the replay from id writes those rows again.
 
-// PreCommit implements exec.PreCommitter.
+// PreCommit implements exec.PreCommitter. It hands over the files
+// finished since the last barrier together with those handed over before
+// and not committed yet: a checkpoint that was abandoned must not take its
+// files with it, so the next one commits them.
 func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 	if err := w.roll(); err != nil {
 		return nil, err
 	}
-	out := make([]checkpoint.PendingFile, len(w.pending))
-	for i, p := range w.pending {
+	for _, p := range w.pending {
 		base := strings.TrimSuffix(filepath.Base(p)[1:], ".inprogress")
 		final := strings.TrimSuffix(base, w.ext) + fmt.Sprintf("-ck%d", id) + w.ext
-		out[i] = checkpoint.PendingFile{Subtask: w.subtask, Tmp: p, Final: filepath.Join(w.dir, final)}
+		w.handed = append(w.handed, checkpoint.PendingFile{Subtask: w.subtask, Tmp: p, Final: filepath.Join(w.dir, final)})
 	}
 	w.pending = nil
-	return out, nil
+	kept := w.handed[:0]
+	for _, p := range w.handed {
+		if !w.sink.isCommitted(p.Tmp) {
+			kept = append(kept, p)
+		}
+	}
+	w.handed = kept
+	return slices.Clone(w.handed), nil
+}
+
+func (s *fileSink) isCommitted(tmp string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.committed[tmp]
 }
 
 // Commit implements exec.Committer.
 func (s *fileSink) Commit(pending []checkpoint.PendingFile) error {
+	s.mu.Lock()
+	if s.committed == nil {
+		s.committed = map[string]bool{}
+	}
+	for _, p := range pending {
+		s.committed[p.Tmp] = true
+	}
+	s.mu.Unlock()
 	dirs := map[string]bool{}
 	for _, p := range pending {
 		err := os.Rename(p.Tmp, p.Final)

@@ -6,8 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 )
@@ -17,6 +19,11 @@ type fileSink struct {
 	schema types.Schema // the table's, whose names the JSON keys use
 	jobID  string
 	job    string // stable job name; "" when the job does not checkpoint
+
+	// mu guards committed: the hidden files the coordinator has made
+	// visible, which writers stop handing over.
+	mu        sync.Mutex
+	committed map[string]bool
 }
 
 // encoder appends one row as one line, line break included.
@@ -44,6 +51,7 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 		limit:   s.cfg.rollSize,
 		ncols:   len(out),
 		subtask: subtask,
+		sink:    s,
 		buf:     make([]byte, 0, flushSize+64<<10),
 		pending: nil,
 	}
@@ -86,6 +94,10 @@ type fileWriter struct {
 	pending []string // finished hidden files, oldest first
 	done    bool     // closed or aborted
 	subtask int
+	sink    *fileSink
+	// handed are files pre-committed to a checkpoint and not known to be
+	// committed: every later barrier hands them over again.
+	handed []checkpoint.PendingFile
 }
 
 func (w *fileWriter) hiddenName(seq int) string {
