@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -197,17 +199,17 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 			sinks[s.UID].Pending = append(sinks[s.UID].Pending, s.Pending...)
 		}
 	}
-	for _, uid := range sortedKeys(ops) {
+	for _, uid := range slices.Sorted(maps.Keys(ops)) {
 		op := ops[uid]
 		sort.Slice(op.Subtasks, func(i, j int) bool { return op.Subtasks[i].Index < op.Subtasks[j].Index })
 		md.Operators = append(md.Operators, *op)
 	}
-	for _, uid := range sortedKeys(srcs) {
+	for _, uid := range slices.Sorted(maps.Keys(srcs)) {
 		s := srcs[uid]
 		sort.Slice(s.Splits, func(i, j int) bool { return s.Splits[i].ID < s.Splits[j].ID })
 		md.Sources = append(md.Sources, *s)
 	}
-	for _, uid := range sortedKeys(sinks) {
+	for _, uid := range slices.Sorted(maps.Keys(sinks)) {
 		md.Sinks = append(md.Sinks, *sinks[uid])
 	}
 	if err := c.cfg.Storage.Write(md); err != nil {
@@ -268,13 +270,4 @@ func (c *coordinator) send(a ack) {
 	case <-c.ctx.Done():
 	case <-c.done:
 	}
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -1,7 +1,8 @@
 package planner
 
 import (
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
@@ -81,16 +82,7 @@ func lookup[V any](m map[string]*V, name string) *V {
 }
 
 // Tables returns the table names, sorted.
-func (c *Catalog) Tables() []string { return sortedKeys(c.tables) }
+func (c *Catalog) Tables() []string { return slices.Sorted(maps.Keys(c.tables)) }
 
 // Views returns the view names, sorted.
-func (c *Catalog) Views() []string { return sortedKeys(c.views) }
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
+func (c *Catalog) Views() []string { return slices.Sorted(maps.Keys(c.views)) }

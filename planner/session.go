@@ -6,7 +6,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"maps"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -165,7 +167,7 @@ func (s *Session) drop(id *parser.Ident, ifExists, view bool) error {
 
 func (s *Session) set(st *parser.Set) error {
 	if st.Option == nil {
-		keys := sortedKeys(s.Config)
+		keys := slices.Sorted(maps.Keys(s.Config))
 		rows := make([][]string, len(keys))
 		for i, k := range keys {
 			rows[i] = []string{k, s.Config[k]}

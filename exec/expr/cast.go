@@ -6,7 +6,6 @@ import (
 	"math/bits"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -410,7 +409,7 @@ func (k *caster) toString(rows int, act []uint64) error {
 				d = append(d, types.FormatIntervalYearMonth(col[int32](v)[j])...)
 			}
 			if k.to.Precision > 0 {
-				d = d[:start+prefixLen(d[start:], k.to.Precision)]
+				d = d[:start+skip(d[start:], int64(k.to.Precision))]
 			}
 		}
 		offs[i+1] = int32(len(d))
@@ -449,20 +448,6 @@ var upow10 = func() (p [20]uint64) {
 	}
 	return
 }()
-
-// prefixLen is the byte length of s's first n code points.
-func prefixLen(s []byte, n int) int {
-	i := 0
-	for ; n > 0 && i < len(s); n-- {
-		if s[i] < utf8.RuneSelf {
-			i++
-		} else {
-			_, w := utf8.DecodeRune(s[i:])
-			i += w
-		}
-	}
-	return i
-}
 
 // parse converts strings, ignoring surrounding whitespace as Flink does.
 func (k *caster) parse(rows int, act []uint64) error {
