@@ -131,7 +131,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		agg.Names = append(agg.Names, c.String())
 	}
 	agg.Input = pre
-	agg.out = windowAggSchema(pre.Out, agg)
+	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
+	agg.out = spec.Out()
 	out := &relation{node: agg, scope: scopeOf(agg.out, "")}
 
 	// Above the aggregate, names resolve to keys, window columns and
@@ -308,19 +309,4 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		a.Filter = add(f, "filter")
 	}
 	return a, nil
-}
-
-// windowAggSchema names the aggregate's output: keys, window bounds, then
-// one column per aggregate.
-func windowAggSchema(in types.Schema, w *WindowAgg) types.Schema {
-	var out types.Schema
-	for _, k := range w.Keys {
-		out = append(out, types.Field{Name: in[k].Name, Type: in[k].Type.Plain()})
-	}
-	ts := types.TTimestamp.WithNotNull(true)
-	out = append(out, types.Field{Name: "window_start", Type: ts}, types.Field{Name: "window_end", Type: ts})
-	for i, a := range w.Aggs {
-		out = append(out, types.Field{Name: fmt.Sprintf("$agg%d", i), Type: a.Out})
-	}
-	return out
 }

@@ -30,7 +30,8 @@ type Spec struct {
 }
 
 // Out returns the output schema: the key columns, window_start and
-// window_end, then one column per aggregate named agg0, agg1, ...
+// window_end, then one column per aggregate named $agg0, $agg1, ... (a
+// name no SQL column can clash with).
 func (s *Spec) Out() types.Schema {
 	var out types.Schema
 	for _, k := range s.Keys {
@@ -40,7 +41,7 @@ func (s *Spec) Out() types.Schema {
 		types.Field{Name: "window_start", Type: types.TTimestamp.WithNotNull(true)},
 		types.Field{Name: "window_end", Type: types.TTimestamp.WithNotNull(true)})
 	for i, a := range s.Aggs {
-		out = append(out, types.Field{Name: fmt.Sprintf("agg%d", i), Type: a.Out})
+		out = append(out, types.Field{Name: fmt.Sprintf("$agg%d", i), Type: a.Out})
 	}
 	return out
 }
