@@ -205,3 +205,33 @@ func TestCLIRestartStrategy(t *testing.T) {
 		t.Errorf("restart-strategy none: exit %d, stderr:\n%s", code, stderr)
 	}
 }
+
+// TestCLISeveralFiles: files run in order in one session, so the Nexmark
+// DDL file declares the tables its query files read.
+func TestCLISeveralFiles(t *testing.T) {
+	dir := t.TempDir()
+	ddl, err := os.ReadFile("../queries/nexmark/ddl.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	small := strings.Replace(string(ddl), "'events.num' = '10000000'", "'events.num' = '20000'", -1)
+	if small == string(ddl) {
+		t.Fatal("ddl.sql no longer sets events.num = 10000000; update this test")
+	}
+	writeFile(t, filepath.Join(dir, "ddl.sql"), small)
+	for _, q := range []string{"q0", "q7w"} {
+		query, err := os.ReadFile("../queries/nexmark/" + q + ".sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, q+".sql"), string(query))
+		_, stderr, code := runStrand(t, dir, "run", "ddl.sql", q+".sql", "--parallelism", "2")
+		if code != 0 || !strings.Contains(stderr, "rows read") {
+			t.Errorf("%s: exit %d\n%s", q, code, stderr)
+		}
+	}
+	_, stderr, code := runStrand(t, dir, "run", "q0.sql")
+	if code == 0 || !strings.Contains(stderr, "q0.sql:") || !strings.Contains(stderr, "unknown table or view 'bid'") {
+		t.Errorf("a query file alone: exit %d\n%s", code, stderr)
+	}
+}

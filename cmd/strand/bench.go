@@ -223,13 +223,13 @@ type benchJob struct {
 func prepare(ctx context.Context, q string, cfg benchConfig) (benchJob, map[string]string, *captureSink, func(), error) {
 	var job benchJob
 	nop := func() {}
-	src, err := nexmark.Files.ReadFile(q + ".sql")
+	src, err := nexmark.Script(q)
 	if err != nil {
 		return job, nil, nil, nop, err
 	}
-	stmts, err := parser.Parse(string(src))
+	stmts, err := parser.Parse(src)
 	if err != nil {
-		return job, nil, nil, nop, errors.New(planner.FormatError(q+".sql", string(src), err))
+		return job, nil, nil, nop, errors.New(planner.FormatError(q, src, err))
 	}
 	sess := planner.NewSession(io.Discard, io.Discard)
 	sess.Parallelism = cfg.parallelism

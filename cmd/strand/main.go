@@ -28,13 +28,14 @@ var version = "dev"
 const usage = `strand: streaming SQL in one binary
 
 Usage:
-  strand run FILE.sql [--parallelism N] [--set key=value ...]
+  strand run FILE.sql... [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
-  strand explain FILE.sql [--parallelism N] [--set key=value ...]
+  strand explain FILE.sql... [--parallelism N] [--set key=value ...]
   strand bench nexmark [--query q0,q1,...|all] [--events N] [--baseline] [--format json] ...
   strand version
 
-run executes every statement of FILE.sql in order; INSERT and SELECT
+run executes every statement of the files in order, in one session (so a
+file of shared DDL can come first); INSERT and SELECT
 statements run as jobs until their bounded input is consumed and every
 window has fired (Ctrl-C stops an unbounded job). explain prints the
 logical and physical plans of the file's INSERT and SELECT statements.
@@ -84,16 +85,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return 2
 	}
-	if len(files) != 1 {
-		fmt.Fprintf(stderr, "strand %s: expected one query file, got %d\n\n%s", cmd, len(files), usage)
+	if len(files) == 0 {
+		fmt.Fprintf(stderr, "strand %s: expected a query file\n\n%s", cmd, usage)
 		return 2
 	}
-	file := files[0]
-	src, err := os.ReadFile(file)
-	if err != nil {
-		fmt.Fprintf(stderr, "strand: %v\n", err)
-		return 1
+	srcs := make([]string, len(files))
+	for i, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			fmt.Fprintf(stderr, "strand: %v\n", err)
+			return 1
+		}
+		srcs[i] = string(b)
 	}
+	// Jobs are named after the last file: with shared DDL first, that is
+	// the query's own file.
+	last := files[len(files)-1]
 	if *parallelism < 0 {
 		fmt.Fprintf(stderr, "strand: --parallelism must be positive\n")
 		return 2
@@ -102,7 +109,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sess := planner.NewSession(stdout, stderr)
 	sess.Parallelism = *parallelism
 	sess.Durable = planner.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
-		Name: strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))}
+		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last))}
 	if *interval != "" {
 		sess.Config[planner.KeyCheckpointInterval] = *interval
 	}
@@ -118,18 +125,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if cmd == "explain" {
-		err = explain(ctx, sess, string(src), stdout)
-	} else {
-		err = sess.ExecScript(ctx, string(src))
-	}
-	if errors.Is(err, exec.ErrCanceled) {
-		fmt.Fprintln(stderr, "strand: stopped; output not committed was discarded")
-		return 130
-	}
-	if err != nil {
-		fmt.Fprintln(stderr, planner.FormatError(file, string(src), err))
-		return 1
+	// The files run in order in one session: tables declared by one are
+	// visible to the next.
+	for i, src := range srcs {
+		var err error
+		if cmd == "explain" {
+			err = explain(ctx, sess, src, stdout)
+		} else {
+			err = sess.ExecScript(ctx, src)
+		}
+		if errors.Is(err, exec.ErrCanceled) {
+			fmt.Fprintln(stderr, "strand: stopped; output not committed was discarded")
+			return 130
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, planner.FormatError(files[i], src, err))
+			return 1
+		}
 	}
 	return 0
 }

@@ -1,7 +1,10 @@
 // Package nexmark holds the Nexmark benchmark's queries as strand runs
-// them, one file per query (the shared DDL of ddl.sql, then the query's
-// sink table and INSERT), embedded so that strand bench carries them. Each
-// file also runs on its own with strand run.
+// them: ddl.sql declares the three event tables, and q<name>.sql holds one
+// query's sink table and INSERT. They run together as
+//
+//	strand run queries/nexmark/ddl.sql queries/nexmark/q0.sql
+//
+// and are embedded so that strand bench carries them.
 package nexmark
 
 import "embed"
@@ -13,3 +16,17 @@ var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
 var Queries = []string{"q0", "q1", "q2", "q12", "q12e", "q7w"}
+
+// Script returns the SQL that runs query q: the shared DDL, then the
+// query's file.
+func Script(q string) (string, error) {
+	ddl, err := Files.ReadFile("ddl.sql")
+	if err != nil {
+		return "", err
+	}
+	query, err := Files.ReadFile(q + ".sql")
+	if err != nil {
+		return "", err
+	}
+	return string(ddl) + "\n" + string(query), nil
+}
