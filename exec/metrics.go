@@ -15,12 +15,16 @@ type Metrics struct {
 	BadRows     atomic.Int64 // skipped malformed rows (ignore-parse-errors)
 	Checkpoints atomic.Int64 // completed checkpoints
 	Failed      atomic.Int64 // failed checkpoints
+	Spills      atomic.Int64 // windows spilled to the state store for want of memory
 }
 
 // Summary renders the counters for the end-of-job line.
 func (m *Metrics) Summary(elapsed time.Duration) string {
 	s := fmt.Sprintf("rows read %d, rows written %d, late rows dropped %d, bad rows skipped %d",
 		m.RowsRead.Load(), m.RowsWritten.Load(), m.LateRows.Load(), m.BadRows.Load())
+	if n := m.Spills.Load(); n > 0 {
+		s += fmt.Sprintf(", windows spilled %d", n)
+	}
 	if c, f := m.Checkpoints.Load(), m.Failed.Load(); c+f > 0 {
 		s += fmt.Sprintf(", checkpoints %d (failed %d)", c, f)
 	}

@@ -84,7 +84,8 @@ type TaskContext struct {
 	BatchSize int
 	// MaxParallelism is the number of key groups.
 	MaxParallelism int
-	// Memory is the job's managed memory, shared by its operators.
+	// Memory is the subtask's share of the job's managed memory, for its
+	// operators marked OpSpec.Memory.
 	Memory *memseg.Manager
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
@@ -100,5 +101,10 @@ type OpSpec struct {
 	UID string
 	// Out is the schema of the batches the operator emits.
 	Out types.Schema
-	New func() (Operator, error)
+	// Memory marks an operator that keeps its state in managed memory:
+	// each of its subtasks gets an equal share of the job's budget, as
+	// Flink gives each slot a fraction of its managed memory, so that one
+	// subtask's state never starves another's.
+	Memory bool
+	New    func() (Operator, error)
 }

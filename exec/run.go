@@ -121,6 +121,10 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		}
 	}
 
+	share, seg, err := memoryShare(g, opts.Memory)
+	if err != nil {
+		return err
+	}
 	var coord *coordinator
 	if cp := opts.Checkpoint; cp != nil {
 		if err := recoverSinks(g, cp); err != nil {
@@ -140,7 +144,11 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Memory: opts.Memory,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint,
+			}
+			if n := memoryOps(v); n > 0 {
+				// Cannot fail: memoryShare made the share whole segments.
+				tc.Memory, _ = memseg.NewManager(int64(n)*share, seg)
 			}
 			var out output
 			if v.Sink != nil {
@@ -186,7 +194,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		opts.Metrics.Checkpoints.Store(c)
 		opts.Metrics.Failed.Store(f)
 	}
-	err := firstErr
+	err = firstErr
 	if parent.Err() != nil {
 		// Stopped from outside (a signal): tasks report the cancellation
 		// itself, which is not what went wrong.
@@ -329,4 +337,54 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 		}
 	}
 	return nil
+}
+
+// memoryOps is the number of v's operators that keep state in managed
+// memory.
+func memoryOps(v *Vertex) int {
+	n := 0
+	for _, op := range v.Ops {
+		if op.Memory {
+			n++
+		}
+	}
+	return n
+}
+
+// ErrMemory is returned when the managed memory is too small to give every
+// operator subtask that needs it a share.
+var ErrMemory = errors.New("memory.managed.size is too small")
+
+// A share of managed memory is cut into at least shareSegments segments
+// where it can be, of no less than minSegment bytes, and must hold
+// minSegments of them: a window keeps a few hash tables per open window,
+// each taking whole segments, and with too few segments it would spill
+// after every few rows.
+const (
+	shareSegments = 64
+	minSegments   = 8
+	minSegment    = 1 << 10
+)
+
+// memoryShare divides m's budget among the subtasks of the operators that
+// keep state in managed memory. It returns the share and its segment size:
+// m's, or smaller for a small share.
+func memoryShare(g *Graph, m *memseg.Manager) (share int64, seg int, err error) {
+	users := 0
+	for _, v := range g.Vertices {
+		users += memoryOps(v) * v.Parallelism
+	}
+	if users == 0 {
+		return 0, 0, nil
+	}
+	share = m.Budget() / int64(users)
+	seg = m.SegmentSize()
+	for seg > minSegment && int64(seg)*shareSegments > share {
+		seg /= 2
+	}
+	if int64(seg)*minSegments > share {
+		return 0, 0, fmt.Errorf("%w: %d bytes shared by %d stateful operator subtasks leaves less than %d bytes each",
+			ErrMemory, m.Budget(), users, minSegments*minSegment)
+	}
+	return share / int64(seg) * int64(seg), seg, nil
 }

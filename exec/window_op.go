@@ -1,25 +1,35 @@
 package exec
 
 import (
+	"errors"
+	"os"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
 
 // WindowAgg runs a window.Aggregate as an operator: batches are folded into
-// their windows, and a watermark fires the windows it passes.
+// their windows, and a watermark fires the windows it passes. Its state
+// lives in the subtask's managed memory and spills to a state store when
+// that runs out: the checkpointed store when the job checkpoints, else a
+// private one in a temporary directory, removed on Close.
 type WindowAgg struct {
 	Spec window.Spec
 	UID  string
 
 	agg     *window.Aggregate
 	metrics *Metrics
+	spills  int64 // the aggregate's spills already counted in metrics
 
-	// Checkpointed state; nil store when the job does not checkpoint.
+	// Checkpointed state, or the private spill store (tmp its directory);
+	// nil until a checkpointing job opens it or a spill needs it.
 	store  *state.Store
+	tmp    string
 	sorted *state.Sorted
 	maxPar int
 	lo, hi int
@@ -33,16 +43,31 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 	if err != nil {
 		return err
 	}
-	w.agg, w.metrics = agg, ctx.Metrics
+	w.agg, w.metrics, w.maxPar = agg, ctx.Metrics, ctx.MaxParallelism
 	if ctx.Memory != nil {
-		if err := agg.UseMemory(ctx.Memory); err != nil {
-			return err
-		}
+		agg.UseMemory(ctx.Memory)
 	}
 	if ctx.Checkpoint != nil {
 		return w.openState(ctx)
 	}
+	agg.UseStore(w.spillStore, w.UID, w.keyGroup, 0)
 	return nil
+}
+
+func (w *WindowAgg) keyGroup(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) }
+
+// spillStore opens a private store for a job that does not checkpoint.
+func (w *WindowAgg) spillStore() (*state.Store, error) {
+	dir, err := os.MkdirTemp("", "strand-spill-")
+	if err != nil {
+		return nil, err
+	}
+	st, err := state.Open(vfs.Default, dir)
+	if err != nil {
+		return nil, errors.Join(err, os.RemoveAll(dir))
+	}
+	w.store, w.tmp = st, dir
+	return st, nil
 }
 
 // Process implements Operator.
@@ -51,7 +76,16 @@ func (w *WindowAgg) Process(b arrow.RecordBatch, _ Emitter) error {
 	if dropped > 0 {
 		w.metrics.LateRows.Add(dropped)
 	}
+	w.countSpills()
 	return err
+}
+
+// countSpills adds the aggregate's new spills to the job's metrics.
+func (w *WindowAgg) countSpills() {
+	if n := w.agg.Spills(); n > w.spills {
+		w.metrics.Spills.Add(n - w.spills)
+		w.spills = n
+	}
 }
 
 // OnWatermark implements WatermarkHandler.
@@ -93,6 +127,7 @@ func (w *ProcWindowAgg) Process(b arrow.RecordBatch, out Emitter) error {
 	if dropped > 0 {
 		w.metrics.LateRows.Add(dropped)
 	}
+	w.countSpills()
 	return err
 }
 

@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 
 	"github.com/strandsql/strand/state"
@@ -13,7 +14,6 @@ import (
 // old subtasks whose ranges overlap it, whatever the old parallelism was.
 func (w *WindowAgg) openState(ctx *TaskContext) error {
 	cp := ctx.Checkpoint
-	w.maxPar = ctx.MaxParallelism
 	w.lo, w.hi = KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
 	w.agg.Track()
 	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", w.UID, ctx.Subtask))
@@ -26,8 +26,12 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 	}
 	w.store = store
 	if cp.Restore == nil {
+		w.agg.UseStore(w.openStore, w.UID, w.keyGroup, 0)
 		return nil
 	}
+	// Spills of this run must not overwrite those of the runs whose
+	// checkpoints it restores, which all came before this checkpoint.
+	w.agg.UseStore(w.openStore, w.UID, w.keyGroup, uint64(cp.Restore.ID)+1)
 	for _, op := range cp.Restore.Operators {
 		if op.UID != w.UID {
 			continue
@@ -48,8 +52,10 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 			}
 		}
 	}
-	return nil
+	return w.agg.Restored()
 }
+
+func (w *WindowAgg) openStore() (*state.Store, error) { return w.store, nil }
 
 // ErrIncompatible is returned when checkpointed state does not fit the job
 // being restored.
@@ -62,25 +68,7 @@ func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, 
 		return err
 	}
 	defer r.Close()
-	b := w.store.NewBatch()
-	n := 0
-	load := func(kg uint16, name string, key, value []byte) error {
-		if err := w.agg.Load(kg, name, key, value); err != nil {
-			return err
-		}
-		b.Set(w.UID, kg, name, key, value)
-		if n++; n%65536 == 0 {
-			if err := b.Commit(); err != nil {
-				return err
-			}
-			b = w.store.NewBatch()
-		}
-		return nil
-	}
-	if err := r.Scan(w.UID, lo, hi, "", load); err != nil {
-		return err
-	}
-	return b.Commit()
+	return r.Scan(w.UID, lo, hi, "", w.agg.Load)
 }
 
 // Snapshot implements Snapshotter: it writes what changed since the last
@@ -115,5 +103,9 @@ func (w *WindowAgg) Close() error {
 	}
 	err := w.store.Close()
 	w.store = nil
+	if w.tmp != "" {
+		err = errors.Join(err, os.RemoveAll(w.tmp))
+		w.tmp = ""
+	}
 	return err
 }

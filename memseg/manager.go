@@ -103,10 +103,12 @@ func (m *Manager) Free(seg []byte) {
 	m.mu.free = append(m.mu.free, seg[:m.segSize])
 }
 
-// reserve charges n bytes that the caller allocates itself, for the rare
-// value too large for a segment; it returns ErrNoMemory if they do not fit.
-// Every reservation is given back with unreserve.
-func (m *Manager) reserve(n int) error {
+// Reserve charges n bytes that the caller allocates itself: a value too
+// large for a segment, or state kept in typed Go slices (a window's
+// accumulator columns), which the budget must bound as much as segments.
+// It returns ErrNoMemory if they do not fit. Every reservation is given
+// back with Unreserve.
+func (m *Manager) Reserve(n int) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.mu.used+int64(n) > m.budget {
@@ -122,8 +124,8 @@ func (m *Manager) reserve(n int) error {
 	return nil
 }
 
-// unreserve gives back n bytes of a reserve.
-func (m *Manager) unreserve(n int) {
+// Unreserve gives back n bytes of a reservation.
+func (m *Manager) Unreserve(n int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.mu.used -= int64(n)
@@ -132,7 +134,7 @@ func (m *Manager) unreserve(n int) {
 // allocLarge returns a buffer of n > SegmentSize bytes charged to the
 // budget; freeBuf gives back either kind of buffer.
 func (m *Manager) allocLarge(n int) ([]byte, error) {
-	if err := m.reserve(n); err != nil {
+	if err := m.Reserve(n); err != nil {
 		return nil, err
 	}
 	return make([]byte, n), nil
@@ -144,5 +146,5 @@ func (m *Manager) freeBuf(b []byte) {
 		m.Free(b)
 		return
 	}
-	m.unreserve(cap(b))
+	m.Unreserve(cap(b))
 }

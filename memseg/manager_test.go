@@ -46,13 +46,13 @@ func TestManagerBudget(t *testing.T) {
 		t.Error("a freed segment was not reused")
 	}
 	m.Free(s)
-	if err := m.reserve(2 << 10); !errors.Is(err, ErrNoMemory) {
+	if err := m.Reserve(2 << 10); !errors.Is(err, ErrNoMemory) {
 		t.Fatalf("reserve past the budget: %v", err)
 	}
-	if err := m.reserve(1 << 10); err != nil {
+	if err := m.Reserve(1 << 10); err != nil {
 		t.Fatal(err)
 	}
-	m.unreserve(1 << 10)
+	m.Unreserve(1 << 10)
 	for _, s := range segs[:3] {
 		m.Free(s)
 	}

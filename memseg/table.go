@@ -79,11 +79,20 @@ func (t *HashTable) Len() int { return t.n }
 // cannot give the memory a new key needs; the caller spills state and
 // retries, or fails.
 func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted bool, err error) {
+	_, acc, inserted, err = t.Insert(key, hash)
+	return acc, inserted, err
+}
+
+// Insert is FindOrInsert that also returns the entry's address, which
+// stays valid, like the accumulator, until Reset: KeyAt and AccAt turn it
+// back into the entry's key and accumulator. A caller that numbers its
+// groups keeps one address per group instead of a copy of the key.
+func (t *HashTable) Insert(key []byte, hash uint64) (addr uint64, acc []byte, inserted bool, err error) {
 	tag := slotTag(hash)
 	for {
 		if len(t.buckets) == 0 {
 			if err := t.grow(); err != nil {
-				return nil, false, err
+				return 0, nil, false, err
 			}
 		}
 		i := t.home(hash)
@@ -95,7 +104,7 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 			if s>>addrBits == tag {
 				e := t.entry(s&addrMask - 1)
 				if bytes.Equal(t.key(e), key) {
-					return e[entHeader : entHeader+t.accSize : entHeader+t.accSize], false, nil
+					return s&addrMask - 1, e[entHeader : entHeader+t.accSize : entHeader+t.accSize], false, nil
 				}
 			}
 			i = (i + 1) & (1<<t.bits - 1)
@@ -110,7 +119,7 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 					t.dropBuckets()
 					continue
 				}
-				return nil, false, err
+				return 0, nil, false, err
 			}
 			binary.LittleEndian.PutUint32(e, uint32(len(key)))
 			acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]
@@ -118,12 +127,21 @@ func (t *HashTable) FindOrInsert(key []byte, hash uint64) (acc []byte, inserted 
 			copy(e[entHeader+t.accPad:], key)
 			t.setSlot(i, tag<<addrBits|(a+1))
 			t.n++
-			return acc, true, nil
+			return a, acc, true, nil
 		}
 		if err := t.grow(); err != nil {
-			return nil, false, err
+			return 0, nil, false, err
 		}
 	}
+}
+
+// KeyAt returns the key of the entry at addr (from Insert); it aliases the
+// table.
+func (t *HashTable) KeyAt(addr uint64) []byte { return t.key(t.entry(addr)) }
+
+// AccAt returns the accumulator of the entry at addr (from Insert).
+func (t *HashTable) AccAt(addr uint64) []byte {
+	return t.entry(addr)[entHeader : entHeader+t.accSize : entHeader+t.accSize]
 }
 
 func (t *HashTable) home(hash uint64) uint64 { return (hash * fib) >> (64 - t.bits) }

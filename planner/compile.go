@@ -274,7 +274,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	out := n.Schema()
 	in := s.schema
 	uid := UID(n)
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, New: func() (exec.Operator, error) {
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, Memory: true, New: func() (exec.Operator, error) {
 		return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
 	}})
 	return &stage{v: v, schema: out}, nil

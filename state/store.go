@@ -143,6 +143,10 @@ func (b *Batch) DeletePrefix(uid string, kg uint16, name string, keyPrefix []byt
 	}
 }
 
+// Len is the size in bytes of the batch's writes so far: a writer
+// commits when it grows large, as a batch lives on the heap.
+func (b *Batch) Len() int { return b.b.Len() }
+
 func (b *Batch) named(name string) bool {
 	if name == "" {
 		b.keep(errors.New("empty state name"))

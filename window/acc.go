@@ -29,6 +29,17 @@ type acc interface {
 	// must exist) and returns the rest of src.
 	put(dst []byte, g int32) []byte
 	get(src []byte, g int32) ([]byte, error)
+	// reset clears group g's state to that of a group without rows;
+	// merge folds group h's state into group g's, as if g had also seen
+	// h's rows (not for DISTINCT aggregates, whose values are merged
+	// instead).
+	reset(g int32)
+	merge(g, h int32)
+	// size is the bytes one group's slot takes; heap the bytes held
+	// outside the slots (MIN and MAX of strings). Both are charged to the
+	// memory budget.
+	size() int
+	heap() int
 }
 
 func newAcc(a Agg, in types.Type) (acc, error) {
@@ -67,6 +78,11 @@ func (c *countAcc) update(col arrow.Array, rows, groups []int32) {
 		}
 	}
 }
+
+func (c *countAcc) reset(g int32)    { c.n[g] = 0 }
+func (c *countAcc) merge(g, h int32) { c.n[g] += c.n[h] }
+func (c *countAcc) size() int        { return 8 }
+func (c *countAcc) heap() int        { return 0 }
 
 func (c *countAcc) put(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
 
@@ -129,6 +145,16 @@ func sumInto[T int64 | float64, V int32 | int64 | float32 | float64](sum []T, n 
 		}
 	}
 }
+
+func (s *sumAcc[T]) reset(g int32) { s.sum[g], s.n[g] = 0, 0 }
+
+func (s *sumAcc[T]) merge(g, h int32) {
+	s.sum[g] += s.sum[h]
+	s.n[g] += s.n[h]
+}
+
+func (s *sumAcc[T]) size() int { return 16 }
+func (s *sumAcc[T]) heap() int { return 0 }
 
 func (s *sumAcc[T]) put(dst []byte, g int32) []byte {
 	dst = binary.AppendVarint(dst, s.n[g])
@@ -210,6 +236,16 @@ func (s *decSumAcc) update(col arrow.Array, rows, groups []int32) {
 	}
 }
 
+func (s *decSumAcc) reset(g int32) { s.sum[g], s.n[g] = decimal128.Num{}, 0 }
+
+func (s *decSumAcc) merge(g, h int32) {
+	s.sum[g] = s.sum[g].Add(s.sum[h])
+	s.n[g] += s.n[h]
+}
+
+func (s *decSumAcc) size() int { return 24 }
+func (s *decSumAcc) heap() int { return 0 }
+
 func (s *decSumAcc) put(dst []byte, g int32) []byte {
 	dst = binary.AppendVarint(dst, s.n[g])
 	return putDec(dst, s.sum[g])
@@ -274,9 +310,45 @@ type extreme[T any] struct {
 	build func(b array.Builder, v T)
 	enc   func(dst []byte, v T) []byte
 	dec   func(src []byte) (T, []byte, error)
+	width int           // bytes of a T
+	bytes func(v T) int // bytes a T holds on the heap; nil for none
+	held  int           // bytes the slots' values hold on the heap
 	v     []T
 	seen  []bool
 }
+
+func (e *extreme[T]) reset(g int32) {
+	e.unhold(g)
+	var zero T
+	e.v[g], e.seen[g] = zero, false
+}
+
+func (e *extreme[T]) merge(g, h int32) {
+	if !e.seen[h] {
+		return
+	}
+	if !e.seen[g] || e.max && e.less(e.v[g], e.v[h]) || !e.max && e.less(e.v[h], e.v[g]) {
+		e.set(g, e.v[h])
+	}
+}
+
+// set makes x group g's value, keeping held up to date.
+func (e *extreme[T]) set(g int32, x T) {
+	e.unhold(g)
+	e.v[g], e.seen[g] = x, true
+	if e.bytes != nil {
+		e.held += e.bytes(x)
+	}
+}
+
+func (e *extreme[T]) unhold(g int32) {
+	if e.bytes != nil && e.seen[g] {
+		e.held -= e.bytes(e.v[g])
+	}
+}
+
+func (e *extreme[T]) size() int { return e.width + 1 }
+func (e *extreme[T]) heap() int { return e.held }
 
 func (e *extreme[T]) grow(n int) {
 	e.v = growTo(e.v, n)
@@ -297,10 +369,8 @@ func (e *extreme[T]) update(col arrow.Array, rows, groups []int32) {
 		}
 		g := groups[i]
 		x := e.read(col, int(r))
-		if !e.seen[g] {
-			e.v[g], e.seen[g] = x, true
-		} else if e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
-			e.v[g] = x
+		if !e.seen[g] || e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
+			e.set(g, x)
 		}
 	}
 }
@@ -339,25 +409,25 @@ func (e *extreme[T]) get(src []byte, g int32) ([]byte, error) {
 		return nil, errState
 	}
 	if src[0] == 0 {
-		e.seen[g] = false
+		e.reset(g)
 		return src[1:], nil
 	}
 	v, rest, err := e.dec(src[1:])
 	if err != nil {
 		return nil, err
 	}
-	e.v[g], e.seen[g] = v, true
+	e.set(g, v)
 	return rest, nil
 }
 
 func newExtreme(in types.Type, isMax bool) (acc, error) {
 	switch in.Kind {
 	case types.Int, types.BigInt, types.Date, types.Timestamp, types.TimestampLTZ:
-		return &extreme[int64]{max: isMax, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, nil
+		return &extreme[int64]{max: isMax, width: 8, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, nil
 	case types.Float, types.Double:
-		return &extreme[float64]{max: isMax, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, nil
+		return &extreme[float64]{max: isMax, width: 8, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, nil
 	case types.Boolean:
-		return &extreme[bool]{max: isMax, less: func(a, b bool) bool { return !a && b },
+		return &extreme[bool]{max: isMax, width: 1, less: func(a, b bool) bool { return !a && b },
 			read:  func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
 			build: func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) },
 			enc: func(dst []byte, v bool) []byte {
@@ -373,7 +443,8 @@ func newExtreme(in types.Type, isMax bool) (acc, error) {
 				return src[0] == 1, src[1:], nil
 			}}, nil
 	case types.String:
-		return &extreme[string]{max: isMax, less: func(a, b string) bool { return a < b },
+		return &extreme[string]{max: isMax, width: 16, bytes: func(v string) int { return len(v) },
+			less: func(a, b string) bool { return a < b },
 			read: func(a arrow.Array, i int) string {
 				s := a.(*array.String).Value(i)
 				return string([]byte(s)) // detach from the batch's buffer
@@ -390,7 +461,7 @@ func newExtreme(in types.Type, isMax bool) (acc, error) {
 				return string(src[k : k+int(n)]), src[k+int(n):], nil
 			}}, nil
 	case types.Decimal:
-		return &extreme[decimal128.Num]{max: isMax, less: decimal128.Num.Less,
+		return &extreme[decimal128.Num]{max: isMax, width: 16, less: decimal128.Num.Less,
 			read:  func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
 			build: func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) },
 			enc:   putDec, dec: getDec}, nil

@@ -3,9 +3,9 @@ package window
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"slices"
-	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,16 +46,31 @@ func (s *Spec) Out() types.Schema {
 	return out
 }
 
+// ErrMemory is returned when a single batch's new groups do not fit in
+// the memory budget even with every window spilled.
+var ErrMemory = errors.New("window state does not fit in memory.managed.size")
+
 // Aggregate is a tumbling-window aggregate. It is driven by one goroutine.
+//
+// Each window's groups live in a memseg.HashTable from the group's
+// normalized key to a group number; the accumulators are columns (typed
+// slices, one slot per group number) so that an update is a tight loop per
+// aggregate over a batch. The tables' segments and the columns are both
+// charged to the memory budget. When a new group does not fit, every
+// window's in-memory state is spilled to the state store (spill.go) and the
+// batch goes on into empty tables; a window with spilled state fires by
+// merging its spilled parts in key order.
 type Aggregate struct {
 	spec   Spec
 	alloc  memory.Allocator
 	schema *arrow.Schema
 	panes  map[int64]*pane
 	wm     int64
-	// intKey is set when the only key is a BIGINT column: groups are then
-	// found by value (pane.ints), and by encoded key only for NULL.
-	intKey bool
+	mem    *memseg.Manager
+	keys   keyDecoder
+	// groupBytes is what a group's column slots take.
+	groupBytes int
+
 	// track is set when the aggregate checkpoints: it then remembers what
 	// changed since the last Flush. fired are the windows fired since the
 	// last Flush, whose stored state Flush deletes.
@@ -63,36 +78,37 @@ type Aggregate struct {
 	fired []*pane
 	part  []byte // Flush's encoding buffer
 
-	// sorted orders a firing window's groups by key: a radix sort of key
-	// prefixes in managed memory (nil without a memory manager).
-	sorted *memseg.SortBuffer
-	order  []int32
+	spill spill
 
 	// Scratch reused across batches.
-	enc         memseg.KeyEncoder
-	distinctEnc memseg.KeyEncoder
-	key         []byte
-	rows        []int32
-	groups      []int32
-	fRows       []int32
-	fGroups     []int32
-	starts      []int64
+	enc       memseg.KeyEncoder
+	dEnc      []memseg.KeyEncoder // per DISTINCT aggregate: its argument
+	key, prev []byte
+	dkey      []byte
+	rows      []int32
+	groups    []int32
+	fRows     []int32
+	fGroups   []int32
+	dRows     [][]int32 // per aggregate: rows whose DISTINCT value is new
+	dGroups   [][]int32
+	starts    []int64
+	order     []int32
 }
 
-// pane is the state of one window: its groups' keys and accumulators.
+// pane is the state of one window.
 type pane struct {
 	start int64
-	index map[string]int32
-	// ints indexes the non-NULL groups by value when the only key is a
-	// BIGINT (Aggregate.intKey): a lookup without hashing and comparing
-	// key bytes. It covers p.keys[:indexed]; groups restored from a
-	// checkpoint (Load fills index) are added before the next lookup.
-	ints    map[int64]int32
-	indexed int
-	keys    [][]byte // encoded key per group, for ordering
-	vals    []acc    // key columns, kept as "first value" accumulators
-	accs    []acc
-	seen    []map[string]struct{} // per DISTINCT aggregate: group+value seen
+	// groups maps a group's key to its number (4 bytes, little-endian);
+	// addrs[g] is group g's entry, which holds its key.
+	groups *memseg.HashTable
+	addrs  []uint64
+	accs   []acc
+	// seen holds, per DISTINCT aggregate, the (group number, value) pairs
+	// seen, values as normalized keys.
+	seen []*memseg.HashTable
+	// cap is the groups the columns have room for; charged the bytes of
+	// the budget the columns and the accumulators' heap values hold.
+	cap, charged int
 
 	// Checkpoint bookkeeping: groups changed since the last Flush, each
 	// group's key group (filled by Flush), and the key groups whose part
@@ -101,9 +117,13 @@ type pane struct {
 	dirtyList []int32
 	kgs       []uint16
 	stored    map[uint16]bool
+	// spilled are the key groups with a part of the window spilled to the
+	// store.
+	spilled map[uint16]bool
 }
 
-// New returns an empty aggregate.
+// New returns an empty aggregate. It takes its memory from a manager of
+// the default budget until UseMemory gives it another.
 func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	if spec.Window.Size <= 0 {
 		return nil, fmt.Errorf("window size must be positive, got %d ms", spec.Window.Size)
@@ -111,46 +131,82 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	if spec.BatchSize <= 0 {
 		spec.BatchSize = 4096
 	}
-	for _, a := range spec.Aggs {
-		if a.Kind != CountStar {
-			if _, err := newAcc(a, spec.In[a.Arg].Type); err != nil {
-				return nil, err
-			}
+	a := &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark,
+		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs))}
+	a.groupBytes = 8 + 1 + 2 // addrs, dirty, kgs
+	for _, ag := range spec.Aggs {
+		var in types.Type
+		if ag.Kind != CountStar {
+			in = spec.In[ag.Arg].Type
 		}
+		ac, err := newAcc(ag, in)
+		if err != nil {
+			return nil, err
+		}
+		a.groupBytes += ac.size()
 	}
+	var kt []arrow.DataType
 	for _, k := range spec.Keys {
-		if _, err := newExtreme(spec.In[k].Type, false); err != nil {
-			return nil, fmt.Errorf("cannot group by %s: %w", spec.In[k].Name, err)
-		}
+		kt = append(kt, spec.In[k].Type.Arrow())
 	}
-	intKey := len(spec.Keys) == 1 && spec.In[spec.Keys[0]].Type.Kind == types.BigInt
-	return &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark, intKey: intKey}, nil
+	var err error
+	if a.keys, err = newKeyDecoder(kt); err != nil {
+		return nil, fmt.Errorf("cannot group by %s: %w", spec.In[spec.Keys[len(a.keys)]].Name, err)
+	}
+	a.mem, err = memseg.NewManager(memseg.DefaultBudget, memseg.DefaultSegmentSize)
+	return a, err
+}
+
+// UseMemory makes the aggregate keep its state in m's budget. It must be
+// called before the first Add.
+func (a *Aggregate) UseMemory(m *memseg.Manager) { a.mem = m }
+
+// Release gives the aggregate's managed memory back. The aggregate must
+// not be used afterwards.
+func (a *Aggregate) Release() {
+	for _, p := range a.panes {
+		a.free(p)
+	}
+	a.panes = map[int64]*pane{}
+}
+
+func (a *Aggregate) newAccs() []acc {
+	accs := make([]acc, len(a.spec.Aggs))
+	for i, ag := range a.spec.Aggs {
+		var in types.Type
+		if ag.Kind != CountStar {
+			in = a.spec.In[ag.Arg].Type
+		}
+		accs[i], _ = newAcc(ag, in) // New checked every aggregate
+	}
+	return accs
 }
 
 func (a *Aggregate) newPane(start int64) *pane {
-	p := &pane{start: start, index: map[string]int32{}}
-	if a.intKey {
-		p.ints = map[int64]int32{}
-	}
-	for _, k := range a.spec.Keys {
-		v, _ := newExtreme(a.spec.In[k].Type, false)
-		p.vals = append(p.vals, v)
-	}
+	p := &pane{start: start, groups: memseg.NewHashTable(a.mem, 4), accs: a.newAccs()}
 	for _, ag := range a.spec.Aggs {
-		var ac acc
-		if ag.Kind == CountStar {
-			ac = &countAcc{}
-		} else {
-			ac, _ = newAcc(ag, a.spec.In[ag.Arg].Type)
-		}
-		p.accs = append(p.accs, ac)
+		var seen *memseg.HashTable
 		if ag.Distinct {
-			p.seen = append(p.seen, map[string]struct{}{})
-		} else {
-			p.seen = append(p.seen, nil)
+			seen = memseg.NewHashTable(a.mem, 0)
 		}
+		p.seen = append(p.seen, seen)
 	}
 	return p
+}
+
+// free gives back pane p's memory and leaves it empty, its spilled and
+// stored parts untouched.
+func (a *Aggregate) free(p *pane) {
+	p.groups.Reset()
+	for _, s := range p.seen {
+		if s != nil {
+			s.Reset()
+		}
+	}
+	a.mem.Unreserve(p.charged)
+	p.accs = a.newAccs()
+	p.addrs, p.dirty, p.dirtyList, p.kgs = nil, nil, nil, nil
+	p.cap, p.charged = 0, 0
 }
 
 // Add folds a batch into the windows its rows belong to. It returns the
@@ -175,7 +231,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 		for i := 0; i < n; i++ {
 			a.rows = append(a.rows, int32(i))
 		}
-		return 0, a.addTo(a.pane(s), b)
+		return 0, a.addTo(s, b)
 	}
 	for i := 0; i < n; i++ {
 		if ts.IsNull(i) {
@@ -198,7 +254,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 				a.rows = append(a.rows, int32(i))
 			}
 		}
-		if err := a.addTo(a.pane(s), b); err != nil {
+		if err := a.addTo(s, b); err != nil {
 			return dropped, err
 		}
 	}
@@ -248,127 +304,106 @@ func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err er
 	for i := 0; i < n; i++ {
 		a.rows = append(a.rows, int32(i))
 	}
-	return 0, a.addTo(a.pane(s), b)
+	return 0, a.addTo(s, b)
 }
 
-// lookup sets a.groups to the group of each row in a.rows of b, making
-// groups for new keys, and returns the rows and groups it made.
-func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch) (newRows, newGroups []int32) {
-	a.groups = a.groups[:0]
-	if len(a.spec.Keys) == 0 && len(a.rows) > 0 {
-		// One group per window.
-		g, ok := int32(0), len(p.keys) > 0
-		if !ok {
-			g = a.newGroup(p, 0)
-			p.index[""] = g
-			newRows, newGroups = append(newRows, a.rows[0]), append(newGroups, g)
+// addTo folds the rows in a.rows of b into the window starting at s,
+// spilling every window's state whenever the budget runs out.
+func (a *Aggregate) addTo(s int64, b arrow.RecordBatch) error {
+	rows := a.rows
+	for len(rows) > 0 {
+		p := a.pane(s)
+		empty := a.empty()
+		done, err := a.fold(p, b, rows)
+		if err != nil {
+			return err
 		}
-		for range a.rows {
-			a.groups = append(a.groups, g)
+		rows = rows[done:]
+		over := a.charge(p)
+		if len(rows) == 0 && !over {
+			return nil
 		}
-		return newRows, newGroups
+		if done == 0 && empty {
+			return fmt.Errorf("%w: one row's group needs more than its %d bytes", ErrMemory, a.mem.Budget())
+		}
+		if err := a.spillAll(); err != nil {
+			return err
+		}
 	}
-	var ints *array.Int64
-	if a.intKey {
-		ints = b.Column(a.spec.Keys[0]).(*array.Int64)
-		a.indexInts(p)
+	return nil
+}
+
+// empty reports whether no window holds anything in memory.
+func (a *Aggregate) empty() bool {
+	for _, p := range a.panes {
+		if len(p.addrs) > 0 {
+			return false
+		}
 	}
-	// Skewed keys often repeat the previous row's (a window without keys
-	// always does): no map lookup then. gi and prev are the previous
-	// BIGINT row's group and value, gs the previous other row's group.
-	gi, gs, prev := int32(-1), int32(-1), int64(0)
-	for _, r := range a.rows {
-		if ints != nil && ints.IsValid(int(r)) {
-			if v := ints.Value(int(r)); gi < 0 || v != prev {
-				var ok bool
-				if gi, ok = p.ints[v]; !ok {
-					gi = a.newGroup(p, int(r))
-					p.ints[v] = gi
-					p.indexed++
-					newRows, newGroups = append(newRows, r), append(newGroups, gi)
-				}
-				prev = v
+	return true
+}
+
+// chargeFor makes pane p's charge need bytes, if that is more.
+func (a *Aggregate) chargeFor(p *pane, need int) error {
+	if need > p.charged {
+		if err := a.mem.Reserve(need - p.charged); err != nil {
+			return err
+		}
+		p.charged = need
+	}
+	return nil
+}
+
+// charge brings pane p's charge for its accumulators' heap values up to
+// date, and reports whether the budget is exceeded: such values (strings
+// of MIN and MAX) are known only after the update that keeps them.
+func (a *Aggregate) charge(p *pane) (over bool) {
+	need := p.cap * a.groupBytes
+	for _, ac := range p.accs {
+		need += ac.heap()
+	}
+	return a.chargeFor(p, need) != nil
+}
+
+// fold folds rows of b into pane p. It returns how many of the rows,
+// from the first, it folded: fewer than all when the budget cannot take
+// their groups or DISTINCT values.
+func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32) (int, error) {
+	n, err := a.lookup(p, b, rows)
+	if err != nil {
+		return 0, err
+	}
+	rows, groups := rows[:n], a.groups[:n]
+	if a.track {
+		for _, g := range groups {
+			if !p.dirty[g] {
+				p.dirty[g] = true
+				p.dirtyList = append(p.dirtyList, g)
 			}
-			a.groups = append(a.groups, gi)
-			continue
-		}
-		a.key = a.enc.Append(a.key[:0], int(r))
-		if gs < 0 || !bytes.Equal(a.key, p.keys[gs]) {
-			var ok bool
-			if gs, ok = p.index[string(a.key)]; !ok {
-				gs = a.newGroup(p, int(r))
-				p.index[string(p.keys[gs])] = gs
-				if a.intKey {
-					p.indexed++
-				}
-				newRows, newGroups = append(newRows, r), append(newGroups, gs)
-			}
-		}
-		a.groups = append(a.groups, gs)
-	}
-	return newRows, newGroups
-}
-
-// newGroup adds row r's key to pane p as a new group.
-func (a *Aggregate) newGroup(p *pane, r int) int32 {
-	a.key = a.enc.Append(a.key[:0], r)
-	p.keys = append(p.keys, bytes.Clone(a.key))
-	return int32(len(p.keys) - 1)
-}
-
-// indexInts adds to p.ints the groups made without it: those restored
-// from a checkpoint.
-func (a *Aggregate) indexInts(p *pane) {
-	for ; p.indexed < len(p.keys); p.indexed++ {
-		v, null, _, err := memseg.DecodeInt64(p.keys[p.indexed], memseg.Order{})
-		if err == nil && !null {
-			p.ints[v] = int32(p.indexed)
-		}
-	}
-}
-
-// addTo folds the rows in a.rows of b into pane p.
-func (a *Aggregate) addTo(p *pane, b arrow.RecordBatch) error {
-	newRows, newGroups := a.lookup(p, b)
-	if len(newRows) > 0 {
-		ng := len(p.keys)
-		p.dirty = growTo(p.dirty, ng)
-		for i, v := range p.vals {
-			v.grow(ng)
-			v.update(b.Column(a.spec.Keys[i]), newRows, newGroups)
-		}
-		for _, ac := range p.accs {
-			ac.grow(ng)
-		}
-	}
-	for _, g := range a.groups {
-		if a.track && !p.dirty[g] {
-			p.dirty[g] = true
-			p.dirtyList = append(p.dirtyList, g)
 		}
 	}
 	for i, ag := range a.spec.Aggs {
-		rows, groups := a.rows, a.groups
-		if ag.Filter >= 0 {
-			rows, groups = a.filter(b.Column(ag.Filter).(*array.Boolean), rows, groups)
-		}
 		var col arrow.Array
 		if ag.Kind != CountStar {
 			col = b.Column(ag.Arg)
 		}
 		if ag.Distinct {
-			var err error
-			if rows, groups, err = a.distinct(p, i, col, rows, groups); err != nil {
-				return err
-			}
+			p.accs[i].update(col, a.dRows[i], a.dGroups[i])
+			continue
 		}
-		p.accs[i].update(col, rows, groups)
+		rs, gs := a.filtered(ag, b, rows, groups)
+		p.accs[i].update(col, rs, gs)
 	}
-	return nil
+	return n, nil
 }
 
-// filter keeps the rows whose FILTER column is TRUE.
-func (a *Aggregate) filter(f *array.Boolean, rows, groups []int32) ([]int32, []int32) {
+// filtered returns the rows (and their groups) whose FILTER column is
+// TRUE: all of them without a FILTER.
+func (a *Aggregate) filtered(ag Agg, b arrow.RecordBatch, rows, groups []int32) ([]int32, []int32) {
+	if ag.Filter < 0 {
+		return rows, groups
+	}
+	f := b.Column(ag.Filter).(*array.Boolean)
 	a.fRows, a.fGroups = a.fRows[:0], a.fGroups[:0]
 	for i, r := range rows {
 		if f.IsValid(int(r)) && f.Value(int(r)) {
@@ -379,29 +414,112 @@ func (a *Aggregate) filter(f *array.Boolean, rows, groups []int32) ([]int32, []i
 	return a.fRows, a.fGroups
 }
 
-// distinct keeps the first row of each (group, value) not seen before.
-// NULL arguments are skipped: aggregates ignore them anyway.
-func (a *Aggregate) distinct(p *pane, agg int, col arrow.Array, rows, groups []int32) ([]int32, []int32, error) {
-	seen := p.seen[agg]
-	if err := a.distinctEnc.ResetArrays(col); err != nil {
-		return nil, nil, err
+// lookup sets a.groups to the group of each of rows, making groups for
+// new keys, and for each DISTINCT aggregate sets a.dRows and a.dGroups to
+// the rows whose value is new to their group, marking it seen. It returns
+// how many rows, from the first, it did that for: fewer than all when the
+// budget cannot take a row's group or DISTINCT values. The row it stopped
+// at may have left its group or some values behind, as if it had no
+// rows: a spill follows, and the row comes back after it.
+func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, error) {
+	a.groups = a.groups[:0]
+	distinct := false
+	for i, ag := range a.spec.Aggs {
+		a.dRows[i], a.dGroups[i] = a.dRows[i][:0], a.dGroups[i][:0]
+		if ag.Distinct {
+			distinct = true
+			if err := a.dEnc[i].ResetArrays(b.Column(ag.Arg)); err != nil {
+				return 0, err
+			}
+		}
 	}
-	var outRows, outGroups []int32
+	// Skewed keys often repeat the previous row's (a window without keys
+	// always does): no hashing then.
+	g := int32(-1)
 	for i, r := range rows {
-		if col.IsNull(int(r)) {
-			continue
+		a.key = a.enc.Append(a.key[:0], int(r))
+		if g < 0 || !bytes.Equal(a.key, a.prev) {
+			if len(p.addrs) == p.cap && a.grow(p) != nil {
+				return i, nil
+			}
+			addr, acc, inserted, err := p.groups.Insert(a.key, memseg.Hash(a.key))
+			if err != nil {
+				return i, nil
+			}
+			if inserted {
+				g = int32(len(p.addrs))
+				binary.LittleEndian.PutUint32(acc, uint32(g))
+				p.addrs = append(p.addrs, addr)
+			} else {
+				g = int32(binary.LittleEndian.Uint32(acc))
+			}
+			a.key, a.prev = a.prev, a.key
 		}
-		k := memseg.AppendInt64(a.key[:0], int64(groups[i]), memseg.Order{})
-		k = a.distinctEnc.Append(k, int(r))
-		a.key = k
-		if _, ok := seen[string(k)]; ok {
-			continue
+		if distinct && !a.distinct(p, b, r, g) {
+			return i, nil
 		}
-		seen[string(k)] = struct{}{}
-		outRows = append(outRows, r)
-		outGroups = append(outGroups, groups[i])
+		a.groups = append(a.groups, g)
 	}
-	return outRows, outGroups, nil
+	return len(rows), nil
+}
+
+// distinct marks row r's values of the DISTINCT aggregates seen in group
+// g, adding r to a.dRows of those to which its value is new. NULL values
+// and rows the FILTER drops are skipped: aggregates ignore them anyway. It
+// reports false when the budget cannot take a value.
+func (a *Aggregate) distinct(p *pane, b arrow.RecordBatch, r, g int32) bool {
+	for i, ag := range a.spec.Aggs {
+		if !ag.Distinct || b.Column(ag.Arg).IsNull(int(r)) {
+			continue
+		}
+		if ag.Filter >= 0 {
+			f := b.Column(ag.Filter).(*array.Boolean)
+			if !f.IsValid(int(r)) || !f.Value(int(r)) {
+				continue
+			}
+		}
+		k := binary.BigEndian.AppendUint32(a.dkey[:0], uint32(g))
+		k = a.dEnc[i].Append(k, int(r))
+		a.dkey = k
+		_, _, inserted, err := p.seen[i].Insert(k, memseg.Hash(k))
+		if err != nil {
+			return false
+		}
+		if inserted {
+			a.dRows[i] = append(a.dRows[i], r)
+			a.dGroups[i] = append(a.dGroups[i], g)
+		}
+	}
+	return true
+}
+
+// grow makes room in p's columns for more groups, charging the budget:
+// doubling, by a quarter for big columns, or by a few groups when the
+// budget has no room for more.
+func (a *Aggregate) grow(p *pane) error {
+	n := max(16, 2*p.cap)
+	if p.cap >= 1<<16 {
+		n = p.cap + p.cap/4
+	}
+	heap := 0
+	for _, ac := range p.accs {
+		heap += ac.heap()
+	}
+	if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
+		n = p.cap + 16
+		if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
+			return err
+		}
+	}
+	p.cap = n
+	p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
+	for _, ac := range p.accs {
+		ac.grow(n)
+	}
+	if a.track {
+		p.dirty = growTo(p.dirty, n)
+	}
+	return nil
 }
 
 // Advance moves the watermark to wm and emits every window that fires, in
@@ -420,94 +538,81 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	slices.Sort(due)
 	for _, s := range due {
 		p := a.panes[s]
-		delete(a.panes, s)
-		if a.track {
-			a.fired = append(a.fired, p)
-		}
 		if err := a.fire(p, emit); err != nil {
 			return err
 		}
+		delete(a.panes, s)
+		a.free(p)
+		if a.track {
+			a.fired = append(a.fired, p)
+		}
 	}
 	return nil
 }
 
-// UseMemory lets the aggregate sort firing windows in segments of m.
-func (a *Aggregate) UseMemory(m *memseg.Manager) error {
-	sb, err := memseg.NewSortBuffer(m, nil)
+// fire emits pane p's groups in key order.
+func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
+	if len(p.spilled) > 0 {
+		return a.fireSpilled(p, emit)
+	}
+	order, err := a.keyOrder(p)
 	if err != nil {
 		return err
 	}
-	a.sorted = sb
-	return nil
-}
-
-// Release gives the aggregate's managed memory back.
-func (a *Aggregate) Release() {
-	if a.sorted != nil {
-		a.sorted.Release()
-	}
-}
-
-// keyOrder returns p's groups in key order.
-func (a *Aggregate) keyOrder(p *pane) []int32 {
-	order := a.order[:0]
-	if a.sorted != nil {
-		a.sorted.Reset()
-		var g [4]byte
-		ok := true
-		for i, k := range p.keys {
-			binary.LittleEndian.PutUint32(g[:], uint32(i))
-			if a.sorted.Add(k, g[:]) != nil {
-				ok = false // out of managed memory: sort on the heap
-				break
-			}
-		}
-		if ok {
-			a.sorted.Sort()
-			for it := a.sorted.Iter(); it.Next(); {
-				order = append(order, int32(binary.LittleEndian.Uint32(it.Value())))
-			}
-			a.sorted.Reset()
-			a.order = order
-			return order
-		}
-		a.sorted.Reset()
-	}
-	for i := range p.keys {
-		order = append(order, int32(i))
-	}
-	sort.Slice(order, func(i, j int) bool { return bytes.Compare(p.keys[order[i]], p.keys[order[j]]) < 0 })
-	a.order = order
-	return order
-}
-
-func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
-	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
-		bld := array.NewRecordBuilder(a.alloc, a.schema)
-		col := 0
-		for _, v := range p.vals {
-			v.appendTo(bld.Field(col), chunk)
-			col++
-		}
-		ws, we := bld.Field(col).(*array.TimestampBuilder), bld.Field(col+1).(*array.TimestampBuilder)
-		for range chunk {
-			ws.Append(arrow.Timestamp(p.start))
-			we.Append(arrow.Timestamp(p.start + a.spec.Window.Size))
-		}
-		col += 2
-		for _, ac := range p.accs {
-			ac.appendTo(bld.Field(col), chunk)
-			col++
-		}
-		rec := bld.NewRecordBatch()
-		bld.Release()
-		if err := emit(rec); err != nil {
+		if err := a.emit(p.start, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// keyOrder returns p's group numbers in key order: a radix sort of key
+// prefixes in managed memory, or on the heap if that has no room.
+func (a *Aggregate) keyOrder(p *pane) ([]int32, error) {
+	order := a.order[:0]
+	if it, err := p.groups.Sorted(nil); err == nil {
+		for it.Next() {
+			order = append(order, int32(binary.LittleEndian.Uint32(it.Acc())))
+		}
+		it.Close()
+	} else {
+		for g := range p.addrs {
+			order = append(order, int32(g))
+		}
+		slices.SortFunc(order, func(x, y int32) int {
+			return bytes.Compare(p.groups.KeyAt(p.addrs[x]), p.groups.KeyAt(p.addrs[y]))
+		})
+	}
+	a.order = order
+	return order, nil
+}
+
+// emit builds and emits one output batch of window start: the groups
+// chunk of accs, whose keys key returns.
+func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
+	bld := array.NewRecordBuilder(a.alloc, a.schema)
+	defer bld.Release()
+	nk := len(a.spec.Keys)
+	kb := make([]array.Builder, nk)
+	for i := range kb {
+		kb[i] = bld.Field(i)
+	}
+	for i := range chunk {
+		if err := a.keys.decode(kb, key(i)); err != nil {
+			return err
+		}
+	}
+	ws, we := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
+	for range chunk {
+		ws.Append(arrow.Timestamp(start))
+		we.Append(arrow.Timestamp(start + a.spec.Window.Size))
+	}
+	for i, ac := range accs {
+		ac.appendTo(bld.Field(nk+2+i), chunk)
+	}
+	return emit(bld.NewRecordBatch())
 }
 
 // Pending returns the number of windows holding state.

@@ -3,6 +3,7 @@ package window
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 
 	"github.com/strandsql/strand/memseg"
@@ -55,8 +56,8 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 		if len(p.dirtyList) == 0 {
 			continue
 		}
-		for g := len(p.kgs); g < len(p.keys); g++ {
-			p.kgs = append(p.kgs, kg(p.keys[g]))
+		for g := len(p.kgs); g < len(p.addrs); g++ {
+			p.kgs = append(p.kgs, kg(p.groups.KeyAt(p.addrs[g])))
 		}
 		dirty := map[uint16][]int32{}
 		for _, g := range p.dirtyList {
@@ -105,14 +106,14 @@ type distinctValue struct {
 func (a *Aggregate) distinctByKG(p *pane, dirty map[uint16][]int32) map[uint16][]distinctValue {
 	out := map[uint16][]distinctValue{}
 	for agg, seen := range p.seen {
-		for s := range seen {
-			g, _, rest, err := memseg.DecodeInt64([]byte(s), memseg.Order{})
-			if err != nil {
-				continue
-			}
+		if seen == nil {
+			continue
+		}
+		for it := seen.Iter(); it.Next(); {
+			g := binary.BigEndian.Uint32(it.Key())
 			k := p.kgs[g]
 			if _, ok := dirty[k]; ok {
-				out[k] = append(out[k], distinctValue{agg: agg, group: int32(g), value: rest})
+				out[k] = append(out[k], distinctValue{agg: agg, group: int32(g), value: it.Key()[4:]})
 			}
 		}
 	}
@@ -131,15 +132,13 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(groups)))
 	for _, g := range groups {
-		dst = binary.AppendUvarint(dst, uint64(len(p.keys[g])))
-		dst = append(dst, p.keys[g]...)
+		key := p.groups.KeyAt(p.addrs[g])
+		dst = binary.AppendUvarint(dst, uint64(len(key)))
+		dst = append(dst, key...)
 		// The state's length goes before it: encode after a one-byte
 		// guess and move the state if its length needs more bytes.
 		at := len(dst)
 		dst = append(dst, 0)
-		for _, v := range p.vals {
-			dst = v.put(dst, g)
-		}
 		for _, ac := range p.accs {
 			dst = ac.put(dst, g)
 		}
@@ -164,78 +163,184 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 	return dst
 }
 
-// Load restores one entry that Flush wrote under key group kg.
+// Load restores one entry of the aggregate's checkpointed state, read
+// from key group kg. Parts of windows ("p") go to memory, spilling like
+// Add when the budget runs out, and become dirty: the local store starts
+// empty, so the next checkpoint writes them again. Spilled entries ("s")
+// go to the spill store. Restored must follow the last Load.
 func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
-	if name != paneState {
-		return fmt.Errorf("%w: unknown state %q", errState, name)
+	switch {
+	case name == spillState && len(key) > 8:
+		b, err := a.storeBatch()
+		if err != nil {
+			return err
+		}
+		p := a.pane(int64(binary.BigEndian.Uint64(key) ^ 1<<63))
+		if p.spilled == nil {
+			p.spilled = map[uint16]bool{}
+		}
+		p.spilled[kg] = true
+		b.Set(a.spill.uid, kg, spillState, key, value)
+		return a.commitIfLarge(b)
+	case name == paneState && len(key) == 8:
+		return a.loadPart(kg, int64(binary.BigEndian.Uint64(key)^1<<63), value)
 	}
-	if len(key) != 8 {
-		return errState
+	return fmt.Errorf("%w: unknown state %q", errState, name)
+}
+
+// Restored finishes a restore.
+func (a *Aggregate) Restored() error {
+	if a.spill.batch == nil {
+		return nil
 	}
-	start := int64(binary.BigEndian.Uint64(key) ^ 1<<63)
-	p := a.panes[start]
-	if p == nil {
-		p = a.newPane(start)
-		a.panes[start] = p
-	}
-	if p.stored == nil {
-		p.stored = map[uint16]bool{}
-	}
-	p.stored[kg] = true
+	return a.spill.batch.Commit()
+}
+
+// loadPart restores a window part that Flush wrote.
+func (a *Aggregate) loadPart(kg uint16, start int64, value []byte) error {
 	r := reader{b: value}
 	n := r.uvarint()
-	first := len(p.keys)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		gk := r.bytes()
-		st := r.bytes()
-		if r.err != nil {
-			break
-		}
-		if _, dup := p.index[string(gk)]; dup {
-			return fmt.Errorf("%w: group stored twice", errState)
-		}
-		g := int32(len(p.keys))
-		k := bytes.Clone(gk)
-		p.index[string(k)] = g
-		p.keys = append(p.keys, k)
-		ng := len(p.keys)
-		p.dirty = growTo(p.dirty, ng)
-		rest := st
-		var err error
-		for _, v := range p.vals {
-			v.grow(ng)
-			if rest, err = v.get(rest, g); err != nil {
-				return err
-			}
-		}
-		for _, ac := range p.accs {
-			ac.grow(ng)
-			if rest, err = ac.get(rest, g); err != nil {
-				return err
-			}
-		}
-		if len(rest) != 0 {
-			return fmt.Errorf("%w: %d trailing bytes", errState, len(rest))
-		}
+	if n > uint64(len(value)) {
+		return fmt.Errorf("%w: malformed window part", errState)
 	}
+	keys, states := make([][]byte, 0, n), make([][]byte, 0, n)
+	for i := uint64(0); i < n && r.err == nil; i++ {
+		keys = append(keys, r.bytes())
+		states = append(states, r.bytes())
+	}
+	type dv struct {
+		agg   int
+		group uint64
+		value []byte
+	}
+	var dvs []dv
 	nd := r.uvarint()
 	for i := uint64(0); i < nd && r.err == nil; i++ {
-		agg := int(r.byte())
-		ord := r.uvarint()
-		v := r.bytes()
-		if r.err != nil {
-			break
-		}
-		if agg >= len(p.seen) || p.seen[agg] == nil || ord >= n {
+		d := dv{agg: int(r.byte()), group: r.uvarint(), value: r.bytes()}
+		if r.err == nil && (d.agg >= len(a.spec.Aggs) || !a.spec.Aggs[d.agg].Distinct || d.group >= n) {
 			return fmt.Errorf("%w: DISTINCT value of a missing group", errState)
 		}
-		seen := memseg.AppendInt64(nil, int64(first)+int64(ord), memseg.Order{})
-		p.seen[agg][string(append(seen, v...))] = struct{}{}
+		dvs = append(dvs, d)
 	}
 	if r.err != nil || len(r.b) != 0 {
 		return fmt.Errorf("%w: malformed window part", errState)
 	}
+	p := a.pane(start)
+	// groups[i] is key i's group in memory, or -1 once the part goes to
+	// the store instead.
+	groups := make([]int32, len(keys))
+	spilled := false
+	for i, key := range keys {
+		if !spilled {
+			g, err := a.loadGroup(p, key, states[i])
+			if err != nil && !errors.Is(err, memseg.ErrNoMemory) {
+				return err
+			}
+			if err == nil {
+				groups[i] = g
+				if !a.charge(p) {
+					continue
+				}
+			}
+			// Out of memory: what is in memory (this group too, if it got
+			// in) goes to the store, and so does the rest of the part.
+			if err := a.spillAll(); err != nil {
+				return err
+			}
+			spilled = true
+			if err == nil {
+				continue
+			}
+		}
+		groups[i] = -1
+		if err := a.spillGroup(p, kg, key, states[i]); err != nil {
+			return err
+		}
+	}
+	for _, d := range dvs {
+		if !spilled {
+			k := binary.BigEndian.AppendUint32(a.key[:0], uint32(groups[d.group]))
+			a.key = append(k, d.value...)
+			_, _, _, err := p.seen[d.agg].Insert(a.key, memseg.Hash(a.key))
+			if err == nil {
+				continue
+			}
+			if err := a.spillAll(); err != nil {
+				return err
+			}
+			spilled = true
+		}
+		if err := a.spillDistinct(p, kg, keys[d.group], d.agg, d.value); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// loadGroup adds a group with its checkpointed state to pane p's memory.
+func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
+	if len(p.addrs) == p.cap {
+		if err := a.grow(p); err != nil {
+			return 0, err
+		}
+	}
+	addr, acc, inserted, err := p.groups.Insert(key, memseg.Hash(key))
+	if err != nil {
+		return 0, err
+	}
+	if !inserted {
+		return 0, fmt.Errorf("%w: group stored twice", errState)
+	}
+	g := int32(len(p.addrs))
+	binary.LittleEndian.PutUint32(acc, uint32(g))
+	p.addrs = append(p.addrs, addr)
+	rest := st
+	for _, ac := range p.accs {
+		if rest, err = ac.get(rest, g); err != nil {
+			return 0, err
+		}
+	}
+	if len(rest) != 0 {
+		return 0, fmt.Errorf("%w: %d trailing bytes", errState, len(rest))
+	}
+	if a.track {
+		p.dirty[g] = true
+		p.dirtyList = append(p.dirtyList, g)
+	}
+	return g, nil
+}
+
+// spillGroup writes a checkpointed group straight to the spill store.
+func (a *Aggregate) spillGroup(p *pane, kg uint16, key, st []byte) error {
+	b, err := a.storeBatch()
+	if err != nil {
+		return err
+	}
+	var start [8]byte
+	putStart(start[:], p.start)
+	a.part = a.accsKey(a.part[:0], start[:], key, a.spill.seq)
+	a.spill.seq++
+	b.Set(a.spill.uid, kg, spillState, a.part, st)
+	if p.spilled == nil {
+		p.spilled = map[uint16]bool{}
+	}
+	p.spilled[kg] = true
+	return a.commitIfLarge(b)
+}
+
+// spillDistinct writes a checkpointed DISTINCT value straight to the
+// spill store.
+func (a *Aggregate) spillDistinct(p *pane, kg uint16, key []byte, agg int, value []byte) error {
+	b, err := a.storeBatch()
+	if err != nil {
+		return err
+	}
+	var start [8]byte
+	putStart(start[:], p.start)
+	a.part = append(append(a.part[:0], start[:]...), key...)
+	a.part = append(append(a.part, tagDistinct, byte(agg)), value...)
+	b.Set(a.spill.uid, kg, spillState, a.part, nil)
+	return a.commitIfLarge(b)
 }
 
 func putStart(dst []byte, start int64) {
@@ -294,5 +399,5 @@ func (s *Spec) Fingerprint() string {
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%v filter=%v -> %v;", ag.Kind, in, ag.Distinct, ag.Filter >= 0, ag.Out)
 	}
-	return fmt.Sprintf("parts;%016x", memseg.Hash(b.Bytes()))
+	return fmt.Sprintf("parts2;%016x", memseg.Hash(b.Bytes()))
 }

@@ -66,36 +66,3 @@ func TestStateRoundTrip(t *testing.T) {
 		t.Fatalf("restored fired %d rows, original %d; first rows:\n%.3q\n%.3q", len(got), len(want), got, want)
 	}
 }
-
-// TestManagedSortMatchesHeapSort: with managed memory a firing window is
-// ordered by the radix sort buffer, without it by sort.Slice; the rows and
-// their order are the same, also when the budget is too small to sort in
-// segments and the aggregate falls back.
-func TestManagedSortMatchesHeapSort(t *testing.T) {
-	rows := randomRows(rand.New(rand.NewPCG(7, 8)), 5000)
-	fire := func(budget int64) []string {
-		a := countSum(t)
-		if budget > 0 {
-			m, err := memseg.NewManager(budget, 4<<10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := a.UseMemory(m); err != nil {
-				t.Fatal(err)
-			}
-			defer a.Release()
-		}
-		b := batchOf(rows)
-		defer b.Release()
-		if _, err := a.Add(b); err != nil {
-			t.Fatal(err)
-		}
-		return fireAll(t, a)
-	}
-	want := fire(0)
-	for _, budget := range []int64{64 << 20, 8 << 10} {
-		if got := fire(budget); strings.Join(got, "\n") != strings.Join(want, "\n") {
-			t.Errorf("budget %d: %d rows in another order than the heap sort's %d", budget, len(got), len(want))
-		}
-	}
-}

@@ -1,0 +1,354 @@
+package window
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/state"
+)
+
+// Spilled state. When the memory budget cannot take a new group, every
+// window's in-memory state moves to the operator's state store under state
+// name "s", in the key group of each group's key:
+//
+//	start key 0x00 seq          → the group's accumulators (acc.put)
+//	start key 0x01 agg value    → empty: a DISTINCT value the group has seen
+//
+// start is the window start (as in "p"), key the group's normalized key
+// (self-delimiting: its columns decode), seq a big-endian uint64 unique to
+// the spill, and value a DISTINCT value's normalized key. The same group
+// spilled twice has two accumulator entries, which firing merges; the same
+// DISTINCT value spilled twice is one entry. Checkpoints carry the entries
+// like any other state, and a restore routes them by key group.
+//
+// A window with spilled parts fires by spilling what it still holds in
+// memory and merging its key groups' entries in key order: each group's
+// accumulators merge, and each DISTINCT aggregate is computed again from
+// the group's values, so a group's output is what it would have been had
+// nothing spilled. Then the window's entries are deleted.
+const spillState = "s"
+
+// Tags after a spilled group's key.
+const (
+	tagAccs     = 0x00
+	tagDistinct = 0x01
+)
+
+// spill is where an aggregate spills.
+type spill struct {
+	open  func() (*state.Store, error)
+	store *state.Store
+	uid   string
+	kg    KeyGroup
+	seq   uint64
+	batch *state.Batch
+	n     int64 // spills so far
+}
+
+// UseStore lets the aggregate spill state that does not fit in memory to
+// a state store, which open returns (it is called on the first spill),
+// under operator uid, each group in key group kg of its key. epoch must be
+// greater than that of every earlier run whose state the aggregate
+// restores (such as the ID of the checkpoint restored), so that its spills
+// never overwrite theirs. Without a store, running out of memory fails the
+// aggregate with ErrMemory.
+func (a *Aggregate) UseStore(open func() (*state.Store, error), uid string, kg KeyGroup, epoch uint64) {
+	a.spill = spill{open: open, uid: uid, kg: kg, seq: epoch << 32}
+}
+
+// Spills is the number of times the aggregate has spilled a window.
+func (a *Aggregate) Spills() int64 { return a.spill.n }
+
+// storeBatch returns the spill store's batch, opening the store.
+func (a *Aggregate) storeBatch() (*state.Batch, error) {
+	if a.spill.store == nil {
+		if a.spill.open == nil {
+			return nil, fmt.Errorf("%w (%d bytes), and there is no store to spill to", ErrMemory, a.mem.Budget())
+		}
+		st, err := a.spill.open()
+		if err != nil {
+			return nil, fmt.Errorf("window: open spill store: %w", err)
+		}
+		a.spill.store, a.spill.batch = st, st.NewBatch()
+	}
+	return a.spill.batch, nil
+}
+
+// commitIfLarge bounds the heap a spill's batch takes.
+func (a *Aggregate) commitIfLarge(b *state.Batch) error {
+	if b.Len() < 4<<20 {
+		return nil
+	}
+	return b.Commit()
+}
+
+// spillAll spills every window's in-memory state.
+func (a *Aggregate) spillAll() error {
+	for _, s := range slices.Sorted(maps.Keys(a.panes)) {
+		if err := a.spillPane(a.panes[s]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// spillPane moves pane p's in-memory state to the store, and deletes its
+// checkpointed parts ("p"), which that state includes.
+func (a *Aggregate) spillPane(p *pane) error {
+	if len(p.addrs) == 0 && len(p.stored) == 0 {
+		return nil
+	}
+	b, err := a.storeBatch()
+	if err != nil {
+		return err
+	}
+	if p.spilled == nil {
+		p.spilled = map[uint16]bool{}
+	}
+	var start [8]byte
+	putStart(start[:], p.start)
+	seq := a.spill.seq
+	a.spill.seq++
+	kgs := make([]uint16, len(p.addrs))
+	for g, addr := range p.addrs {
+		key := p.groups.KeyAt(addr)
+		kgs[g] = a.spill.kg(key)
+		a.part = a.accsKey(a.part[:0], start[:], key, seq)
+		k := len(a.part)
+		for _, ac := range p.accs {
+			a.part = ac.put(a.part, int32(g))
+		}
+		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
+		p.spilled[kgs[g]] = true
+		if err := a.commitIfLarge(b); err != nil {
+			return err
+		}
+	}
+	for agg, seen := range p.seen {
+		if seen == nil {
+			continue
+		}
+		for it := seen.Iter(); it.Next(); {
+			g := binary.BigEndian.Uint32(it.Key())
+			a.part = append(append(a.part[:0], start[:]...), p.groups.KeyAt(p.addrs[g])...)
+			a.part = append(a.part, tagDistinct, byte(agg))
+			a.part = append(a.part, it.Key()[4:]...)
+			b.Set(a.spill.uid, kgs[g], spillState, a.part, nil)
+			if err := a.commitIfLarge(b); err != nil {
+				return err
+			}
+		}
+	}
+	for kg := range p.stored {
+		b.Delete(a.spill.uid, kg, paneState, start[:])
+	}
+	p.stored = nil
+	if err := b.Commit(); err != nil {
+		return err
+	}
+	a.free(p)
+	a.spill.n++
+	return nil
+}
+
+// accsKey appends the spill key of a group's accumulators.
+func (a *Aggregate) accsKey(dst, start, key []byte, seq uint64) []byte {
+	dst = append(append(dst, start...), key...)
+	return binary.BigEndian.AppendUint64(append(dst, tagAccs), seq)
+}
+
+// fireSpilled emits pane p, part of which is spilled, in key order.
+func (a *Aggregate) fireSpilled(p *pane, emit func(arrow.RecordBatch) error) error {
+	if err := a.spillPane(p); err != nil {
+		return err
+	}
+	var start [8]byte
+	putStart(start[:], p.start)
+	var its iterHeap
+	defer func() {
+		for _, it := range its {
+			it.Close()
+		}
+	}()
+	for _, kg := range slices.Sorted(maps.Keys(p.spilled)) {
+		it, err := a.spill.store.NewIter(a.spill.uid, kg, spillState, start[:])
+		if err != nil {
+			return err
+		}
+		if !it.First() {
+			if err := it.Close(); err != nil {
+				return err
+			}
+			continue
+		}
+		its = append(its, it)
+	}
+	heap.Init(&its)
+	m := a.newMerge()
+	defer m.release()
+	for len(its) > 0 {
+		it := its[0]
+		if err := m.add(it.Key()[len(start):], it.Value, p.start, emit); err != nil {
+			return err
+		}
+		if it.Next() {
+			heap.Fix(&its, 0)
+			continue
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+		heap.Pop(&its)
+	}
+	if err := m.flush(p.start, emit); err != nil {
+		return err
+	}
+	b := a.spill.batch
+	for kg := range p.spilled {
+		b.DeletePrefix(a.spill.uid, kg, spillState, start[:])
+	}
+	p.spilled = nil
+	return b.Commit()
+}
+
+// iterHeap orders iterators by their current key.
+type iterHeap []*state.Iter
+
+func (h iterHeap) Len() int           { return len(h) }
+func (h iterHeap) Less(i, j int) bool { return bytes.Compare(h[i].Key(), h[j].Key()) < 0 }
+func (h iterHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *iterHeap) Push(x any)        { *h = append(*h, x.(*state.Iter)) }
+func (h *iterHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// merge folds a spilled window's entries, in key order, into output
+// batches: slots 0..BatchSize-1 of accs hold the batch's groups, slot
+// BatchSize a spilled entry being merged.
+type merge struct {
+	a    *Aggregate
+	accs []acc
+	keys [][]byte
+	n    int // groups in the batch
+	// Per DISTINCT aggregate: the values seen and their slots.
+	dec    []decoder
+	values []array.Builder
+	slots  [][]int32
+	rows   []int32
+}
+
+func (a *Aggregate) newMerge() *merge {
+	m := &merge{a: a, accs: a.newAccs(), keys: make([][]byte, a.spec.BatchSize),
+		dec: make([]decoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
+	for _, ac := range m.accs {
+		ac.grow(a.spec.BatchSize + 1)
+	}
+	for i, ag := range a.spec.Aggs {
+		if ag.Distinct {
+			t := a.spec.In[ag.Arg].Type.Arrow()
+			m.dec[i], _ = decoderFor(t) // New checked the type
+			m.values[i] = array.NewBuilder(a.alloc, t)
+		}
+	}
+	return m
+}
+
+func (m *merge) release() {
+	for _, b := range m.values {
+		if b != nil {
+			b.Release()
+		}
+	}
+}
+
+// add merges one spilled entry, key without the window start.
+func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit func(arrow.RecordBatch) error) error {
+	a := m.a
+	n, err := a.keys.len(key)
+	if err != nil || n >= len(key) {
+		return fmt.Errorf("%w: spilled key %x", errState, key)
+	}
+	gk, rest := key[:n], key[n:]
+	if m.n == 0 || !bytes.Equal(gk, m.keys[m.n-1]) {
+		if m.n == a.spec.BatchSize {
+			if err := m.flush(start, emit); err != nil {
+				return err
+			}
+		}
+		m.keys[m.n] = append(m.keys[m.n][:0], gk...)
+		for _, ac := range m.accs {
+			ac.reset(int32(m.n))
+		}
+		m.n++
+	}
+	g, tmp := int32(m.n-1), int32(a.spec.BatchSize)
+	switch rest[0] {
+	case tagAccs:
+		v, err := value()
+		if err != nil {
+			return err
+		}
+		for _, ac := range m.accs {
+			if v, err = ac.get(v, tmp); err != nil {
+				return err
+			}
+		}
+		if len(v) != 0 {
+			return fmt.Errorf("%w: %d trailing bytes in a spilled group", errState, len(v))
+		}
+		for i, ag := range a.spec.Aggs {
+			if !ag.Distinct {
+				m.accs[i].merge(g, tmp)
+			}
+		}
+	case tagDistinct:
+		if len(rest) < 2 || int(rest[1]) >= len(m.dec) || m.dec[rest[1]] == nil {
+			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
+		}
+		agg := rest[1]
+		if _, err := m.dec[agg](m.values[agg], rest[2:]); err != nil {
+			return fmt.Errorf("%w: %w", errState, err)
+		}
+		m.slots[agg] = append(m.slots[agg], g)
+	default:
+		return fmt.Errorf("%w: spilled entry of unknown kind %#x", errState, rest[0])
+	}
+	return nil
+}
+
+// flush computes the batch's DISTINCT aggregates from their values and
+// emits the batch.
+func (m *merge) flush(start int64, emit func(arrow.RecordBatch) error) error {
+	if m.n == 0 {
+		return nil
+	}
+	for i, b := range m.values {
+		if b == nil {
+			continue
+		}
+		col := b.NewArray()
+		m.rows = m.rows[:0]
+		for r := range m.slots[i] {
+			m.rows = append(m.rows, int32(r))
+		}
+		m.accs[i].update(col, m.rows, m.slots[i])
+		col.Release()
+		m.slots[i] = m.slots[i][:0]
+	}
+	chunk := make([]int32, m.n)
+	for i := range chunk {
+		chunk[i] = int32(i)
+	}
+	err := m.a.emit(start, m.accs, chunk, func(i int) []byte { return m.keys[i] }, emit)
+	m.n = 0
+	return err
+}
