@@ -30,8 +30,9 @@ type TopNSpec struct {
 	// them all (ORDER BY without LIMIT).
 	Limit int64
 	// RowNum appends the row's number within its partition, 1..Limit, as
-	// a BIGINT NOT NULL column.
-	RowNum bool
+	// a BIGINT NOT NULL column named RowName ("rownum" if empty).
+	RowNum  bool
+	RowName string
 	// SpillDir holds the sort runs of windows larger than managed memory;
 	// "" is the system's temporary directory.
 	SpillDir string
@@ -47,7 +48,11 @@ type SortKey struct {
 func (s *TopNSpec) Out() types.Schema {
 	out := append(types.Schema{}, s.In...)
 	if s.RowNum {
-		out = append(out, types.Field{Name: "rownum", Type: types.TBigInt.WithNotNull(true)})
+		name := s.RowName
+		if name == "" {
+			name = "rownum"
+		}
+		out = append(out, types.Field{Name: name, Type: types.TBigInt.WithNotNull(true)})
 	}
 	return out
 }
