@@ -81,13 +81,18 @@ func (s *TopNSpec) Fingerprint() string {
 // pending window fires at once (a window aggregate upstream emits a
 // window's rows just before the watermark that fires it); when later
 // windows are pending too, their rows, which come out last, go into a
-// fresh sorter.
+// fresh sorter, through a temporary file (restFile) so that the old
+// sorter's merge may use every segment there is.
 //
-// With checkpoints, every buffered row is also written to a Pebble store
-// (key window_end and arrival number, value the sort key), and a fired
-// window's rows are deleted with one range deletion; Snapshot commits and
-// snapshots the store. Rows can be buffered at a barrier: they arrive from
+// With checkpoints, the rows buffered at a barrier are also in a Pebble
+// store (key window_end and a sequence number, value the sort key), which
+// Snapshot snapshots. Rows can be buffered at a barrier: they arrive from
 // several upstream subtasks, and rows of a window TVF arrive over time.
+// Arriving rows are logged in managed memory and written to the store at
+// the next barrier (or when the log fills), unless their window has fired
+// by then, so a window that comes and goes between two barriers costs the
+// store nothing; a fired window's rows that were written are deleted with
+// one range deletion.
 type TopN struct {
 	spec    TopNSpec
 	key     *topnKey
@@ -103,13 +108,15 @@ type TopN struct {
 	wm      int64
 	buf     []byte
 	spare   [][]byte // segments held back, see spareSegs
-	firing  bool
-	// Runs counts the sort runs spilled to disk, for tests.
-	Runs int
+	// runs counts the sort runs spilled to disk, for tests.
+	runs int
 
 	// Checkpointed rows; nil store when the job does not checkpoint.
 	store  *state.Store
 	writes *state.Batch
+	// log holds the rows that arrived since the last write to the store:
+	// rows whose window fires before the next barrier never reach it.
+	log    *memseg.SortBuffer
 	unsent int    // writes not yet committed
 	seq    uint64 // the next row's arrival number
 	maxPar int
@@ -149,6 +156,7 @@ func (t *TopN) Open(ctx *TaskContext) error {
 		}
 		t.mem = m
 	}
+	t.holdSpare()
 	if ctx.Checkpoint != nil {
 		return t.openState(ctx)
 	}
@@ -186,7 +194,7 @@ func (t *TopN) Process(b arrow.RecordBatch, _ Emitter) error {
 			return err
 		}
 		if t.store != nil {
-			if err := t.write(end, t.buf); err != nil {
+			if err := t.logRow(t.buf); err != nil {
 				return err
 			}
 		}
@@ -204,32 +212,45 @@ func (t *TopN) pend(end int64) {
 	}
 }
 
-// add buffers one key, in a new sorter if there is none. A new sorter
-// comes with spare segments (see spareSegs) unless it is the one a partial
-// fire is filling from them.
+// add buffers one key, in a new sorter if there is none.
 func (t *TopN) add(key []byte) error {
 	if t.sorter == nil {
-		if !t.firing {
-			t.holdSpare()
-		}
-		s, err := memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
+		s, err := t.newSorter()
 		if err != nil {
 			return fmt.Errorf("top-n: %w", err)
 		}
 		t.sorter = s
 	}
-	if err := t.sorter.Add(key, nil); err != nil {
+	err := t.sorter.Add(key, nil)
+	if errors.Is(err, memseg.ErrNoMemory) && len(t.spare) > 0 {
+		// Other operators hold the rest of the managed memory: the spare
+		// segments let the sorter take its first row, and it spills
+		// runs as it fills.
+		t.freeSpare()
+		err = t.sorter.Add(key, nil)
+	}
+	if err != nil {
 		return fmt.Errorf("top-n: buffering a row: %w", err)
 	}
 	return nil
 }
 
-// spareSegs is how many segments a Top-N holds back while it buffers rows:
-// what a new sorter needs for its first row (a run buffer, an index and a
-// record segment). A partial fire reads the old sorter, which may take
-// every free segment to merge its runs, while it moves the rows of later
-// windows into a new sorter; the spare segments, given back just before,
-// let the new sorter start, and it spills like any other when it fills.
+func (t *TopN) newSorter() (*memseg.Sorter, error) {
+	t.holdSpare()
+	s, err := memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
+	if errors.Is(err, memseg.ErrNoMemory) && len(t.spare) > 0 {
+		t.freeSpare()
+		s, err = memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
+	}
+	return s, err
+}
+
+// spareSegs is how many segments a Top-N holds back from the managed
+// memory it shares with other operators: what a sorter needs to take its
+// first row (a run buffer, an index and a record segment). They are taken
+// at Open and after every fire, and given back when a sorter cannot start
+// without them because other operators hold all the rest. A sorter that
+// has started spills runs when it fills, so it never needs more.
 const spareSegs = 3
 
 // holdSpare takes spare segments from the manager, as many as it has.
@@ -273,15 +294,15 @@ func (t *TopN) fire(out Emitter) error {
 		return errors.New("top-n: windows pending without rows")
 	}
 	defer s.Close()
-	t.Runs += s.Runs()
+	t.runs += s.Runs()
 	it, err := s.Iter()
 	if err != nil {
 		return fmt.Errorf("top-n: %w", err)
 	}
 	e := t.emitter(out)
 	defer e.release()
-	t.firing = true
-	defer func() { t.firing = false }()
+	var rest *restFile
+	defer rest.close()
 	for it.Next() {
 		key := it.Key()
 		end, err := windowEnd(key)
@@ -290,10 +311,12 @@ func (t *TopN) fire(out Emitter) error {
 		}
 		if end-1 > t.wm {
 			// A later window's row: every row after it is too.
-			if t.sorter == nil {
-				t.freeSpare()
+			if rest == nil {
+				if rest, err = newRestFile(t.spec.SpillDir); err != nil {
+					return err
+				}
 			}
-			if err := t.add(key); err != nil {
+			if err := rest.add(key); err != nil {
 				return err
 			}
 			continue
@@ -317,11 +340,12 @@ func (t *TopN) fire(out Emitter) error {
 	}
 	t.pending = append(t.pending[:0], t.pending[n:]...)
 	s.Close()
-	if t.sorter == nil {
-		t.freeSpare()
-	} else {
-		t.holdSpare()
+	if rest != nil {
+		if err := rest.each(t.add); err != nil {
+			return err
+		}
 	}
+	t.holdSpare()
 	return nil
 }
 
@@ -397,6 +421,10 @@ func (t *TopN) Close() error {
 		t.freeSpare()
 	}
 	t.pending = nil
+	if t.log != nil {
+		t.log.Release()
+		t.log = nil
+	}
 	if t.store == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -33,6 +34,9 @@ func (t *TopN) openState(ctx *TaskContext) error {
 		return err
 	}
 	t.store, t.writes = store, store.NewBatch()
+	if t.log, err = memseg.NewSortBuffer(t.mem, nil); err != nil {
+		return err
+	}
 	if cp.Restore == nil {
 		return nil
 	}
@@ -76,6 +80,46 @@ func (t *TopN) restore(cp *Checkpointing, subtask int, h state.Handle) error {
 	})
 }
 
+// logRow logs a buffered row for the store. A full log is written out
+// first; a row that does not fit even an empty one is written directly.
+func (t *TopN) logRow(key []byte) error {
+	err := t.log.Add(key, nil)
+	if !errors.Is(err, memseg.ErrNoMemory) {
+		return err
+	}
+	if err := t.flushLog(); err != nil {
+		return err
+	}
+	if err := t.log.Add(key, nil); !errors.Is(err, memseg.ErrNoMemory) {
+		return err
+	}
+	end, err := windowEnd(key)
+	if err != nil {
+		return err
+	}
+	return t.write(end, key)
+}
+
+// flushLog writes the logged rows of windows that have not fired to the
+// store's batch, and empties the log, giving its memory back.
+func (t *TopN) flushLog() error {
+	for it := t.log.Iter(); it.Next(); {
+		key := it.Key()
+		end, err := windowEnd(key)
+		if err != nil {
+			return err
+		}
+		if end-1 <= t.wm {
+			continue
+		}
+		if err := t.write(end, key); err != nil {
+			return err
+		}
+	}
+	t.log.Release()
+	return nil
+}
+
 // write records a buffered row of window end.
 func (t *TopN) write(end int64, key []byte) error {
 	var k [16]byte
@@ -116,6 +160,9 @@ func (t *TopN) Snapshot(id int64) (OperatorSnapshot, error) {
 	sn := OperatorSnapshot{UID: t.spec.UID, Fingerprint: t.spec.Fingerprint(), KeyGroupHi: max(t.maxPar, 1) - 1}
 	if t.store == nil {
 		return sn, nil
+	}
+	if err := t.flushLog(); err != nil {
+		return OperatorSnapshot{}, err
 	}
 	if err := t.commit(); err != nil {
 		return OperatorSnapshot{}, err

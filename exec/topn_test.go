@@ -239,8 +239,8 @@ func TestTopNSpills(t *testing.T) {
 	if err := op.OnWatermark(9_999, out); err != nil { // fires 10 s, keeps 20 s
 		t.Fatal(err)
 	}
-	if op.Runs < 2 {
-		t.Fatalf("%d runs: the window did not spill", op.Runs)
+	if op.runs < 2 {
+		t.Fatalf("%d runs: the window did not spill", op.runs)
 	}
 	feed(t, op, second, 97)
 	if err := op.OnWatermark(types.MaxWatermark, out); err != nil {
@@ -258,7 +258,7 @@ func TestTopNSpills(t *testing.T) {
 	if out.max > 100 {
 		t.Errorf("a batch of %d rows, BatchSize 100", out.max)
 	}
-	t.Logf("%d rows, %d runs, %d batches", len(out.rows), op.Runs, out.batches)
+	t.Logf("%d rows, %d runs, %d batches", len(out.rows), op.runs, out.batches)
 	if err := op.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -323,8 +323,23 @@ func TestTopNLimit(t *testing.T) {
 
 // TestTopNSnapshotRestore checkpoints a Top-N holding the rows of two
 // windows, one half fired, restores a new one from the checkpoint and
-// checks that it emits what an uninterrupted one does.
+// checks that it emits what an uninterrupted one does: with plenty of
+// memory, and with so little that the row log is written out before the
+// barrier and the sorter spills.
 func TestTopNSnapshotRestore(t *testing.T) {
+	for _, budget := range []int64{0, 64 << 10} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) { testSnapshotRestore(t, budget) })
+	}
+}
+
+func testSnapshotRestore(t *testing.T, budget int64) {
+	var m *memseg.Manager
+	if budget > 0 {
+		var err error
+		if m, err = memseg.NewManager(budget, 4<<10); err != nil {
+			t.Fatal(err)
+		}
+	}
 	fs := vfs.NewMem()
 	storage, err := checkpoint.OpenStorage(fs, "cp")
 	if err != nil {
@@ -334,7 +349,7 @@ func TestTopNSnapshotRestore(t *testing.T) {
 	rng := rand.New(rand.NewSource(2))
 	before := randRows(rng, 3000, []int64{10_000, 20_000})
 	after := randRows(rng, 1000, []int64{20_000, 30_000})
-	spec := testSpec("")
+	spec := testSpec(t.TempDir())
 	spec.Limit = 50
 
 	open := func(cp *Checkpointing) *TopN {
@@ -342,14 +357,13 @@ func TestTopNSnapshotRestore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := op.Open(&TaskContext{BatchSize: 64, MaxParallelism: DefaultMaxParallelism, Checkpoint: cp}); err != nil {
+		if err := op.Open(&TaskContext{BatchSize: 64, MaxParallelism: DefaultMaxParallelism, Checkpoint: cp, Memory: m}); err != nil {
 			t.Fatal(err)
 		}
 		return op
 	}
 	// Uninterrupted.
 	ref := open(&Checkpointing{FS: fs, WorkDir: "work-ref", Storage: storage})
-	defer ref.Close()
 	want := &topnOut{}
 	feed(t, ref, before, 50)
 	if err := ref.OnWatermark(9_999, want); err != nil {
@@ -359,6 +373,7 @@ func TestTopNSnapshotRestore(t *testing.T) {
 	if err := ref.OnWatermark(types.MaxWatermark, want); err != nil {
 		t.Fatal(err)
 	}
+	ref.Close()
 
 	op := open(cp)
 	got := &topnOut{}
@@ -382,13 +397,16 @@ func TestTopNSnapshotRestore(t *testing.T) {
 		Subtasks: []checkpoint.SubtaskState{{KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi, Handle: h}},
 	}}}
 	op = open(&Checkpointing{FS: fs, WorkDir: "work", Storage: storage, Restore: restore})
-	defer op.Close()
 	feed(t, op, after, 50)
 	if err := op.OnWatermark(types.MaxWatermark, got); err != nil {
 		t.Fatal(err)
 	}
+	op.Close()
 	if len(got.rows) < 100 || strings.Join(got.rows, "\n") != strings.Join(want.rows, "\n") {
 		t.Fatalf("restored run emitted %d rows, uninterrupted %d; they differ", len(got.rows), len(want.rows))
+	}
+	if m != nil && m.Used() != 0 {
+		t.Errorf("Used = %d after Close", m.Used())
 	}
 
 	// A query whose Top-N orders otherwise refuses the checkpoint.
@@ -401,5 +419,51 @@ func TestTopNSnapshotRestore(t *testing.T) {
 	err = bad.Open(&TaskContext{MaxParallelism: DefaultMaxParallelism, Checkpoint: &Checkpointing{FS: fs, WorkDir: "work2", Storage: storage, Restore: restore}})
 	if err == nil || !strings.Contains(err.Error(), "incompatible") {
 		t.Fatalf("restore with another order: %v", err)
+	}
+}
+
+// TestTopNStarved runs a Top-N whose manager another operator has
+// exhausted: the segments it held back from Open let its sorter start, and
+// it spills runs of a row or so, still in order.
+func TestTopNStarved(t *testing.T) {
+	m, err := memseg.NewManager(64<<10, 4<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := NewTopN(testSpec(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(&TaskContext{Memory: m, BatchSize: 100}); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	var hog [][]byte
+	for {
+		s, err := m.Alloc()
+		if err != nil {
+			break
+		}
+		hog = append(hog, s)
+	}
+	rows := randRows(rand.New(rand.NewSource(3)), 2000, []int64{10_000, 20_000})
+	out := &topnOut{}
+	feed(t, op, rows, 64)
+	if err := op.OnWatermark(9_999, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.OnWatermark(types.MaxWatermark, out); err != nil {
+		t.Fatal(err)
+	}
+	want := reference(rows, 0)
+	if strings.Join(out.rows, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("%d rows differ from the reference's %d", len(out.rows), len(want))
+	}
+	for _, s := range hog {
+		m.Free(s)
+	}
+	op.Close()
+	if u := m.Used(); u != 0 {
+		t.Errorf("Used = %d after Close", u)
 	}
 }
