@@ -118,7 +118,7 @@ type TopN struct {
 	// rows whose window fires before the next barrier never reach it.
 	log    *memseg.SortBuffer
 	unsent int    // writes not yet committed
-	seq    uint64 // the next row's arrival number
+	seq    uint64 // the next store key's sequence number
 	maxPar int
 	closed bool
 }
