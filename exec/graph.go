@@ -26,10 +26,14 @@ const (
 	Rebalance
 	// Broadcast sends every batch to every subtask.
 	Broadcast
+	// Global sends everything to the single subtask of a vertex of
+	// parallelism 1: an operator whose result is global, such as a
+	// window's Top-N, reads all of its input there.
+	Global
 )
 
 func (k PartKind) String() string {
-	return [...]string{"forward", "hash", "rebalance", "broadcast"}[k]
+	return [...]string{"forward", "hash", "rebalance", "broadcast", "global"}[k]
 }
 
 // Edge connects a vertex to the vertex that reads its output.

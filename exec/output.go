@@ -65,6 +65,8 @@ func (o *chanOutput) Emit(b arrow.RecordBatch) error {
 	switch o.kind {
 	case Forward:
 		return send(o.ctx, o.outs[o.self], Element{Kind: ElemBatch, Batch: b})
+	case Global:
+		return send(o.ctx, o.outs[0], Element{Kind: ElemBatch, Batch: b})
 	case Rebalance:
 		o.next = (o.next + 1) % len(o.outs)
 		return send(o.ctx, o.outs[o.next], Element{Kind: ElemBatch, Batch: b})

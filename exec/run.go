@@ -281,6 +281,9 @@ func validate(g *Graph) error {
 			if e.Kind == Forward && e.From.Parallelism != v.Parallelism {
 				return fmt.Errorf("exec: forward edge %s -> %s joins parallelism %d to %d", e.From.Name, v.Name, e.From.Parallelism, v.Parallelism)
 			}
+			if e.Kind == Global && v.Parallelism != 1 {
+				return fmt.Errorf("exec: global edge %s -> %s needs parallelism 1, not %d", e.From.Name, v.Name, v.Parallelism)
+			}
 		}
 	}
 	return nil

@@ -50,10 +50,11 @@ type groupWindow struct {
 	legacy bool
 }
 
-// aggregate binds a GROUP BY query. Only window aggregates are supported:
-// GROUP BY window_start, window_end of a window TVF, or GROUP BY
-// TUMBLE(ts, size).
-func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Call) (*relation, error) {
+// aggregate binds a GROUP BY query up to its select list: it returns the
+// window aggregate's output (filtered by HAVING) and the context that binds
+// the select list over it. Only window aggregates are supported: GROUP BY
+// window_start, window_end of a window TVF, or GROUP BY TUMBLE(ts, size).
+func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Call) (*relation, *exprCtx, error) {
 	inCtx := &exprCtx{scope: from.scope, clause: "in GROUP BY"}
 	var win *groupWindow
 	var keyASTs []parser.Expr
@@ -61,11 +62,11 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	for _, g := range q.GroupBy {
 		if c, ok := g.(*parser.Call); ok && c.Name == "TUMBLE" {
 			if win != nil {
-				return nil, errorf(c.Start, ErrUnsupported, "only one window may be grouped by")
+				return nil, nil, errorf(c.Start, ErrUnsupported, "only one window may be grouped by")
 			}
 			w, err := legacyWindow(from, c)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			win = w
 			continue
@@ -80,7 +81,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	if from.tvf != nil && win == nil {
 		if !windowCols["window_start"] || !windowCols["window_end"] {
-			return nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
 		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
@@ -90,7 +91,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if len(q.GroupBy) > 0 {
 			at = q.GroupBy[0].Pos()
 		}
-		return nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE(...)), or GROUP BY TUMBLE(time_col, INTERVAL ...)")
+		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE(...)), or GROUP BY TUMBLE(time_col, INTERVAL ...)")
 	}
 	inCtx.scope = win.input.scope
 
@@ -112,7 +113,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	for i, k := range keyASTs {
 		e, err := bindExpr(inCtx, k)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		name := fmt.Sprintf("$key%d", i)
 		if id, ok := k.(*parser.Ident); ok {
@@ -125,7 +126,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	for i, c := range calls {
 		a, err := b.aggCall(argCtx, c, func(e expr.Expr, what string) int { return add(e, fmt.Sprintf("$agg%d_%s", i, what)) })
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		agg.Aggs = append(agg.Aggs, a)
 		agg.Names = append(agg.Names, c.String())
@@ -133,7 +134,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	agg.Input = pre
 	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
-	out := &relation{node: agg, scope: scopeOf(agg.out, "")}
+	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0}}
 
 	// Above the aggregate, names resolve to keys, window columns and
 	// aggregate results only.
@@ -191,15 +192,15 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		post.clause = "in HAVING"
 		cond, err := bindExpr(post, q.Having)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := want(q.Having, cond, types.Boolean); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		out = &relation{node: &Filter{Input: out.node, Cond: cond}, scope: out.scope}
+		out = &relation{node: &Filter{Input: out.node, Cond: cond}, scope: out.scope, win: out.win}
 	}
 	post.clause = "inside another aggregate"
-	return b.project(q.Items, out, post)
+	return out, post, nil
 }
 
 // windowTime is window_end - 1 ms, the window's rowtime.

@@ -30,6 +30,8 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 		return nil, errorf(e.Start, ErrUnsupported, "aggregate function %s is not allowed %s", e.Name, orDefault(c.clause, "here"))
 	case windowAuxNames[e.Name]:
 		return nil, errorf(e.Start, ErrUnsupported, "%s is only allowed in a query with GROUP BY TUMBLE(...)", e.Name)
+	case e.Over != nil && rankNames[e.Name]:
+		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:
 		return nil, errorf(e.Start, ErrUnsupported, "OVER windows are not supported yet")
 	case e.Distinct || e.Star || e.Filter != nil:

@@ -26,6 +26,45 @@ type relation struct {
 	// tvf is set when the relation is a window TVF, so a GROUP BY on its
 	// window columns becomes a window aggregate.
 	tvf *WindowTVF
+	// win locates the window columns of a windowed relation: a window
+	// TVF, a window aggregate, or what selects their window columns.
+	win *winCols
+	// rank is set while the relation numbers rows with ROW_NUMBER() and
+	// waits for the enclosing query's WHERE rownum <= N.
+	rank *pendingRank
+}
+
+// winCols are the columns of a windowed relation that hold window_start
+// and window_end, -1 for one that is not selected.
+type winCols struct {
+	start, end int
+	// proc marks a processing-time window.
+	proc bool
+}
+
+// winThrough locates w's columns in a projection of them, or returns nil
+// when the projection keeps neither.
+func winThrough(exprs []expr.Expr, w *winCols) *winCols {
+	if w == nil {
+		return nil
+	}
+	out := &winCols{start: -1, end: -1, proc: w.proc}
+	for i, e := range exprs {
+		c, ok := e.(*expr.Col)
+		if !ok {
+			continue
+		}
+		if c.Index == w.start && out.start < 0 {
+			out.start = i
+		}
+		if c.Index == w.end && out.end < 0 {
+			out.end = i
+		}
+	}
+	if out.start < 0 && out.end < 0 {
+		return nil
+	}
+	return out
 }
 
 func (b *binder) query(q parser.Query) (*relation, error) {
@@ -52,12 +91,6 @@ func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
 	if q.From == nil {
 		return nil, errorf(q.Start, ErrUnsupported, "SELECT without FROM is not supported on streams")
 	}
-	if len(q.OrderBy) > 0 {
-		return nil, errorf(q.OrderBy[0].Start, ErrUnsupported, "ORDER BY is not supported on streams yet")
-	}
-	if q.Limit != nil {
-		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT is not supported on streams yet")
-	}
 	if q.Distinct {
 		return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT is not supported on streams yet")
 	}
@@ -70,19 +103,42 @@ func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
 			return nil, err
 		}
 	}
+	if err := from.ranked(); err != nil {
+		return nil, err
+	}
+	// base is what the select list reads: the FROM, or the window
+	// aggregate's output; c binds expressions over it.
+	base, c := from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"}
 	aggs := collectAggs(q)
 	if len(q.GroupBy) > 0 || len(aggs) > 0 {
-		return b.aggregate(q, from, aggs)
-	}
-	if q.Having != nil {
+		if base, c, err = b.aggregate(q, from, aggs); err != nil {
+			return nil, err
+		}
+	} else if q.Having != nil {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
 	}
-	return b.project(q.Items, from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"})
+	if k, call, err := rankItem(q.Items); err != nil || call != nil {
+		if err != nil {
+			return nil, err
+		}
+		return b.rowNumber(q, base, c, k, call)
+	}
+	r, err := b.project(q.Items, base, c)
+	if err != nil {
+		return nil, err
+	}
+	if len(q.OrderBy) > 0 || q.Limit != nil {
+		return b.orderLimit(q, base, c, r)
+	}
+	return r, nil
 }
 
 // where filters a relation. Over a window TVF the filter goes below the
 // window assignment, so a window aggregate can still replace the TVF.
 func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
+	if r.rank != nil {
+		return b.rankWhere(r, cond)
+	}
 	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, cond)
 	if err != nil {
 		return nil, err
@@ -92,9 +148,9 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	}
 	if r.tvf != nil && !refsAtOrAbove(e, len(r.tvf.Input.Schema())) {
 		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window}
-		return &relation{node: tvf, scope: r.scope, tvf: tvf}, nil
+		return &relation{node: tvf, scope: r.scope, tvf: tvf, win: r.win}, nil
 	}
-	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope}, nil
+	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope, win: r.win}, nil
 }
 
 // refsAtOrAbove reports whether e reads a column with index >= n.
@@ -111,9 +167,21 @@ func refsAtOrAbove(e expr.Expr, n int) bool {
 
 // project binds a select list over r.
 func (b *binder) project(items []*parser.SelectItem, r *relation, c *exprCtx) (*relation, error) {
+	out, _, err := b.projectExcept(items, r, c, -1)
+	return out, err
+}
+
+// projectExcept binds a select list over r without item skip, and returns
+// the column that item would have been.
+func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprCtx, skip int) (*relation, int, error) {
 	p := &Project{Input: r.node}
 	out := &scope{}
+	at := -1
 	for i, it := range items {
+		if i == skip {
+			at = len(p.Exprs)
+			continue
+		}
 		if st, ok := it.Expr.(*parser.Star); ok {
 			qual := strings.Join(st.Qualifier, ".")
 			n := 0
@@ -127,13 +195,13 @@ func (b *binder) project(items []*parser.SelectItem, r *relation, c *exprCtx) (*
 				n++
 			}
 			if n == 0 {
-				return nil, errorf(st.Start, ErrUnknownTable, "unknown table '%s' in %s.*", qual, qual)
+				return nil, -1, errorf(st.Start, ErrUnknownTable, "unknown table '%s' in %s.*", qual, qual)
 			}
 			continue
 		}
 		e, err := bindExpr(c, it.Expr)
 		if err != nil {
-			return nil, err
+			return nil, -1, err
 		}
 		name := it.Alias
 		if name == "" {
@@ -146,7 +214,7 @@ func (b *binder) project(items []*parser.SelectItem, r *relation, c *exprCtx) (*
 		p.Out = append(p.Out, types.Field{Name: name, Type: e.Type()})
 		out.cols = append(out.cols, column{name: name, typ: e.Type()})
 	}
-	return &relation{node: p, scope: out}, nil
+	return &relation{node: p, scope: out, win: winThrough(p.Exprs, r.win)}, at, nil
 }
 
 // from binds a FROM item.
@@ -185,7 +253,7 @@ func requalify(r *relation, alias, name string) *relation {
 	for i := range sc.cols {
 		sc.cols[i].qual = qual
 	}
-	return &relation{node: r.node, scope: sc, tvf: r.tvf}
+	return &relation{node: r.node, scope: sc, tvf: r.tvf, win: r.win, rank: r.rank}
 }
 
 // named resolves a name in FROM: a WITH query, a view, then a table.
@@ -255,7 +323,7 @@ func renameColumns(r *relation, names []*parser.Ident) (*relation, error) {
 	for i, n := range names {
 		sc.cols[i].name = n.Parts[len(n.Parts)-1]
 	}
-	return &relation{node: r.node, scope: sc, tvf: r.tvf}, nil
+	return &relation{node: r.node, scope: sc, tvf: r.tvf, win: r.win, rank: r.rank}, nil
 }
 
 // tableFunc binds TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])).
@@ -295,6 +363,9 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := in.ranked(); err != nil {
+		return nil, err
+	}
 	in = requalify(in, "", identName(data.Table))
 	tc := args["TIMECOL"]
 	if len(tc.Descriptor) != 1 {
@@ -325,7 +396,9 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	for _, f := range windowColumns() {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
-	return &relation{node: tvf, scope: sc, tvf: tvf}, nil
+	n := len(in.scope.cols)
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime}
+	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 
 // intervalArg reads a constant day-time interval argument in milliseconds.

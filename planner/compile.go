@@ -28,6 +28,10 @@ type Env struct {
 // aggregates), so it is stable across runs of the same query and visible
 // in EXPLAIN.
 func UID(n Node) string {
+	if t, ok := n.(*TopN); ok {
+		// The input's columns are part of the rows it checkpoints.
+		return fmt.Sprintf("topn-%016x", memseg.Hash([]byte(t.describe()+" "+fmt.Sprint(t.Input.Schema()))))
+	}
 	return fmt.Sprintf("window-%016x", memseg.Hash([]byte(n.describe())))
 }
 
@@ -111,6 +115,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return s, nil
 	case *WindowAgg:
 		return c.windowAgg(n)
+	case *TopN:
+		return c.topN(n)
 	case *Sink:
 		return c.sink(n)
 	}
@@ -276,6 +282,32 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	uid := UID(n)
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, Memory: true, New: func() (exec.Operator, error) {
 		return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+	}})
+	return &stage{v: v, schema: out}, nil
+}
+
+// topN starts a vertex of parallelism 1 behind a global edge: a window's
+// first rows are first among all of its rows, wherever they were
+// computed. Watermarks and barriers reach it from every upstream subtask,
+// so it fires a window once all of them have sent the window's rows.
+func (c *compiler) topN(n *TopN) (*stage, error) {
+	s, err := c.node(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	v := c.vertex("WindowTopN")
+	v.Parallelism = 1
+	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
+	spec := exec.TopNSpec{UID: UID(n), In: s.schema, WindowEnd: n.WindowEnd, Partition: n.Partition, Limit: n.Limit, RowNum: n.RowNum, RowName: n.RowName}
+	for _, o := range n.Order {
+		spec.Order = append(spec.Order, exec.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
+	}
+	if _, err := exec.NewTopN(spec); err != nil {
+		return nil, err
+	}
+	out := n.Schema()
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, New: func() (exec.Operator, error) {
+		return exec.NewTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil
 }

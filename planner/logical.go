@@ -64,6 +64,33 @@ type WindowAgg struct {
 	out   types.Schema
 }
 
+// TopN is a window Top-N: of each window's rows (those with the same
+// window_end) and each partition of them by Partition, the first Limit in
+// Order, emitted when the window fires. It is both Flink's window Top-N
+// (ROW_NUMBER() OVER (PARTITION BY window_start, window_end ...) filtered
+// by rownum <= N) and strand's ORDER BY ... LIMIT n over a windowed query.
+type TopN struct {
+	Input Node
+	// WindowEnd is the input's window_end column.
+	WindowEnd int
+	// Partition are further partition columns.
+	Partition []int
+	Order     []OrderKey
+	// Limit is the rows kept per window and partition; 0 keeps every row
+	// (ORDER BY without LIMIT sorts each window).
+	Limit int64
+	// RowNum appends each row's number in its partition, 1..Limit, as a
+	// BIGINT NOT NULL column named RowName.
+	RowNum  bool
+	RowName string
+}
+
+// OrderKey is one column of an ORDER BY.
+type OrderKey struct {
+	Col             int
+	Desc, NullsLast bool
+}
+
 // Sink writes its input to a table (INSERT INTO) or to the client
 // (SELECT, Table nil).
 type Sink struct {
@@ -76,6 +103,14 @@ func (f *Filter) Schema() types.Schema    { return f.Input.Schema() }
 func (p *Project) Schema() types.Schema   { return p.Out }
 func (w *WindowAgg) Schema() types.Schema { return w.out }
 func (s *Sink) Schema() types.Schema      { return s.Input.Schema() }
+
+func (t *TopN) Schema() types.Schema {
+	out := append(types.Schema{}, t.Input.Schema()...)
+	if t.RowNum {
+		out = append(out, types.Field{Name: t.RowName, Type: types.TBigInt.WithNotNull(true)})
+	}
+	return out
+}
 
 func (w *WindowTVF) Schema() types.Schema {
 	in := w.Input.Schema()
@@ -98,6 +133,7 @@ func (p *Project) Inputs() []Node   { return []Node{p.Input} }
 func (w *WindowTVF) Inputs() []Node { return []Node{w.Input} }
 func (w *WindowAgg) Inputs() []Node { return []Node{w.Input} }
 func (s *Sink) Inputs() []Node      { return []Node{s.Input} }
+func (t *TopN) Inputs() []Node      { return []Node{t.Input} }
 
 func (s *Scan) describe() string {
 	d := fmt.Sprintf("Scan(table=[%s], fields=[%s]", s.Table.Name, strings.Join(s.Table.Schema.Names(), ", "))
@@ -134,6 +170,31 @@ func (w *WindowAgg) describe() string {
 		win = describeWindow(in, w.TimeCol, w.Window)
 	}
 	return fmt.Sprintf("WindowAggregate(%s, groupBy=[%s], select=[%s])", win, strings.Join(keys, ", "), strings.Join(w.Names, ", "))
+}
+
+func (t *TopN) describe() string {
+	in := t.Input.Schema()
+	d := fmt.Sprintf("WindowTopN(windowEnd=[%s]", in[t.WindowEnd].Name)
+	if len(t.Partition) > 0 {
+		part := make([]string, len(t.Partition))
+		for i, c := range t.Partition {
+			part[i] = in[c].Name
+		}
+		d += fmt.Sprintf(", partitionBy=[%s]", strings.Join(part, ", "))
+	}
+	order := make([]string, len(t.Order))
+	for i, o := range t.Order {
+		order[i] = in[o.Col].Name + map[bool]string{false: " ASC", true: " DESC"}[o.Desc] +
+			map[bool]string{false: " NULLS FIRST", true: " NULLS LAST"}[o.NullsLast]
+	}
+	d += fmt.Sprintf(", orderBy=[%s]", strings.Join(order, ", "))
+	if t.Limit > 0 {
+		d += fmt.Sprintf(", limit=[%d]", t.Limit)
+	}
+	if t.RowNum {
+		d += fmt.Sprintf(", rownum=[%s]", t.RowName)
+	}
+	return d + ")"
 }
 
 func (s *Sink) describe() string {

@@ -12,7 +12,11 @@ import (
 //     subquery layers cost nothing.
 //   - A Project that returns its input unchanged is removed.
 //   - A Filter above a Project of plain columns moves below it, next to
-//     the scan, so that it runs before any computation.
+//     the scan, so that it runs before any computation. It never moves
+//     below a TopN, whose rows it filters after they are numbered.
+//   - A TopN whose row numbers nobody reads (the Project above, and any
+//     Filter between, do not use them) does not compute them: Flink's
+//     "no ranking output" optimization.
 func Optimize(n Node) Node {
 	for {
 		m, changed := rewrite(n)
@@ -40,6 +44,9 @@ func rewrite(n Node) (Node, bool) {
 		if isIdentity(n) {
 			return n.Input, true
 		}
+		if m, ok := dropRowNum(n); ok {
+			return m, true
+		}
 		if in, ok := n.Input.(*Project); ok {
 			if allCols(n.Exprs) {
 				exprs := make([]expr.Expr, len(n.Exprs))
@@ -65,6 +72,38 @@ func rewrite(n Node) (Node, bool) {
 	return n, changed
 }
 
+// dropRowNum turns off the row numbers of a TopN under p (and a Filter)
+// when neither reads them. The numbers are the TopN's last column, so no
+// other column moves.
+func dropRowNum(p *Project) (Node, bool) {
+	var f *Filter
+	in := p.Input
+	if x, ok := in.(*Filter); ok {
+		f, in = x, x.Input
+	}
+	t, ok := in.(*TopN)
+	if !ok || !t.RowNum {
+		return nil, false
+	}
+	rn := len(t.Input.Schema())
+	uses := refsAtOrAbove
+	for _, e := range p.Exprs {
+		if uses(e, rn) {
+			return nil, false
+		}
+	}
+	if f != nil && uses(f.Cond, rn) {
+		return nil, false
+	}
+	c := *t
+	c.RowNum = false
+	var out Node = &c
+	if f != nil {
+		out = &Filter{Input: out, Cond: f.Cond}
+	}
+	return &Project{Input: out, Exprs: p.Exprs, Out: p.Out}, true
+}
+
 func withInputs(n Node, in []Node) Node {
 	switch n := n.(type) {
 	case *Filter:
@@ -74,6 +113,10 @@ func withInputs(n Node, in []Node) Node {
 	case *WindowTVF:
 		return &WindowTVF{Input: in[0], TimeCol: n.TimeCol, Window: n.Window}
 	case *WindowAgg:
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *TopN:
 		c := *n
 		c.Input = in[0]
 		return &c

@@ -1,0 +1,395 @@
+package planner
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// pendingRank marks a relation whose ROW_NUMBER() column still needs the
+// bound (WHERE rownum <= N) that makes it a window Top-N.
+type pendingRank struct {
+	col int        // the rownum column
+	at  parser.Pos // the ROW_NUMBER call
+}
+
+// ranked fails when r numbers rows with ROW_NUMBER() and nothing bounds
+// the numbers: strand computes ROW_NUMBER() only as a window Top-N.
+func (r *relation) ranked() error {
+	if r.rank == nil {
+		return nil
+	}
+	return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to keep the first rows: WHERE rownum <= N (window Top-N)")
+}
+
+// rankNames are the ranking functions, of which strand has ROW_NUMBER.
+var rankNames = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
+
+// rankItem finds the select item that is a ROW_NUMBER() OVER (...) call.
+func rankItem(items []*parser.SelectItem) (int, *parser.Call, error) {
+	k, found := -1, (*parser.Call)(nil)
+	for i, it := range items {
+		c, ok := it.Expr.(*parser.Call)
+		if !ok || c.Over == nil || !rankNames[c.Name] {
+			continue
+		}
+		if c.Name != "ROW_NUMBER" {
+			return -1, nil, errorf(c.Start, ErrUnsupported, "%s is not supported yet: a window Top-N numbers rows with ROW_NUMBER()", c.Name)
+		}
+		if found != nil {
+			return -1, nil, errorf(c.Start, ErrUnsupported, "only one ROW_NUMBER() per query is supported")
+		}
+		k, found = i, c
+	}
+	return k, found, nil
+}
+
+// orderExpr is a bound ORDER BY item.
+type orderExpr struct {
+	e               expr.Expr
+	desc, nullsLast bool
+}
+
+// bindOrder binds an ORDER BY item.
+func bindOrder(c *exprCtx, o *parser.OrderItem) (orderExpr, error) {
+	e, err := bindExpr(c, o.Expr)
+	if err != nil {
+		return orderExpr{}, err
+	}
+	return orderBy(o, e), nil
+}
+
+// orderBy orders by e as o says. NULLs are smallest, as in Flink: first
+// in ascending order and last in descending order, unless NULLS FIRST or
+// LAST says otherwise.
+func orderBy(o *parser.OrderItem, e expr.Expr) orderExpr {
+	last := o.Desc
+	switch o.Nulls {
+	case "FIRST":
+		last = false
+	case "LAST":
+		last = true
+	}
+	return orderExpr{e: e, desc: o.Desc, nullsLast: last}
+}
+
+// windowed checks that base has window columns a Top-N can partition by.
+func windowed(base *relation, at parser.Pos, what string) error {
+	w := base.win
+	if w == nil {
+		return errorf(at, ErrUnsupported, "%s", what)
+	}
+	if w.end < 0 {
+		return errorf(at, ErrUnsupported, "%s; select window_end where the window is computed", what)
+	}
+	if w.proc {
+		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet")
+	}
+	return nil
+}
+
+// rowNumber binds a select list whose item k is ROW_NUMBER() OVER
+// (PARTITION BY window_start, window_end [, ...] ORDER BY ...): a TopN
+// over the rest of the list, numbering rows, whose bound comes from the
+// enclosing query's WHERE (rankWhere).
+func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, call *parser.Call) (*relation, error) {
+	w := call.Over
+	switch {
+	case len(call.Args) > 0 || call.Star || call.Distinct:
+		return nil, errorf(call.Start, ErrType, "ROW_NUMBER takes no arguments")
+	case call.Filter != nil:
+		return nil, errorf(call.Filter.Pos(), ErrUnsupported, "ROW_NUMBER() takes no FILTER")
+	case w.Frame != nil:
+		return nil, errorf(w.Frame.Start, ErrUnsupported, "ROW_NUMBER() takes no window frame")
+	case len(q.OrderBy) > 0:
+		return nil, errorf(q.OrderBy[0].Start, ErrUnsupported, "ORDER BY in the query of a ROW_NUMBER() is not supported: order the rows in its OVER clause")
+	case q.Limit != nil:
+		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT in the query of a ROW_NUMBER() is not supported: bound rownum in the enclosing query")
+	}
+	if err := windowed(base, call.Start, "ROW_NUMBER() is supported only as a window Top-N: over a window aggregate or a window TVF, PARTITION BY window_start, window_end"); err != nil {
+		return nil, err
+	}
+	pc := &exprCtx{scope: c.scope, hook: c.hook, clause: "in OVER"}
+	var part []expr.Expr
+	start, end := false, false
+	for _, pe := range w.PartitionBy {
+		e, err := bindExpr(pc, pe)
+		if err != nil {
+			return nil, err
+		}
+		if col, ok := e.(*expr.Col); ok && col.Index == base.win.start {
+			start = true
+			continue
+		}
+		if col, ok := e.(*expr.Col); ok && col.Index == base.win.end {
+			end = true
+			continue
+		}
+		part = append(part, e)
+	}
+	if !start || !end {
+		return nil, errorf(w.Start, ErrUnsupported, "a window Top-N must PARTITION BY window_start, window_end (and optionally more columns)")
+	}
+	if len(w.OrderBy) == 0 {
+		return nil, errorf(w.Start, ErrUnsupported, "ROW_NUMBER() needs ORDER BY in its OVER clause")
+	}
+	var order []orderExpr
+	for _, o := range w.OrderBy {
+		oe, err := bindOrder(pc, o)
+		if err != nil {
+			return nil, err
+		}
+		order = append(order, oe)
+	}
+	r, at, err := b.projectExcept(q.Items, base, c, k)
+	if err != nil {
+		return nil, err
+	}
+	name := q.Items[k].Alias
+	if name == "" {
+		name = fmt.Sprintf("EXPR$%d", k)
+	}
+	t, p := topN(r.node.(*Project), base, part, order)
+	t.RowNum, t.RowName = true, name
+	// The rows as selected: rownum at its item's place, without the
+	// columns the TopN alone needs.
+	top := &Project{Input: t}
+	add := func(i int, f types.Field) {
+		top.Exprs = append(top.Exprs, &expr.Col{Index: i, Name: f.Name, T: f.Type})
+		top.Out = append(top.Out, f)
+	}
+	rn := types.Field{Name: name, Type: types.TBigInt.WithNotNull(true)}
+	for i := range r.scope.cols {
+		if i == at {
+			add(len(p.Exprs), rn)
+		}
+		add(i, p.Out[i])
+	}
+	if at == len(r.scope.cols) {
+		add(len(p.Exprs), rn)
+	}
+	sc := &scope{}
+	for _, f := range top.Out {
+		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
+	}
+	return &relation{node: top, scope: sc, win: winThrough(top.Exprs, winThrough(p.Exprs, base.win)), rank: &pendingRank{col: at, at: call.Start}}, nil
+}
+
+// topN builds a TopN over p, a projection of base, extending p with the
+// columns it needs that p does not compute: window_end, and the partition
+// and order expressions. It returns the TopN and its input.
+func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*TopN, *Project) {
+	p = &Project{Input: p.Input, Exprs: append([]expr.Expr{}, p.Exprs...), Out: append(types.Schema{}, p.Out...)}
+	col := func(e expr.Expr, name string) int {
+		for i, x := range p.Exprs {
+			if x.String() == e.String() {
+				return i
+			}
+		}
+		p.Exprs = append(p.Exprs, e)
+		p.Out = append(p.Out, types.Field{Name: name, Type: e.Type()})
+		return len(p.Exprs) - 1
+	}
+	in := base.scope.cols[base.win.end]
+	t := &TopN{WindowEnd: col(&expr.Col{Index: base.win.end, Name: in.name, T: in.typ}, "$window_end")}
+	for i, e := range part {
+		t.Partition = append(t.Partition, col(e, fmt.Sprintf("$part%d", i)))
+	}
+	for i, o := range order {
+		t.Order = append(t.Order, OrderKey{Col: col(o.e, fmt.Sprintf("$order%d", i)), Desc: o.desc, NullsLast: o.nullsLast})
+	}
+	t.Input = p
+	return t, p
+}
+
+// orderLimit binds ORDER BY ... LIMIT n of a windowed query, strand's
+// spelling of a window Top-N: each window's rows in order, the first n of
+// them. r is the query's select list over base. ORDER BY names a selected
+// column (by name or position) or an expression over base.
+func (b *binder) orderLimit(q *parser.Select, base *relation, c *exprCtx, r *relation) (*relation, error) {
+	if len(q.OrderBy) > 0 {
+		if err := windowed(base, q.OrderBy[0].Start, "ORDER BY on a stream is supported only per window: it sorts the rows of each window of a window aggregate or a window TVF"); err != nil {
+			return nil, err
+		}
+	} else if err := windowed(base, q.Limit.Pos(), "LIMIT on a stream is supported only per window: it keeps the first rows of each window of a window aggregate or a window TVF"); err != nil {
+		return nil, err
+	}
+	var limit int64
+	if q.Limit != nil {
+		n, ok := q.Limit.(*parser.NumberLit)
+		v, err := int64(0), error(nil)
+		if ok {
+			v, err = strconv.ParseInt(n.Text, 10, 64)
+		}
+		if !ok || err != nil || v <= 0 {
+			return nil, errorf(q.Limit.Pos(), ErrType, "LIMIT must be a positive integer, got %s", q.Limit)
+		}
+		limit = v
+	}
+	p := r.node.(*Project)
+	oc := &exprCtx{scope: c.scope, hook: c.hook, clause: "in ORDER BY"}
+	var order []orderExpr
+	for _, o := range q.OrderBy {
+		i, err := selected(r.scope, o.Expr)
+		if err != nil {
+			return nil, err
+		}
+		if i < 0 {
+			oe, err := bindOrder(oc, o)
+			if err != nil {
+				return nil, err
+			}
+			order = append(order, oe)
+			continue
+		}
+		// A selected column: sort by the expression that computes it.
+		order = append(order, orderBy(o, p.Exprs[i]))
+	}
+	t, tp := topN(p, base, nil, order)
+	t.Limit = limit
+	var node Node = t
+	if len(tp.Exprs) > len(p.Exprs) {
+		top := &Project{Input: t, Out: p.Out}
+		for i, f := range p.Out {
+			top.Exprs = append(top.Exprs, &expr.Col{Index: i, Name: f.Name, T: f.Type})
+		}
+		node = top
+	}
+	return &relation{node: node, scope: r.scope, win: r.win}, nil
+}
+
+// selected returns the select-list column an ORDER BY item names: a
+// position (ORDER BY 2) or an output name, or -1 when it names none.
+func selected(out *scope, e parser.Expr) (int, error) {
+	switch e := e.(type) {
+	case *parser.NumberLit:
+		n, err := strconv.Atoi(e.Text)
+		if err != nil || n < 1 || n > len(out.cols) {
+			return -1, errorf(e.Start, ErrType, "ORDER BY position %s is not in the select list (1..%d)", e.Text, len(out.cols))
+		}
+		return n - 1, nil
+	case *parser.Ident:
+		if len(e.Parts) != 1 {
+			return -1, nil
+		}
+		for _, fold := range []bool{false, true} {
+			hit := -1
+			for i, c := range out.cols {
+				if c.name == e.Parts[0] || fold && strings.EqualFold(c.name, e.Parts[0]) {
+					if hit >= 0 {
+						return -1, errorf(e.Start, ErrUnknownColumn, "ORDER BY column '%s' is ambiguous", e.Parts[0])
+					}
+					hit = i
+				}
+			}
+			if hit >= 0 {
+				return hit, nil
+			}
+		}
+	}
+	return -1, nil
+}
+
+// rankWhere binds the WHERE over a relation that numbers rows: its
+// conjunct rownum <= N (or rownum < N, rownum = 1, N >= rownum) becomes
+// the TopN's limit, and the other conjuncts filter the numbered rows.
+func (b *binder) rankWhere(r *relation, cond parser.Expr) (*relation, error) {
+	var rest []parser.Expr
+	limit := int64(-1)
+	for _, x := range conjuncts(cond, nil) {
+		n, ok, err := rownumBound(r, x)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			rest = append(rest, x)
+			continue
+		}
+		if limit < 0 || n < limit {
+			limit = n
+		}
+	}
+	if limit < 0 {
+		return nil, r.ranked()
+	}
+	top := r.node.(*Project)
+	t := *top.Input.(*TopN)
+	t.Limit = limit
+	out := &relation{node: &Project{Input: &t, Exprs: top.Exprs, Out: top.Out}, scope: r.scope, win: r.win}
+	if len(rest) == 0 {
+		return out, nil
+	}
+	c := rest[0]
+	for _, x := range rest[1:] {
+		c = &parser.Binary{Start: c.Pos(), OpPos: x.Pos(), Op: "AND", Left: c, Right: x}
+	}
+	return b.where(out, c)
+}
+
+// conjuncts appends the AND-ed parts of e to dst.
+func conjuncts(e parser.Expr, dst []parser.Expr) []parser.Expr {
+	if x, ok := e.(*parser.Binary); ok && x.Op == "AND" {
+		return conjuncts(x.Right, conjuncts(x.Left, dst))
+	}
+	return append(dst, e)
+}
+
+// rownumBound reads a bound on r's rownum column from one conjunct: how
+// many rows it keeps, and whether x is such a bound.
+func rownumBound(r *relation, x parser.Expr) (int64, bool, error) {
+	bin, ok := x.(*parser.Binary)
+	if !ok {
+		return 0, false, nil
+	}
+	isRow := func(e parser.Expr) bool {
+		id, ok := e.(*parser.Ident)
+		if !ok {
+			return false
+		}
+		i, err := r.scope.resolve(id)
+		return err == nil && i == r.rank.col
+	}
+	op, lit := bin.Op, bin.Right
+	switch {
+	case isRow(bin.Left):
+	case isRow(bin.Right):
+		// N >= rownum is rownum <= N.
+		lit = bin.Left
+		if f, ok := map[string]string{"<": ">", "<=": ">=", ">": "<", ">=": "<="}[op]; ok {
+			op = f
+		}
+	default:
+		return 0, false, nil
+	}
+	switch op {
+	case "<", "<=", "=":
+	case ">", ">=", "<>":
+		return 0, false, errorf(bin.Start, ErrUnsupported, "a window Top-N keeps the first rows of each window: bound rownum from above, as in rownum <= N")
+	default:
+		return 0, false, nil
+	}
+	n, ok := lit.(*parser.NumberLit)
+	v, err := int64(0), error(nil)
+	if ok {
+		v, err = strconv.ParseInt(n.Text, 10, 64)
+	}
+	if !ok || err != nil {
+		return 0, false, errorf(lit.Pos(), ErrUnsupported, "rownum must be compared with an integer literal, as in rownum <= 3")
+	}
+	switch op {
+	case "<":
+		v--
+	case "=":
+		if v != 1 {
+			return 0, false, errorf(bin.Start, ErrUnsupported, "rownum = %d is not supported: keep the first rows with rownum <= N, or the first with rownum = 1", v)
+		}
+	}
+	if v < 1 {
+		return 0, false, errorf(bin.Start, ErrType, "%s keeps no rows", x)
+	}
+	return v, true, nil
+}

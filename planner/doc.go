@@ -1,0 +1,42 @@
+// Package planner turns SQL statements into jobs: it keeps the session's
+// catalog, binds queries into a logical plan (binding and type checking,
+// with positioned errors), rewrites the plan (Optimize), renders it for
+// EXPLAIN, and compiles it into an exec.Graph (Compile), one type switch
+// over the logical nodes.
+//
+// # Window Top-N
+//
+// A streaming query can order rows only within a window, because only a
+// window ends. strand has two spellings of that, both planned to one
+// TopN node and one exec.TopN operator:
+//
+//   - Flink's window Top-N: ROW_NUMBER() OVER (PARTITION BY window_start,
+//     window_end [, more columns] ORDER BY ...) AS rownum as a select item
+//     of a query over a window aggregate or a window TVF, bounded by the
+//     enclosing query's WHERE rownum <= N (or rownum < N, rownum = 1, N >=
+//     rownum; other conditions may be AND-ed to it and filter the numbered
+//     rows). rownum may be selected or not; when nothing reads it, it is
+//     not computed. RANK, DENSE_RANK, a lower bound on rownum and a
+//     ROW_NUMBER() without a bound are refused.
+//   - strand's shorthand: ORDER BY ... [LIMIT n] on a query whose rows are
+//     windowed (a window aggregate, a window TVF, or a query over them
+//     that selects window_end). Each window's rows are sorted and, with
+//     LIMIT, its first n kept, emitted when the window fires. ORDER BY may
+//     name a selected column, a position, or an expression over the input.
+//     This differs from Flink, where a streaming ORDER BY ... LIMIT is one
+//     global Top-N over the whole stream that updates its result as rows
+//     arrive; strand has no updating results yet, and a per-window order is
+//     what a windowed query can give exactly once. ORDER BY or LIMIT over
+//     rows without windows is refused.
+//
+// NULLs are smallest, as in Flink: first in ascending order and last in
+// descending order unless NULLS FIRST or LAST says otherwise. Rows that tie
+// on the ORDER BY are ordered by their other columns, ascending, so which
+// rows a LIMIT keeps, and their numbers, depend on the rows alone and not on
+// the parallelism or the timing of the run.
+//
+// The Top-N runs at parallelism 1 behind a global edge (a window's first
+// rows are first among all of its rows), fires a window when the watermark
+// reaches window_end - 1, as the window aggregate does, and checkpoints the
+// rows it holds, since rows of a window can be buffered across a barrier.
+package planner
