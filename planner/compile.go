@@ -306,7 +306,7 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 		return nil, err
 	}
 	out := n.Schema()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, New: func() (exec.Operator, error) {
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, Memory: true, New: func() (exec.Operator, error) {
 		return exec.NewTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil
