@@ -435,23 +435,42 @@ func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, err
 	}
 	// Skewed keys often repeat the previous row's (a window without keys
 	// always does): no hashing then.
-	g := int32(-1)
+	g, ok := int32(-1), true
+	if len(a.spec.Keys) == 0 && !distinct && len(rows) > 0 {
+		// One group per window.
+		a.key = a.key[:0]
+		if g, ok = a.group(p); !ok {
+			return 0, nil
+		}
+		for range rows {
+			a.groups = append(a.groups, g)
+		}
+		return len(rows), nil
+	}
+	if ints := a.intKey(b); ints != nil {
+		// One BIGINT key without NULLs: compared by value, encoded
+		// without a call per row.
+		var prev int64
+		for i, r := range rows {
+			if v := ints[r]; g < 0 || v != prev {
+				a.key = memseg.AppendInt64(a.key[:0], v, memseg.Order{})
+				if g, ok = a.group(p); !ok {
+					return i, nil
+				}
+				prev = v
+			}
+			if distinct && !a.distinct(p, b, r, g) {
+				return i, nil
+			}
+			a.groups = append(a.groups, g)
+		}
+		return len(rows), nil
+	}
 	for i, r := range rows {
 		a.key = a.enc.Append(a.key[:0], int(r))
 		if g < 0 || !bytes.Equal(a.key, a.prev) {
-			if len(p.addrs) == p.cap && a.grow(p) != nil {
+			if g, ok = a.group(p); !ok {
 				return i, nil
-			}
-			addr, acc, inserted, err := p.groups.Insert(a.key, memseg.Hash(a.key))
-			if err != nil {
-				return i, nil
-			}
-			if inserted {
-				g = int32(len(p.addrs))
-				binary.LittleEndian.PutUint32(acc, uint32(g))
-				p.addrs = append(p.addrs, addr)
-			} else {
-				g = int32(binary.LittleEndian.Uint32(acc))
 			}
 			a.key, a.prev = a.prev, a.key
 		}
@@ -461,6 +480,37 @@ func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, err
 		a.groups = append(a.groups, g)
 	}
 	return len(rows), nil
+}
+
+// intKey returns the values of b's key column when it is the only one, a
+// BIGINT, and has no NULLs.
+func (a *Aggregate) intKey(b arrow.RecordBatch) []int64 {
+	if len(a.spec.Keys) != 1 {
+		return nil
+	}
+	if c, ok := b.Column(a.spec.Keys[0]).(*array.Int64); ok && c.NullN() == 0 {
+		return c.Int64Values()
+	}
+	return nil
+}
+
+// group returns the group of key a.key in pane p, made if new; false if
+// the budget has no room for it.
+func (a *Aggregate) group(p *pane) (int32, bool) {
+	if len(p.addrs) == p.cap && a.grow(p) != nil {
+		return 0, false
+	}
+	addr, acc, inserted, err := p.groups.Insert(a.key, memseg.Hash(a.key))
+	if err != nil {
+		return 0, false
+	}
+	if !inserted {
+		return int32(binary.LittleEndian.Uint32(acc)), true
+	}
+	g := int32(len(p.addrs))
+	binary.LittleEndian.PutUint32(acc, uint32(g))
+	p.addrs = append(p.addrs, addr)
+	return g, true
 }
 
 // distinct marks row r's values of the DISTINCT aggregates seen in group
