@@ -87,8 +87,11 @@
 //
 // # Hash table
 //
-// A HashTable maps keys to fixed-size accumulators (a window's group
-// state). Entries are appended to segments and never move, so the
+// A HashTable maps keys to fixed-size accumulators. The window aggregate
+// keeps a table per window whose accumulator is a group number, indexing
+// its vectorized accumulator columns, and reaches a group's key through
+// the entry address Insert returns (KeyAt); a DISTINCT aggregate's seen
+// values are a table with empty accumulators. Entries are appended to segments and never move, so the
 // accumulator slice FindOrInsert returns stays valid until Reset or
 // Release, across growth; buckets are open-addressing slots in segments,
 // doubled at three quarters full. FindOrInsert returns ErrNoMemory, leaving

@@ -20,6 +20,16 @@
 //     are DECIMAL(38, s) and DECIMAL(38, max(s, 6)). An aggregate over no
 //     non-NULL input is NULL, except COUNT, which is 0.
 //
+// Memory: each window's groups are found through a memseg.HashTable from
+// the group's normalized key to a group number, its DISTINCT values
+// through one more table per DISTINCT aggregate, and the accumulators are
+// typed columns indexed by group number (a vectorized update per
+// aggregate), charged to the same memseg.Manager budget as the tables'
+// segments. Key columns are not stored: they are decoded from the key when
+// the window fires. When the budget cannot take a row's group or values,
+// the aggregate spills every window to the state store and goes on
+// (spill.go); a window with spilled parts fires by merging them.
+//
 // Processing-time windows use the same aggregate: AddAt folds a whole
 // batch into the window holding a given clock reading, and the caller
 // fires windows by advancing the watermark with its clock.
