@@ -66,10 +66,25 @@ func committed(t *testing.T, dir string) []string {
 // completion. It returns how many kills landed.
 func crashRun(t *testing.T, dir string, p, kills int, rng *rand.Rand, extra ...string) int {
 	t.Helper()
-	args := append([]string{"run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "150ms"}, extra...)
+	landed, _ := crashRunAt(t, dir, p, p, kills, rng, extra...)
+	return landed
+}
+
+// crashRunAt is crashRun whose killed runs have parallelism p and whose
+// last run, the one that completes, has parallelism final (a rescale when
+// they differ). It also returns the last run's stderr.
+func crashRunAt(t *testing.T, dir string, p, final, kills int, rng *rand.Rand, extra ...string) (int, string) {
+	t.Helper()
+	args := func(p int) []string {
+		return append([]string{"run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "150ms"}, extra...)
+	}
 	landed := 0
 	for i := 0; ; i++ {
-		cmd := exec.Command(strandBinary(t), args...)
+		par := p
+		if i >= kills {
+			par = final
+		}
+		cmd := exec.Command(strandBinary(t), args(par)...)
 		cmd.Dir = dir
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -90,7 +105,7 @@ func crashRun(t *testing.T, dir string, p, kills int, rng *rand.Rand, extra ...s
 				if err != nil {
 					t.Fatalf("run %d failed before the kill: %v\n%s", i, err, errb.String())
 				}
-				return landed // finished before the kill
+				return landed, errb.String() // finished before the kill
 			case <-time.After(wait):
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				<-done
@@ -106,7 +121,7 @@ func crashRun(t *testing.T, dir string, p, kills int, rng *rand.Rand, extra ...s
 			if landed > 0 && !strings.Contains(errb.String(), "resuming from checkpoint") && !strings.Contains(errb.String(), "finished at checkpoint") {
 				t.Logf("final run did not resume (no checkpoint had completed):\n%s", errb.String())
 			}
-			return landed
+			return landed, errb.String()
 		case <-time.After(2 * time.Minute):
 			_ = cmd.Process.Kill()
 			t.Fatalf("run did not finish:\n%s", errb.String())
@@ -179,7 +194,7 @@ func diffRows(t *testing.T, got, want []string) {
 	sort.Strings(missing)
 	sort.Strings(extra)
 	if len(missing)+len(extra) > 0 {
-		t.Errorf("%d rows missing, %d extra (of %d)\nmissing: %.5q\nextra: %.5q", len(missing), len(extra), len(want), missing, extra)
+		t.Errorf("%d rows missing, %d extra (of %d)\nmissing: %q\nextra: %q", len(missing), len(extra), len(want), missing[:min(5, len(missing))], extra[:min(5, len(extra))])
 	}
 }
 
