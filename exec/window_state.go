@@ -83,6 +83,11 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	b := w.sorted
 	w.agg.Flush(b, w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
 	if err := b.Commit(); err != nil {
+		// A Sorted whose Commit failed still holds its writes, and the
+		// next checkpoint's would be applied after them: parts of windows
+		// that have spilled (which deletes their parts) or fired since
+		// would come back. The next Flush writes every change again.
+		w.sorted = nil
 		return OperatorSnapshot{}, err
 	}
 	sn, err := w.store.Snapshot(id)

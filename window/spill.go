@@ -22,7 +22,8 @@ import (
 //
 // start is the window start (as in "p"), key the group's normalized key
 // (self-delimiting: its columns decode), seq a big-endian uint64 unique to
-// the spill, and value a DISTINCT value's normalized key. The same group
+// the spill, agg the DISTINCT aggregate's index as a uvarint (one byte
+// below 128), and value a DISTINCT value's normalized key. The same group
 // spilled twice has two accumulator entries, which firing merges; the same
 // DISTINCT value spilled twice is one entry. Checkpoints carry the entries
 // like any other state, and a restore routes them by key group.
@@ -137,7 +138,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		for it := seen.Iter(); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
 			a.part = append(append(a.part[:0], start[:]...), p.groups.KeyAt(p.addrs[g])...)
-			a.part = append(a.part, tagDistinct, byte(agg))
+			a.part = binary.AppendUvarint(append(a.part, tagDistinct), uint64(agg))
 			a.part = append(a.part, it.Key()[4:]...)
 			b.Set(a.spill.uid, kgs[g], spillState, a.part, nil)
 			if err := a.commitIfLarge(b); err != nil {
@@ -311,11 +312,11 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 			}
 		}
 	case tagDistinct:
-		if len(rest) < 2 || int(rest[1]) >= len(m.dec) || m.dec[rest[1]] == nil {
+		agg, n := binary.Uvarint(rest[1:])
+		if n <= 0 || agg >= uint64(len(m.dec)) || m.dec[agg] == nil {
 			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
 		}
-		agg := rest[1]
-		if _, err := m.dec[agg](m.values[agg], rest[2:]); err != nil {
+		if _, err := m.dec[agg](m.values[agg], rest[1+n:]); err != nil {
 			return fmt.Errorf("%w: %w", errState, err)
 		}
 		m.slots[agg] = append(m.slots[agg], g)

@@ -16,7 +16,7 @@ import (
 //
 //	key:   window start, 8 bytes big-endian with the sign bit flipped
 //	value: uvarint(groups) { uvarint(len key) key uvarint(len state) state }
-//	       uvarint(distinct values) { aggregate uvarint(group) uvarint(len value) value }
+//	       uvarint(distinct values) { uvarint(aggregate) uvarint(group) uvarint(len value) value }
 //
 // where key is the group's normalized key (whose hash picks the key group),
 // state the key column values and accumulators, and group a distinct
@@ -155,7 +155,7 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
 	for _, d := range distinct {
-		dst = append(dst, byte(d.agg))
+		dst = binary.AppendUvarint(dst, uint64(d.agg))
 		dst = binary.AppendUvarint(dst, uint64(ordinal[d.group]))
 		dst = binary.AppendUvarint(dst, uint64(len(d.value)))
 		dst = append(dst, d.value...)
@@ -216,8 +216,12 @@ func (a *Aggregate) loadPart(kg uint16, start int64, value []byte) error {
 	var dvs []dv
 	nd := r.uvarint()
 	for i := uint64(0); i < nd && r.err == nil; i++ {
-		d := dv{agg: int(r.byte()), group: r.uvarint(), value: r.bytes()}
-		if r.err == nil && (d.agg >= len(a.spec.Aggs) || !a.spec.Aggs[d.agg].Distinct || d.group >= n) {
+		agg := r.uvarint()
+		if r.err == nil && agg >= uint64(len(a.spec.Aggs)) {
+			return fmt.Errorf("%w: DISTINCT value of a missing aggregate", errState)
+		}
+		d := dv{agg: int(agg), group: r.uvarint(), value: r.bytes()}
+		if r.err == nil && (!a.spec.Aggs[d.agg].Distinct || d.group >= n) {
 			return fmt.Errorf("%w: DISTINCT value of a missing group", errState)
 		}
 		dvs = append(dvs, d)
@@ -338,7 +342,8 @@ func (a *Aggregate) spillDistinct(p *pane, kg uint16, key []byte, agg int, value
 	var start [8]byte
 	putStart(start[:], p.start)
 	a.part = append(append(a.part[:0], start[:]...), key...)
-	a.part = append(append(a.part, tagDistinct, byte(agg)), value...)
+	a.part = binary.AppendUvarint(append(a.part, tagDistinct), uint64(agg))
+	a.part = append(a.part, value...)
 	b.Set(a.spill.uid, kg, spillState, a.part, nil)
 	return a.commitIfLarge(b)
 }
@@ -361,16 +366,6 @@ func (r *reader) uvarint() uint64 {
 	}
 	r.b = r.b[n:]
 	return v
-}
-
-func (r *reader) byte() byte {
-	if len(r.b) == 0 {
-		r.err = errState
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
 }
 
 func (r *reader) bytes() []byte {
@@ -399,5 +394,14 @@ func (s *Spec) Fingerprint() string {
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%v filter=%v -> %v;", ag.Kind, in, ag.Distinct, ag.Filter >= 0, ag.Out)
 	}
-	return fmt.Sprintf("parts2;%016x", memseg.Hash(b.Bytes()))
+	// A DISTINCT aggregate's index was one byte: it is a uvarint now, the
+	// same byte below 128. State of a query with DISTINCT aggregates from
+	// the 129th on has the new format only.
+	version := "parts2"
+	for i, ag := range s.Aggs {
+		if ag.Distinct && i >= 0x80 {
+			version = "parts3"
+		}
+	}
+	return fmt.Sprintf("%s;%016x", version, memseg.Hash(b.Bytes()))
 }
