@@ -3,13 +3,10 @@ package exec
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/strandsql/strand/memseg"
-	"github.com/strandsql/strand/types"
 )
 
 // topnKey encodes a Top-N's buffered rows. A row is kept as one
@@ -70,7 +67,7 @@ func newTopNKey(spec *TopNSpec) (*topnKey, error) {
 			return nil
 		}
 		used[c] = true
-		t, err := memType(in[c].Type)
+		t, err := memseg.TypeOf(in[c].Type.Arrow())
 		if err != nil {
 			return fmt.Errorf("top-n: column %s: %w", in[c].Name, err)
 		}
@@ -123,33 +120,6 @@ func newTopNKey(spec *TopNSpec) (*topnKey, error) {
 	return k, nil
 }
 
-// memType is the memseg type that holds values of t; 0 for NULL.
-func memType(t types.Type) (memseg.Type, error) {
-	switch t.Kind {
-	case types.Null:
-		return 0, nil
-	case types.Boolean:
-		return memseg.Bool, nil
-	case types.Int, types.IntervalYearMonth:
-		return memseg.Int32, nil
-	case types.BigInt, types.IntervalDayTime:
-		return memseg.Int64, nil
-	case types.Float:
-		return memseg.Float32, nil
-	case types.Double:
-		return memseg.Float64, nil
-	case types.Decimal:
-		return memseg.Decimal128, nil
-	case types.String:
-		return memseg.String, nil
-	case types.Date:
-		return memseg.Date32, nil
-	case types.Timestamp, types.TimestampLTZ:
-		return memseg.Timestamp, nil
-	}
-	return 0, fmt.Errorf("cannot sort values of type %s", t)
-}
-
 // bind prepares append for the rows of b. The type dispatch happens here,
 // once per column and batch, not per row.
 func (k *topnKey) bind(b arrow.RecordBatch) error {
@@ -172,100 +142,32 @@ func (k *topnKey) append(dst []byte, row int) []byte {
 	return dst
 }
 
+// keyEncoder returns the encoder of column c of a batch, a: memseg's, but
+// for the exact bits of a float.
 func keyEncoder(a arrow.Array, c keyCol) (func(dst []byte, i int) []byte, error) {
+	if !c.bits {
+		return memseg.ColumnEncoder(a, c.order)
+	}
 	o := c.order
 	switch a := a.(type) {
-	case *array.Int64:
-		v := a.Int64Values()
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			return memseg.AppendInt64(dst, v[i], o)
-		}, nil
-	case *array.Int32:
-		v := a.Int32Values()
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			return memseg.AppendInt64(dst, int64(v[i]), o)
-		}, nil
-	case *array.Timestamp:
-		v := a.TimestampValues()
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			return memseg.AppendInt64(dst, int64(v[i]), o)
-		}, nil
-	case *array.Date32:
-		v := a.Date32Values()
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			return memseg.AppendInt64(dst, int64(v[i]), o)
-		}, nil
 	case *array.Float64:
 		v := a.Float64Values()
-		if c.bits {
-			return func(dst []byte, i int) []byte {
-				if a.IsNull(i) {
-					return memseg.AppendNull(dst, o)
-				}
-				return memseg.AppendInt64(dst, int64(math.Float64bits(v[i])), o)
-			}, nil
-		}
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
 				return memseg.AppendNull(dst, o)
 			}
-			return memseg.AppendFloat64(dst, v[i], o)
+			return memseg.AppendInt64(dst, int64(math.Float64bits(v[i])), o)
 		}, nil
 	case *array.Float32:
 		v := a.Float32Values()
-		if c.bits {
-			return func(dst []byte, i int) []byte {
-				if a.IsNull(i) {
-					return memseg.AppendNull(dst, o)
-				}
-				return memseg.AppendInt64(dst, int64(math.Float32bits(v[i])), o)
-			}, nil
-		}
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
 				return memseg.AppendNull(dst, o)
 			}
-			return memseg.AppendFloat32(dst, v[i], o)
+			return memseg.AppendInt64(dst, int64(math.Float32bits(v[i])), o)
 		}, nil
-	case *array.Boolean:
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			return memseg.AppendBool(dst, a.Value(i), o)
-		}, nil
-	case *array.String:
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			v := a.Value(i) // aliases the array; AppendString only reads it
-			return memseg.AppendString(dst, unsafe.Slice(unsafe.StringData(v), len(v)), o)
-		}, nil
-	case *array.Decimal128:
-		return func(dst []byte, i int) []byte {
-			if a.IsNull(i) {
-				return memseg.AppendNull(dst, o)
-			}
-			n := a.Value(i)
-			return memseg.AppendDecimal128(dst, n.HighBits(), n.LowBits(), o)
-		}, nil
-	case *array.Null:
-		return func(dst []byte, _ int) []byte { return dst }, nil
 	}
-	return nil, fmt.Errorf("cannot encode %s in a sort key", a.DataType())
+	return nil, fmt.Errorf("cannot encode the bits of %s", a.DataType())
 }
 
 // windowEnd reads the window_end a key starts with.
@@ -313,63 +215,25 @@ func (k *topnKey) decode(key []byte, bld []array.Builder) error {
 // column decodes the column c at the start of b into out (nil: skip it)
 // and returns the bytes after it.
 func (k *topnKey) column(c *keyCol, b []byte, out array.Builder) ([]byte, error) {
-	o := c.order
-	var null bool
-	var err error
-	switch c.typ {
-	case 0:
-		null = true
-	case memseg.Bool:
-		var v bool
-		if v, null, b, err = memseg.DecodeBool(b, o); err == nil && out != nil && !null {
-			out.(*array.BooleanBuilder).Append(v)
+	if !c.bits {
+		rest, err := memseg.DecodeColumn(out, c.typ, c.order, b, &k.str)
+		if err != nil {
+			return nil, fmt.Errorf("top-n: decoding column %d: %w", c.col, err)
 		}
-	case memseg.Int32, memseg.Int64, memseg.Date32, memseg.Timestamp:
-		var v int64
-		if v, null, b, err = memseg.DecodeInt64(b, o); err == nil && out != nil && !null {
-			switch {
-			case c.bits && c.f32:
-				out.(*array.Float32Builder).Append(math.Float32frombits(uint32(v)))
-			case c.bits:
-				out.(*array.Float64Builder).Append(math.Float64frombits(uint64(v)))
-			case c.typ == memseg.Int32:
-				out.(*array.Int32Builder).Append(int32(v))
-			case c.typ == memseg.Date32:
-				out.(*array.Date32Builder).Append(arrow.Date32(v))
-			case c.typ == memseg.Timestamp:
-				out.(*array.TimestampBuilder).Append(arrow.Timestamp(v))
-			default:
-				out.(*array.Int64Builder).Append(v)
-			}
-		}
-	case memseg.Float32:
-		var v float32
-		if v, null, b, err = memseg.DecodeFloat32(b, o); err == nil && out != nil && !null {
-			out.(*array.Float32Builder).Append(v)
-		}
-	case memseg.Float64:
-		var v float64
-		if v, null, b, err = memseg.DecodeFloat64(b, o); err == nil && out != nil && !null {
-			out.(*array.Float64Builder).Append(v)
-		}
-	case memseg.Decimal128:
-		var hi int64
-		var lo uint64
-		if hi, lo, null, b, err = memseg.DecodeDecimal128(b, o); err == nil && out != nil && !null {
-			out.(*array.Decimal128Builder).Append(decimal128.New(hi, lo))
-		}
-	case memseg.String:
-		if k.str, null, b, err = memseg.DecodeString(k.str[:0], b, o); err == nil && out != nil && !null {
-			out.(*array.StringBuilder).BinaryBuilder.Append(k.str)
-		}
-	default:
-		err = fmt.Errorf("%w: column type %v", memseg.ErrCorrupt, c.typ)
+		return rest, nil
 	}
+	v, null, rest, err := memseg.DecodeInt64(b, c.order)
 	if err != nil {
 		return nil, fmt.Errorf("top-n: decoding column %d: %w", c.col, err)
 	}
-	if null && out != nil {
+	switch {
+	case out == nil:
+	case null:
 		out.AppendNull()
+	case c.f32:
+		out.(*array.Float32Builder).Append(math.Float32frombits(uint32(v)))
+	default:
+		out.(*array.Float64Builder).Append(math.Float64frombits(uint64(v)))
 	}
-	return b, nil
+	return rest, nil
 }

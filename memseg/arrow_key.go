@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
 // KeyEncoder encodes the key columns of an Arrow batch's rows as full
@@ -25,7 +26,7 @@ type colEncoder func(dst []byte, row int) []byte
 func (k *KeyEncoder) Reset(b arrow.RecordBatch, cols []int) error {
 	k.cols = k.cols[:0]
 	for _, c := range cols {
-		enc, err := encoderFor(b.Column(c))
+		enc, err := ColumnEncoder(b.Column(c), Order{})
 		if err != nil {
 			return fmt.Errorf("key column %d: %w", c, err)
 		}
@@ -38,7 +39,7 @@ func (k *KeyEncoder) Reset(b arrow.RecordBatch, cols []int) error {
 func (k *KeyEncoder) ResetArrays(cols ...arrow.Array) error {
 	k.cols = k.cols[:0]
 	for i, c := range cols {
-		enc, err := encoderFor(c)
+		enc, err := ColumnEncoder(c, Order{})
 		if err != nil {
 			return fmt.Errorf("key column %d: %w", i, err)
 		}
@@ -55,81 +56,173 @@ func (k *KeyEncoder) Append(dst []byte, row int) []byte {
 	return dst
 }
 
-var asc = Order{}
-
-func encoderFor(a arrow.Array) (colEncoder, error) {
+// ColumnEncoder returns a function that appends the normalized key, in
+// order o, of a row of a: the one column of a KeyEncoder, for callers that
+// need other orders. A column of the NULL type takes no bytes.
+func ColumnEncoder(a arrow.Array, o Order) (func(dst []byte, row int) []byte, error) {
 	switch a := a.(type) {
 	case *array.Int64:
 		v := a.Int64Values()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendInt64(dst, v[i], asc)
+			return AppendInt64(dst, v[i], o)
 		}, nil
 	case *array.Int32:
 		v := a.Int32Values()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendInt64(dst, int64(v[i]), asc)
+			return AppendInt64(dst, int64(v[i]), o)
 		}, nil
 	case *array.Timestamp:
 		v := a.TimestampValues()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendInt64(dst, int64(v[i]), asc)
+			return AppendInt64(dst, int64(v[i]), o)
 		}, nil
 	case *array.Date32:
 		v := a.Date32Values()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendInt64(dst, int64(v[i]), asc)
+			return AppendInt64(dst, int64(v[i]), o)
 		}, nil
 	case *array.Float64:
 		v := a.Float64Values()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendFloat64(dst, v[i], asc)
+			return AppendFloat64(dst, v[i], o)
 		}, nil
 	case *array.Float32:
 		v := a.Float32Values()
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendFloat32(dst, v[i], asc)
+			return AppendFloat32(dst, v[i], o)
 		}, nil
 	case *array.Boolean:
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
-			return AppendBool(dst, a.Value(i), asc)
+			return AppendBool(dst, a.Value(i), o)
 		}, nil
 	case *array.String:
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
 			v := a.Value(i) // aliases the array's data; AppendString only reads it
-			return AppendString(dst, unsafe.Slice(unsafe.StringData(v), len(v)), asc)
+			return AppendString(dst, unsafe.Slice(unsafe.StringData(v), len(v)), o)
 		}, nil
 	case *array.Decimal128:
 		return func(dst []byte, i int) []byte {
 			if a.IsNull(i) {
-				return AppendNull(dst, asc)
+				return AppendNull(dst, o)
 			}
 			n := a.Value(i)
-			return AppendDecimal128(dst, n.HighBits(), n.LowBits(), asc)
+			return AppendDecimal128(dst, n.HighBits(), n.LowBits(), o)
 		}, nil
+	case *array.Null:
+		return func(dst []byte, _ int) []byte { return dst }, nil
 	}
 	return nil, fmt.Errorf("cannot encode %s as a key", a.DataType())
+}
+
+// TypeOf returns the memseg type of Arrow type t as ColumnEncoder encodes
+// it; 0 for the NULL type.
+func TypeOf(t arrow.DataType) (Type, error) {
+	switch t.ID() {
+	case arrow.NULL:
+		return 0, nil
+	case arrow.BOOL:
+		return Bool, nil
+	case arrow.INT32:
+		return Int32, nil
+	case arrow.INT64:
+		return Int64, nil
+	case arrow.FLOAT32:
+		return Float32, nil
+	case arrow.FLOAT64:
+		return Float64, nil
+	case arrow.DECIMAL128:
+		return Decimal128, nil
+	case arrow.STRING:
+		return String, nil
+	case arrow.DATE32:
+		return Date32, nil
+	case arrow.TIMESTAMP:
+		return Timestamp, nil
+	}
+	return 0, fmt.Errorf("no normalized key for %s", t)
+}
+
+// DecodeColumn decodes the column of type t (0: the NULL type, which takes
+// no bytes) in order o at the start of key, appends its value to b, the
+// builder of the Arrow type TypeOf maps to t, or skips it when b is nil,
+// and returns the bytes after it. Strings are decoded through *scratch,
+// which it reuses.
+func DecodeColumn(b array.Builder, t Type, o Order, key []byte, scratch *[]byte) (rest []byte, err error) {
+	var null bool
+	switch t {
+	case 0:
+		null, rest = true, key
+	case Bool:
+		var v bool
+		if v, null, rest, err = DecodeBool(key, o); err == nil && b != nil && !null {
+			b.(*array.BooleanBuilder).Append(v)
+		}
+	case Int32, Int64, Date32, Timestamp:
+		var v int64
+		if v, null, rest, err = DecodeInt64(key, o); err == nil && b != nil && !null {
+			switch t {
+			case Int32:
+				b.(*array.Int32Builder).Append(int32(v))
+			case Date32:
+				b.(*array.Date32Builder).Append(arrow.Date32(v))
+			case Timestamp:
+				b.(*array.TimestampBuilder).Append(arrow.Timestamp(v))
+			default:
+				b.(*array.Int64Builder).Append(v)
+			}
+		}
+	case Float32:
+		var v float32
+		if v, null, rest, err = DecodeFloat32(key, o); err == nil && b != nil && !null {
+			b.(*array.Float32Builder).Append(v)
+		}
+	case Float64:
+		var v float64
+		if v, null, rest, err = DecodeFloat64(key, o); err == nil && b != nil && !null {
+			b.(*array.Float64Builder).Append(v)
+		}
+	case Decimal128:
+		var hi int64
+		var lo uint64
+		if hi, lo, null, rest, err = DecodeDecimal128(key, o); err == nil && b != nil && !null {
+			b.(*array.Decimal128Builder).Append(decimal128.New(hi, lo))
+		}
+	case String:
+		if *scratch, null, rest, err = DecodeString((*scratch)[:0], key, o); err == nil && b != nil && !null {
+			b.(*array.StringBuilder).BinaryBuilder.Append(*scratch)
+		}
+	default:
+		err = fmt.Errorf("%w: key column of type %v", ErrCorrupt, t)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if null && b != nil {
+		b.AppendNull()
+	}
+	return rest, nil
 }

@@ -67,7 +67,7 @@ type Aggregate struct {
 	panes  map[int64]*pane
 	wm     int64
 	mem    *memseg.Manager
-	keys   keyDecoder
+	keys   *keyDecoder
 	// groupBytes is what a group's column slots take.
 	groupBytes int
 
@@ -147,11 +147,15 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	}
 	var kt []arrow.DataType
 	for _, k := range spec.Keys {
-		kt = append(kt, spec.In[k].Type.Arrow())
+		t := spec.In[k].Type.Arrow()
+		if _, err := memseg.TypeOf(t); err != nil {
+			return nil, fmt.Errorf("cannot group by %s: %w", spec.In[k].Name, err)
+		}
+		kt = append(kt, t)
 	}
 	var err error
 	if a.keys, err = newKeyDecoder(kt); err != nil {
-		return nil, fmt.Errorf("cannot group by %s: %w", spec.In[spec.Keys[len(a.keys)]].Name, err)
+		return nil, err
 	}
 	a.mem, err = memseg.NewManager(memseg.DefaultBudget, memseg.DefaultSegmentSize)
 	return a, err
@@ -650,7 +654,7 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 		kb[i] = bld.Field(i)
 	}
 	for i := range chunk {
-		if err := a.keys.decode(kb, key(i)); err != nil {
+		if _, err := a.keys.decode(kb, key(i)); err != nil {
 			return err
 		}
 	}

@@ -241,7 +241,7 @@ type merge struct {
 	keys [][]byte
 	n    int // groups in the batch
 	// Per DISTINCT aggregate: the values seen and their slots.
-	dec    []decoder
+	dec    []*keyDecoder
 	values []array.Builder
 	slots  [][]int32
 	rows   []int32
@@ -249,14 +249,14 @@ type merge struct {
 
 func (a *Aggregate) newMerge() *merge {
 	m := &merge{a: a, accs: a.newAccs(), keys: make([][]byte, a.spec.BatchSize),
-		dec: make([]decoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
+		dec: make([]*keyDecoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
 	for _, ac := range m.accs {
 		ac.grow(a.spec.BatchSize + 1)
 	}
 	for i, ag := range a.spec.Aggs {
 		if ag.Distinct {
 			t := a.spec.In[ag.Arg].Type.Arrow()
-			m.dec[i], _ = decoderFor(t) // New checked the type
+			m.dec[i], _ = newKeyDecoder([]arrow.DataType{t}) // New checked the type
 			m.values[i] = array.NewBuilder(a.alloc, t)
 		}
 	}
@@ -316,7 +316,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 		if n <= 0 || agg >= uint64(len(m.dec)) || m.dec[agg] == nil {
 			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
 		}
-		if _, err := m.dec[agg](m.values[agg], rest[1+n:]); err != nil {
+		if _, err := m.dec[agg].decode(m.values[agg:agg+1], rest[1+n:]); err != nil {
 			return fmt.Errorf("%w: %w", errState, err)
 		}
 		m.slots[agg] = append(m.slots[agg], g)
