@@ -90,6 +90,7 @@ func (w *WindowAgg) countSpills() {
 
 // OnWatermark implements WatermarkHandler.
 func (w *WindowAgg) OnWatermark(wm int64, out Emitter) error {
+	defer w.countSpills()
 	return w.agg.Advance(wm, out.Emit)
 }
 
@@ -137,12 +138,14 @@ func (w *ProcWindowAgg) OnWatermark(wm int64, out Emitter) error {
 	if wm != types.MaxWatermark {
 		return nil
 	}
+	defer w.countSpills()
 	return w.agg.Advance(wm, out.Emit)
 }
 
 // OnProcessingTime implements ProcessingTimeHandler: it fires the windows
 // that have ended.
 func (w *ProcWindowAgg) OnProcessingTime(out Emitter) error {
+	defer w.countSpills()
 	return w.agg.Advance(w.clock()-1, out.Emit)
 }
 

@@ -52,6 +52,7 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 			}
 		}
 	}
+	defer w.countSpills()
 	return w.agg.Restored()
 }
 

@@ -68,8 +68,11 @@ func (w *Sorted) add(uid string, kg uint16, name string, key, value []byte, del 
 }
 
 // Commit writes the collected entries as an SST in key order and ingests
-// it. An empty Sorted commits nothing.
+// it. An empty Sorted commits nothing. Whether it succeeds or not, the
+// Sorted is empty afterwards: after a failure none of its writes is in
+// the store, and none is carried into the next Commit.
 func (w *Sorted) Commit() error {
+	defer func() { w.arena, w.ents, w.err = w.arena[:0], w.ents[:0], nil }()
 	if w.err != nil || len(w.ents) == 0 {
 		return w.err
 	}
@@ -109,6 +112,24 @@ func (w *Sorted) Commit() error {
 	s.ingests++
 	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", s.ingests))
 	s.mu.Unlock()
+	err := w.write(path)
+	if err == nil {
+		if err = s.db.Ingest(context.Background(), []string{path}); err != nil {
+			err = fmt.Errorf("state: ingest: %w", err)
+		}
+	}
+	// Pebble linked an ingested file into the DB and normally removes
+	// this name itself; make sure it is gone, ingested or not.
+	if rerr := s.fs.Remove(path); err == nil && rerr != nil && !oserror.IsNotExist(rerr) {
+		err = fmt.Errorf("state: %w", rerr)
+	}
+	return err
+}
+
+// write writes the sorted entries to a new SST at path.
+func (w *Sorted) write(path string) error {
+	k := func(e sortedEnt) []byte { return w.arena[e.key:e.end] }
+	s := w.s
 	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return fmt.Errorf("state: %w", err)
@@ -131,14 +152,5 @@ func (w *Sorted) Commit() error {
 	if err := sw.Close(); err != nil {
 		return fmt.Errorf("state: sorted write: %w", err)
 	}
-	if err := s.db.Ingest(context.Background(), []string{path}); err != nil {
-		return fmt.Errorf("state: ingest: %w", err)
-	}
-	// Pebble linked the file into the DB and normally removes this name
-	// itself; make sure it is gone.
-	if err := s.fs.Remove(path); err != nil && !oserror.IsNotExist(err) {
-		return fmt.Errorf("state: %w", err)
-	}
-	w.arena, w.ents = w.arena[:0], w.ents[:0]
 	return nil
 }

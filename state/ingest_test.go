@@ -1,7 +1,9 @@
 package state
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -64,5 +66,50 @@ func TestSortedIngest(t *testing.T) {
 	defer r.Close()
 	if got := scanAll(t, r, "op", 0, 3, ""); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("restored:\n%q\nwant\n%q", got, want)
+	}
+}
+
+// failCreateFS fails every Create while fail is set.
+type failCreateFS struct {
+	vfs.FS
+	fail bool
+}
+
+func (f *failCreateFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	if f.fail {
+		return nil, errors.New("injected: no space left on device")
+	}
+	return f.FS.Create(name, cat)
+}
+
+// TestSortedFailureForgets: a Commit that fails applies none of its
+// writes and forgets them, so the next Commit does not apply them either,
+// and leaves no SST behind.
+func TestSortedFailureForgets(t *testing.T) {
+	fs := &failCreateFS{FS: vfs.NewMem()}
+	s := openStore(t, fs, "st")
+	w := s.NewSorted()
+	w.Set("op", 1, "g", []byte("stale"), []byte("1"))
+	fs.fail = true
+	if err := w.Commit(); err == nil {
+		t.Fatal("Commit succeeded on a failing file system")
+	}
+	fs.fail = false
+	w.Set("op", 1, "g", []byte("fresh"), []byte("2"))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(scanAll(t, s, "op", 0, 3, ""))
+	if want := fmt.Sprint([]string{entry{"op", 1, "g", "fresh", "2"}.String()}); got != want {
+		t.Fatalf("after a failed and a good Commit: %s, want %s", got, want)
+	}
+	names, err := fs.List("st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, "ingest-") {
+			t.Errorf("%s left behind", n)
+		}
 	}
 }

@@ -537,6 +537,15 @@ func (a *Aggregate) distinct(p *pane, b arrow.RecordBatch, r, g int32) bool {
 		a.dkey = k
 		_, _, inserted, err := p.seen[i].Insert(k, memseg.Hash(k))
 		if err != nil {
+			// The row comes back after a spill: the values it left in
+			// seen are harmless (they are spilled too, and a spilled
+			// window's DISTINCT aggregates are computed from its values),
+			// but it must not be counted now.
+			for j := range i {
+				if n := len(a.dRows[j]); n > 0 && a.dRows[j][n-1] == r {
+					a.dRows[j], a.dGroups[j] = a.dRows[j][:n-1], a.dGroups[j][:n-1]
+				}
+			}
 			return false
 		}
 		if inserted {
@@ -560,7 +569,9 @@ func (a *Aggregate) grow(p *pane) error {
 		heap += ac.heap()
 	}
 	if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
-		n = p.cap + 16
+		// As many groups as the budget has room for, up to 16.
+		free := (a.mem.Budget() - a.mem.Used()) / int64(a.groupBytes)
+		n = p.cap + int(max(1, min(16, free)))
 		if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
 			return err
 		}

@@ -294,6 +294,9 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 	g, tmp := int32(m.n-1), int32(a.spec.BatchSize)
 	switch rest[0] {
 	case tagAccs:
+		if len(rest) != 9 {
+			return fmt.Errorf("%w: spilled group key %x", errState, key)
+		}
 		v, err := value()
 		if err != nil {
 			return err
@@ -316,8 +319,8 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 		if n <= 0 || agg >= uint64(len(m.dec)) || m.dec[agg] == nil {
 			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
 		}
-		if _, err := m.dec[agg].decode(m.values[agg:agg+1], rest[1+n:]); err != nil {
-			return fmt.Errorf("%w: %w", errState, err)
+		if tail, err := m.dec[agg].decode(m.values[agg:agg+1], rest[1+n:]); err != nil || len(tail) != 0 {
+			return fmt.Errorf("%w: spilled DISTINCT value %x", errState, rest)
 		}
 		m.slots[agg] = append(m.slots[agg], g)
 	default:
