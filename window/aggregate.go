@@ -620,10 +620,7 @@ func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
 	if len(p.spilled) > 0 {
 		return a.fireSpilled(p, emit)
 	}
-	order, err := a.keyOrder(p)
-	if err != nil {
-		return err
-	}
+	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
 		if err := a.emit(p.start, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
@@ -635,7 +632,7 @@ func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
 
 // keyOrder returns p's group numbers in key order: a radix sort of key
 // prefixes in managed memory, or on the heap if that has no room.
-func (a *Aggregate) keyOrder(p *pane) ([]int32, error) {
+func (a *Aggregate) keyOrder(p *pane) []int32 {
 	order := a.order[:0]
 	if it, err := p.groups.Sorted(nil); err == nil {
 		for it.Next() {
@@ -651,7 +648,7 @@ func (a *Aggregate) keyOrder(p *pane) ([]int32, error) {
 		})
 	}
 	a.order = order
-	return order, nil
+	return order
 }
 
 // emit builds and emits one output batch of window start: the groups
