@@ -26,6 +26,16 @@ func (r *relation) ranked() error {
 	return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to keep the first rows: WHERE rownum <= N (window Top-N)")
 }
 
+// statement binds the query of a statement that runs: no enclosing query
+// can bound its ROW_NUMBER(), as one may a view's.
+func (b *binder) statement(q parser.Query) (*relation, error) {
+	r, err := b.query(q)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.ranked()
+}
+
 // rankNames are the ranking functions, of which strand has ROW_NUMBER.
 var rankNames = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
 

@@ -17,7 +17,7 @@ func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 	case *parser.Insert:
 		return b.insert(st)
 	case parser.Query:
-		r, err := b.query(st)
+		r, err := b.statement(st)
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 		}
 		return nil, errorf(st.Table.Start, ErrUnknownTable, "unknown table '%s'%s", identName(st.Table), b.known())
 	}
-	r, err := b.query(st.Query)
+	r, err := b.statement(st.Query)
 	if err != nil {
 		return nil, err
 	}
