@@ -49,10 +49,6 @@ type keyCol struct {
 	skip bool
 }
 
-func (c keyCol) String() string {
-	return fmt.Sprintf("%d:%v:%v:%v:%v:%v", c.col, c.typ, c.order.Desc, c.order.NullsLast, c.bits, c.skip)
-}
-
 // newTopNKey lays out the key of spec's rows.
 func newTopNKey(spec *TopNSpec) (*topnKey, error) {
 	in := spec.In
