@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -230,12 +231,8 @@ func (b *binder) orderLimit(q *parser.Select, base *relation, c *exprCtx, r *rel
 	}
 	var limit int64
 	if q.Limit != nil {
-		n, ok := q.Limit.(*parser.NumberLit)
-		v, err := int64(0), error(nil)
-		if ok {
-			v, err = strconv.ParseInt(n.Text, 10, 64)
-		}
-		if !ok || err != nil || v <= 0 {
+		v, ok := count(q.Limit)
+		if !ok || v <= 0 {
 			return nil, errorf(q.Limit.Pos(), ErrType, "LIMIT must be a positive integer, got %s", q.Limit)
 		}
 		limit = v
@@ -270,6 +267,21 @@ func (b *binder) orderLimit(q *parser.Select, base *relation, c *exprCtx, r *rel
 		node = top
 	}
 	return &relation{node: node, scope: r.scope, win: r.win}, nil
+}
+
+// count reads a number of rows, an integer literal. One beyond BIGINT is
+// read as the largest BIGINT: no window has more rows, so it keeps them
+// all, rather than being refused as not an integer.
+func count(e parser.Expr) (int64, bool) {
+	n, ok := e.(*parser.NumberLit)
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseInt(n.Text, 10, 64)
+	if errors.Is(err, strconv.ErrRange) && v > 0 {
+		return v, true
+	}
+	return v, err == nil
 }
 
 // selected returns the select-list column an ORDER BY item names: a
@@ -382,12 +394,8 @@ func rownumBound(r *relation, x parser.Expr) (int64, bool, error) {
 	default:
 		return 0, false, nil
 	}
-	n, ok := lit.(*parser.NumberLit)
-	v, err := int64(0), error(nil)
-	if ok {
-		v, err = strconv.ParseInt(n.Text, 10, 64)
-	}
-	if !ok || err != nil {
+	v, ok := count(lit)
+	if !ok {
 		return 0, false, errorf(lit.Pos(), ErrUnsupported, "rownum must be compared with an integer literal, as in rownum <= 3")
 	}
 	switch op {
