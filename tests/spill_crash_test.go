@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"math/rand"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -59,6 +60,9 @@ func spills(stderr string) int {
 // spilled entries are routed to new subtasks by key group.
 func TestSpillCrashRecovery(t *testing.T) {
 	kills, rows, rate := 4, 30000, 10000
+	if os.Getenv("STRAND_SOAK") != "" {
+		kills, rows, rate = 30, 300000, 10000
+	}
 	query := fmt.Sprintf(spillCrashQuery, rows, rate, 3000)
 
 	want := referenceRun(t, query)
