@@ -17,6 +17,15 @@ var (
 	buildErr  error
 )
 
+// TestMain removes the binary strandBinary built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // strandBinary builds cmd/strand once per test process.
 func strandBinary(t *testing.T) string {
 	t.Helper()
