@@ -9,8 +9,9 @@ import (
 	"github.com/strandsql/strand/memseg"
 )
 
-// Checkpointed state. A window aggregate keeps its live state in memory. At
-// each checkpoint it writes, for every window, the part of the window that
+// Checkpointed state. A window aggregate keeps its live state in memory,
+// and what did not fit in the state store already (spill.go). At each
+// checkpoint it writes, for every window, the part of the window that
 // belongs to a key group in which some group changed since the previous
 // checkpoint: one entry per (window, key group), under state name "p",
 //
@@ -19,9 +20,9 @@ import (
 //	       uvarint(distinct values) { uvarint(aggregate) uvarint(group) uvarint(len value) value }
 //
 // where key is the group's normalized key (whose hash picks the key group),
-// state the key column values and accumulators, and group a distinct
-// value's group as an ordinal within the entry. A fired window's entries
-// are deleted. Writing whole key-group parts keeps checkpoints incremental
+// state the group's accumulators (acc.put, in aggregate order), and group
+// a distinct value's group as an ordinal within the entry. A fired
+// window's entries are deleted. Writing whole key-group parts keeps checkpoints incremental
 // at key-group granularity while costing one sequential encoding per group
 // and a few hundred entries for the store, however many groups changed.
 const paneState = "p"
