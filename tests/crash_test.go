@@ -14,10 +14,10 @@ import (
 	"time"
 )
 
-// crashQuery is a windowed aggregate over a throttled generator, so that a
-// run lasts long enough to be killed at random moments, into an
-// exactly-once filesystem sink.
-const crashQuery = `
+// crashClicks is the source of the crash tests: a throttled generator of
+// %d rows at %d rows per second, 50 users, disordered within the
+// watermark delay.
+const crashClicks = `
 CREATE TABLE clicks (
   ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
@@ -27,6 +27,12 @@ CREATE TABLE clicks (
   'fields.user_id.min' = '1', 'fields.user_id.max' = '50',
   'fields.amount.min' = '0', 'fields.amount.max' = '10'
 );
+`
+
+// crashQuery is a windowed aggregate over a throttled generator, so that a
+// run lasts long enough to be killed at random moments, into an
+// exactly-once filesystem sink.
+const crashQuery = crashClicks + `
 CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT, mx DOUBLE)
 WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO out_t

@@ -12,16 +12,7 @@ import (
 // buffers across checkpoint barriers (they arrive over the window's whole
 // second), and one over a window aggregate, whose rows arrive from three
 // subtasks at different moments.
-const topnCrashQuery = `
-CREATE TABLE clicks (
-  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH (
-  'connector' = 'datagen', 'number-of-rows' = '%d', 'rows-per-second' = '%d', 'splits' = '3', 'seed' = '7',
-  'fields.ts.kind' = 'random', 'fields.ts.step' = '5 ms', 'fields.ts.max-past' = '1 s',
-  'fields.user_id.min' = '1', 'fields.user_id.max' = '50',
-  'fields.amount.min' = '0', 'fields.amount.max' = '10'
-);
+const topnCrashQuery = crashClicks + `
 CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, amount DOUBLE, n BIGINT)
 WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO out_t
@@ -31,16 +22,7 @@ SELECT window_start, user_id, amount, rownum FROM (
 ) WHERE rownum <= 3;
 `
 
-const topnAggCrashQuery = `
-CREATE TABLE clicks (
-  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH (
-  'connector' = 'datagen', 'number-of-rows' = '%d', 'rows-per-second' = '%d', 'splits' = '3', 'seed' = '7',
-  'fields.ts.kind' = 'random', 'fields.ts.step' = '5 ms', 'fields.ts.max-past' = '1 s',
-  'fields.user_id.min' = '1', 'fields.user_id.max' = '50',
-  'fields.amount.min' = '0', 'fields.amount.max' = '10'
-);
+const topnAggCrashQuery = crashClicks + `
 CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT)
 WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
 INSERT INTO out_t
