@@ -85,7 +85,7 @@ type TaskContext struct {
 	// MaxParallelism is the number of key groups.
 	MaxParallelism int
 	// Memory is the subtask's share of the job's managed memory, for its
-	// operators marked OpSpec.Memory.
+	// operators with OpSpec.MemorySegments.
 	Memory *memseg.Manager
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
@@ -101,10 +101,12 @@ type OpSpec struct {
 	UID string
 	// Out is the schema of the batches the operator emits.
 	Out types.Schema
-	// Memory marks an operator that keeps its state in managed memory:
-	// each of its subtasks gets an equal share of the job's budget, as
-	// Flink gives each slot a fraction of its managed memory, so that one
+	// MemorySegments marks an operator that keeps its state in managed
+	// memory, and is the fewest segments one of its subtasks can work
+	// with; 0 for an operator without managed memory. Each subtask of
+	// such an operator gets an equal share of the job's budget, as Flink
+	// gives each slot a fraction of its managed memory, so that one
 	// subtask's state never starves another's.
-	Memory bool
-	New    func() (Operator, error)
+	MemorySegments int
+	New            func() (Operator, error)
 }

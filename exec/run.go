@@ -347,7 +347,7 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 func memoryOps(v *Vertex) int {
 	n := 0
 	for _, op := range v.Ops {
-		if op.Memory {
+		if op.MemorySegments > 0 {
 			n++
 		}
 	}
@@ -359,10 +359,10 @@ func memoryOps(v *Vertex) int {
 var ErrMemory = errors.New("memory.managed.size is too small")
 
 // A share of managed memory is cut into at least shareSegments segments
-// where it can be, of no less than minSegment bytes, and must hold
-// minSegments of them: a window keeps a few hash tables per open window,
-// each taking whole segments, and with too few segments it would spill
-// after every few rows.
+// where it can be, of no less than minSegment bytes, and must hold at
+// least minSegments of them, and as many as every operator asks for
+// (OpSpec.MemorySegments): with too few, a window would spill after every
+// few rows.
 const (
 	shareSegments = 64
 	minSegments   = 8
@@ -373,21 +373,29 @@ const (
 // keep state in managed memory. It returns the share and its segment size:
 // m's, or smaller for a small share.
 func memoryShare(g *Graph, m *memseg.Manager) (share int64, seg int, err error) {
-	users := 0
+	users, need, needy := 0, minSegments, ""
 	for _, v := range g.Vertices {
 		users += memoryOps(v) * v.Parallelism
+		for _, op := range v.Ops {
+			if op.MemorySegments > need {
+				need, needy = op.MemorySegments, op.Name
+			}
+		}
 	}
 	if users == 0 {
 		return 0, 0, nil
 	}
 	share = m.Budget() / int64(users)
 	seg = m.SegmentSize()
-	for seg > minSegment && int64(seg)*shareSegments > share {
+	for seg > minSegment && int64(seg)*max(shareSegments, int64(need)) > share {
 		seg /= 2
 	}
-	if int64(seg)*minSegments > share {
-		return 0, 0, fmt.Errorf("%w: %d bytes shared by %d stateful operator subtasks leaves less than %d bytes each",
-			ErrMemory, m.Budget(), users, minSegments*minSegment)
+	if int64(seg)*int64(need) > share {
+		if needy != "" {
+			needy = " for " + needy
+		}
+		return 0, 0, fmt.Errorf("%w: %d bytes shared by %d stateful operator subtasks leaves %d bytes each, less than the %d%s",
+			ErrMemory, m.Budget(), users, share, need*minSegment, needy)
 	}
 	return share / int64(seg) * int64(seg), seg, nil
 }

@@ -245,6 +245,10 @@ func (t *TopN) newSorter() (*memseg.Sorter, error) {
 	return s, err
 }
 
+// TopNSegments is the fewest segments of managed memory a Top-N subtask
+// works with: its spare segments and room to log rows besides.
+const TopNSegments = 8
+
 // spareSegs is how many segments a Top-N holds back from the managed
 // memory it shares with other operators: what a sorter needs to take its
 // first row (a run buffer, an index and a record segment). They are taken

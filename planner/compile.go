@@ -11,6 +11,7 @@ import (
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
 )
 
 // Env is what compiling a plan into a job needs from the session.
@@ -280,7 +281,8 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	out := n.Schema()
 	in := s.schema
 	uid := UID(n)
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, Memory: true, New: func() (exec.Operator, error) {
+	segs := (&window.Spec{Aggs: n.Aggs}).MinSegments()
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, MemorySegments: segs, New: func() (exec.Operator, error) {
 		return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
 	}})
 	return &stage{v: v, schema: out}, nil
@@ -306,7 +308,7 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 		return nil, err
 	}
 	out := n.Schema()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, Memory: true, New: func() (exec.Operator, error) {
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
 		return exec.NewTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil

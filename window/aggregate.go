@@ -46,6 +46,20 @@ func (s *Spec) Out() types.Schema {
 	return out
 }
 
+// MinSegments is the fewest segments of managed memory the aggregate can
+// hold a window in: two per hash table (buckets and entries; one table
+// for the groups and one per DISTINCT aggregate), and two for the
+// columns. With fewer, its first row may not fit.
+func (s *Spec) MinSegments() int {
+	n := 2 + 2
+	for _, a := range s.Aggs {
+		if a.Distinct {
+			n += 2
+		}
+	}
+	return n
+}
+
 // ErrMemory is returned when a single batch's new groups do not fit in
 // the memory budget even with every window spilled.
 var ErrMemory = errors.New("window state does not fit in memory.managed.size")
