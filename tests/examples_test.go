@@ -1,0 +1,73 @@
+package tests
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// examplesDir copies the example queries and their data into a temporary
+// directory laid out like the repository root, where they are meant to
+// run, and returns it.
+func examplesDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.CopyFS(filepath.Join(dir, "queries"), os.DirFS("../queries")); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var writtenRe = regexp.MustCompile(`rows written (\d+)`)
+
+// TestExamples runs every example query under queries/ (the Nexmark ones
+// have TestCLISeveralFiles and strand bench) with the real binary: each
+// succeeds, and each shows what its comment says.
+func TestExamples(t *testing.T) {
+	dir := examplesDir(t)
+	files, err := filepath.Glob(filepath.Join(dir, "queries", "*.sql"))
+	if err != nil || len(files) < 4 {
+		t.Fatalf("example queries: %v, %v", files, err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		name := filepath.Base(f)
+		stdout, stderr, code := runStrand(t, dir, "run", filepath.Join("queries", name))
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
+		}
+		out[name] = stdout + stderr
+	}
+	// Top-N: three pages for each of the 11 windows, numbered 1 to 3, and
+	// two spenders for each window.
+	top := out["top_pages.sql"]
+	for _, n := range []string{", 1]", ", 2]", ", 3]"} {
+		if c := strings.Count(top, n); c < 11 {
+			t.Errorf("top_pages.sql: %d rows ending %q, want at least 11 (3 per window)\n%s", c, n, top)
+		}
+	}
+	if got := writtenRe.FindAllStringSubmatch(top, -1); len(got) != 2 || got[0][1] != "33" || got[1][1] != "22" {
+		t.Errorf("top_pages.sql: rows written %v, want 33 and 22\n%s", got, top)
+	}
+	// Spilling: the window spills, and writes what it writes with enough
+	// memory.
+	sp := out["spill.sql"]
+	if spills(sp) == 0 {
+		t.Errorf("spill.sql spilled nothing:\n%s", sp)
+	}
+	query, err := os.ReadFile(filepath.Join(dir, "queries", "spill.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	roomy := strings.Replace(string(query), "SET 'memory.managed.size' = '16mb';", "", 1)
+	writeFile(t, filepath.Join(dir, "roomy.sql"), roomy)
+	_, stderr, code := runStrand(t, dir, "run", "roomy.sql")
+	if code != 0 || spills(stderr) != 0 {
+		t.Fatalf("spill.sql with the default memory: exit %d\n%s", code, stderr)
+	}
+	if a, b := writtenRe.FindString(sp), writtenRe.FindString(stderr); a == "" || a != b {
+		t.Errorf("spill.sql: %q with 16 MB, %q with the default memory", a, b)
+	}
+}
