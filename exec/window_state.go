@@ -82,7 +82,7 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 		w.sorted = w.store.NewSorted() // kept: its buffers are reused at every checkpoint
 	}
 	b := w.sorted
-	w.agg.Flush(b, w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
+	w.agg.Flush(b)
 	if err := b.Commit(); err != nil {
 		// A Sorted whose Commit failed still holds its writes, and the
 		// next checkpoint's would be applied after them: parts of windows

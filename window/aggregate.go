@@ -361,8 +361,13 @@ func (a *Aggregate) empty() bool {
 	return true
 }
 
-// chargeFor makes pane p's charge need bytes, if that is more.
-func (a *Aggregate) chargeFor(p *pane, need int) error {
+// chargeFor makes pane p's charge what columns of groups slots and its
+// accumulators' heap values take, if that is more than it holds.
+func (a *Aggregate) chargeFor(p *pane, groups int) error {
+	need := groups * a.groupBytes
+	for _, ac := range p.accs {
+		need += ac.heap()
+	}
 	if need > p.charged {
 		if err := a.mem.Reserve(need - p.charged); err != nil {
 			return err
@@ -376,11 +381,7 @@ func (a *Aggregate) chargeFor(p *pane, need int) error {
 // date, and reports whether the budget is exceeded: such values (strings
 // of MIN and MAX) are known only after the update that keeps them.
 func (a *Aggregate) charge(p *pane) (over bool) {
-	need := p.cap * a.groupBytes
-	for _, ac := range p.accs {
-		need += ac.heap()
-	}
-	return a.chargeFor(p, need) != nil
+	return a.chargeFor(p, p.cap) != nil
 }
 
 // fold folds rows of b into pane p. It returns how many of the rows,
@@ -578,15 +579,11 @@ func (a *Aggregate) grow(p *pane) error {
 	if p.cap >= 1<<16 {
 		n = p.cap + p.cap/4
 	}
-	heap := 0
-	for _, ac := range p.accs {
-		heap += ac.heap()
-	}
-	if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
+	if err := a.chargeFor(p, n); err != nil {
 		// As many groups as the budget has room for, up to 16.
 		free := (a.mem.Budget() - a.mem.Used()) / int64(a.groupBytes)
 		n = p.cap + int(max(1, min(16, free)))
-		if err := a.chargeFor(p, n*a.groupBytes+heap); err != nil {
+		if err := a.chargeFor(p, n); err != nil {
 			return err
 		}
 	}

@@ -165,8 +165,9 @@ func TestAggregateRestoredBigintKeys(t *testing.T) {
 	}
 	first.Release()
 	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
+	a.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
 	sb := store.NewBatch()
-	a.Flush(sb, "w", kg)
+	a.Flush(sb)
 	if err := sb.Commit(); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,8 @@ type spill struct {
 
 // UseStore lets the aggregate spill state that does not fit in memory to
 // a state store, which open returns (it is called on the first spill),
-// under operator uid, each group in key group kg of its key. epoch must be
+// under operator uid, each group in key group kg of its key; Flush writes
+// checkpointed state under the same uid and key groups. epoch must be
 // greater than that of every earlier run whose state the aggregate
 // restores (such as the ID of the checkpoint restored), so that its spills
 // never overwrite theirs. Without a store, running out of memory fails the
@@ -109,24 +110,20 @@ func (a *Aggregate) spillPane(p *pane) error {
 	if err != nil {
 		return err
 	}
-	if p.spilled == nil {
-		p.spilled = map[uint16]bool{}
-	}
-	var start [8]byte
-	putStart(start[:], p.start)
+	start := startKey(p.start)
 	seq := a.spill.seq
 	a.spill.seq++
 	kgs := make([]uint16, len(p.addrs))
 	for g, addr := range p.addrs {
 		key := p.groups.KeyAt(addr)
 		kgs[g] = a.spill.kg(key)
-		a.part = a.accsKey(a.part[:0], start[:], key, seq)
+		a.part = accsKey(a.part[:0], start[:], key, seq)
 		k := len(a.part)
 		for _, ac := range p.accs {
 			a.part = ac.put(a.part, int32(g))
 		}
 		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
-		p.spilled[kgs[g]] = true
+		p.markSpilled(kgs[g])
 		if err := a.commitIfLarge(b); err != nil {
 			return err
 		}
@@ -137,9 +134,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		}
 		for it := seen.Iter(); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
-			a.part = append(append(a.part[:0], start[:]...), p.groups.KeyAt(p.addrs[g])...)
-			a.part = binary.AppendUvarint(append(a.part, tagDistinct), uint64(agg))
-			a.part = append(a.part, it.Key()[4:]...)
+			a.part = distinctKey(a.part[:0], start[:], p.groups.KeyAt(p.addrs[g]), agg, it.Key()[4:])
 			b.Set(a.spill.uid, kgs[g], spillState, a.part, nil)
 			if err := a.commitIfLarge(b); err != nil {
 				return err
@@ -159,9 +154,25 @@ func (a *Aggregate) spillPane(p *pane) error {
 }
 
 // accsKey appends the spill key of a group's accumulators.
-func (a *Aggregate) accsKey(dst, start, key []byte, seq uint64) []byte {
+func accsKey(dst, start, key []byte, seq uint64) []byte {
 	dst = append(append(dst, start...), key...)
 	return binary.BigEndian.AppendUint64(append(dst, tagAccs), seq)
+}
+
+// distinctKey appends the spill key of a DISTINCT value of aggregate agg
+// in the group of key.
+func distinctKey(dst, start, key []byte, agg int, value []byte) []byte {
+	dst = append(append(dst, start...), key...)
+	dst = binary.AppendUvarint(append(dst, tagDistinct), uint64(agg))
+	return append(dst, value...)
+}
+
+// markSpilled records that key group kg holds a spilled part of p.
+func (p *pane) markSpilled(kg uint16) {
+	if p.spilled == nil {
+		p.spilled = map[uint16]bool{}
+	}
+	p.spilled[kg] = true
 }
 
 // fireSpilled emits pane p, part of which is spilled, in key order.
@@ -169,8 +180,7 @@ func (a *Aggregate) fireSpilled(p *pane, emit func(arrow.RecordBatch) error) err
 	if err := a.spillPane(p); err != nil {
 		return err
 	}
-	var start [8]byte
-	putStart(start[:], p.start)
+	start := startKey(p.start)
 	var its iterHeap
 	defer func() {
 		for _, it := range its {

@@ -271,7 +271,7 @@ func (j *mJob) checkpoint(id int64, pos int, complete bool) *mCheckpoint {
 	c := &mCheckpoint{id: id, pos: pos}
 	for _, task := range j.tasks {
 		sorted := task.st.NewSorted()
-		task.a.Flush(sorted, "w", mKeyGroup)
+		task.a.Flush(sorted)
 		if err := sorted.Commit(); err != nil {
 			j.t.Fatal(err)
 		}

@@ -40,15 +40,15 @@ type Writer interface {
 	Delete(uid string, kg uint16, name string, key []byte)
 }
 
-// Flush writes to b, under uid, the key-group parts of windows that changed
-// since the last checkpoint, and deletes the stored parts of windows fired
+// Flush writes to b, under the uid and in the key groups UseStore gave,
+// the key-group parts of windows that changed since the last checkpoint, and deletes the stored parts of windows fired
 // since then. Flushed forgets those changes once b's writes are durable in
 // the checkpoint; until then a failed checkpoint's next Flush writes them
 // again.
-func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
-	var key [8]byte
+func (a *Aggregate) Flush(b Writer) {
+	uid, kg := a.spill.uid, a.spill.kg
 	for _, p := range a.fired {
-		putStart(key[:], p.start)
+		key := startKey(p.start)
 		for g := range p.stored {
 			b.Delete(uid, g, paneState, key[:])
 		}
@@ -69,7 +69,7 @@ func (a *Aggregate) Flush(b Writer, uid string, kg KeyGroup) {
 				dirty[k] = append(members, int32(g))
 			}
 		}
-		putStart(key[:], p.start)
+		key := startKey(p.start)
 		if p.stored == nil {
 			p.stored = map[uint16]bool{}
 		}
@@ -176,11 +176,7 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 		if err != nil {
 			return err
 		}
-		p := a.pane(int64(binary.BigEndian.Uint64(key) ^ 1<<63))
-		if p.spilled == nil {
-			p.spilled = map[uint16]bool{}
-		}
-		p.spilled[kg] = true
+		a.pane(int64(binary.BigEndian.Uint64(key) ^ 1<<63)).markSpilled(kg)
 		b.Set(a.spill.uid, kg, spillState, key, value)
 		return a.commitIfLarge(b)
 	case name == paneState && len(key) == 8:
@@ -321,15 +317,11 @@ func (a *Aggregate) spillGroup(p *pane, kg uint16, key, st []byte) error {
 	if err != nil {
 		return err
 	}
-	var start [8]byte
-	putStart(start[:], p.start)
-	a.part = a.accsKey(a.part[:0], start[:], key, a.spill.seq)
+	start := startKey(p.start)
+	a.part = accsKey(a.part[:0], start[:], key, a.spill.seq)
 	a.spill.seq++
 	b.Set(a.spill.uid, kg, spillState, a.part, st)
-	if p.spilled == nil {
-		p.spilled = map[uint16]bool{}
-	}
-	p.spilled[kg] = true
+	p.markSpilled(kg)
 	return a.commitIfLarge(b)
 }
 
@@ -340,17 +332,18 @@ func (a *Aggregate) spillDistinct(p *pane, kg uint16, key []byte, agg int, value
 	if err != nil {
 		return err
 	}
-	var start [8]byte
-	putStart(start[:], p.start)
-	a.part = append(append(a.part[:0], start[:]...), key...)
-	a.part = binary.AppendUvarint(append(a.part, tagDistinct), uint64(agg))
-	a.part = append(a.part, value...)
+	start := startKey(p.start)
+	a.part = distinctKey(a.part[:0], start[:], key, agg, value)
 	b.Set(a.spill.uid, kg, spillState, a.part, nil)
 	return a.commitIfLarge(b)
 }
 
-func putStart(dst []byte, start int64) {
-	binary.BigEndian.PutUint64(dst, uint64(start)^1<<63)
+// startKey is the key of window start: big-endian with the sign bit
+// flipped, so that windows sort in time order.
+func startKey(start int64) [8]byte {
+	var k [8]byte
+	binary.BigEndian.PutUint64(k[:], uint64(start)^1<<63)
+	return k
 }
 
 // reader decodes a window part, remembering the first error.

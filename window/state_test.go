@@ -45,8 +45,9 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	defer store.Close()
 	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
+	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
 	sorted := store.NewSorted()
-	orig.Flush(sorted, "w", kg)
+	orig.Flush(sorted)
 	if err := sorted.Commit(); err != nil {
 		t.Fatal(err)
 	}
