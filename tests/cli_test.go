@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"os/exec"
@@ -172,16 +173,42 @@ INSERT INTO o SELECT id FROM g;
 `)
 	cmd := exec.Command(strandBinary(t), "run", "q.sql")
 	cmd.Dir = dir
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
+	pipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(500 * time.Millisecond)
+	// Interrupt once the job has started, so that the signal lands while
+	// it runs (and after strand listens for it) however slow the machine.
+	var errb bytes.Buffer
+	started := make(chan struct{})
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		sc := bufio.NewScanner(pipe)
+		once := false
+		for sc.Scan() {
+			errb.WriteString(sc.Text() + "\n")
+			if strings.Contains(sc.Text(), " started") && !once {
+				close(started)
+				once = true
+			}
+		}
+	}()
+	select {
+	case <-started:
+	case <-time.After(time.Minute):
+		_ = cmd.Process.Kill()
+		t.Fatal("the job did not start within a minute")
+	}
+	time.Sleep(200 * time.Millisecond)
 	if err := cmd.Process.Signal(os.Interrupt); err != nil {
 		t.Fatal(err)
 	}
-	err := cmd.Wait()
+	<-copied
+	err = cmd.Wait()
 	ee, ok := err.(*exec.ExitError)
 	if !ok || ee.ExitCode() != 130 {
 		t.Fatalf("exit: %v\n%s", err, errb.String())
