@@ -36,6 +36,10 @@ type Checkpointing struct {
 	Tolerable int
 	// Restore is the checkpoint to resume from, or nil for a fresh start.
 	Restore *checkpoint.Metadata
+	// AllowNonRestored starts the job even when some of Restore's state
+	// cannot be mapped to it (MatchState): that state is dropped, and
+	// reported on Log. Without it such a start is refused.
+	AllowNonRestored bool
 	// FirstID is the id of the first checkpoint this run takes.
 	FirstID int64
 	// Log receives a line per completed or failed checkpoint.

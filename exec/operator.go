@@ -90,6 +90,9 @@ type TaskContext struct {
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
 	Checkpoint *Checkpointing
+
+	// match is the restored state matched to the job (Restored).
+	match *Match
 }
 
 // OpSpec describes one operator of a chain; New creates the instance for
@@ -99,6 +102,10 @@ type OpSpec struct {
 	Name string
 	// UID identifies a stateful operator's state across runs and plans.
 	UID string
+	// Fingerprint identifies the schema of a stateful operator's state: a
+	// restore takes back state of the same uid only if its fingerprint is
+	// the same. Empty for an operator without state.
+	Fingerprint string
 	// Out is the schema of the batches the operator emits.
 	Out types.Schema
 	// MemorySegments marks an operator that keeps its state in managed

@@ -126,8 +126,12 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		return err
 	}
 	var coord *coordinator
+	var match *Match
 	if cp := opts.Checkpoint; cp != nil {
-		if err := recoverSinks(g, cp); err != nil {
+		if match, err = matchRestore(g, cp); err != nil {
+			return err
+		}
+		if err := recoverSinks(g, cp, match); err != nil {
 			return err
 		}
 		coord = newCoordinator(ctx, cp, g, maxPar, fail)
@@ -144,7 +148,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, match: match,
 			}
 			if n := memoryOps(v); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
@@ -252,7 +256,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 		}
 		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out,
 			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics},
-			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, v.Source.UID)}
+			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()
 	}
 	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, chain: c, out: out, coord: coord}
@@ -302,8 +306,8 @@ func consumed(g *Graph, v *Vertex) bool {
 
 // restoredSplits returns the read positions a restored checkpoint holds
 // for source uid, by split id.
-func restoredSplits(cp *Checkpointing, uid string) map[string]checkpoint.SplitState {
-	if cp == nil || cp.Restore == nil {
+func restoredSplits(cp *Checkpointing, m *Match, uid string) map[string]checkpoint.SplitState {
+	if cp == nil || cp.Restore == nil || !m.sources[uid] {
 		return nil
 	}
 	out := map[string]checkpoint.SplitState{}
@@ -317,16 +321,38 @@ func restoredSplits(cp *Checkpointing, uid string) map[string]checkpoint.SplitSt
 	return out
 }
 
+// matchRestore matches the restored state to g, refusing the start if
+// some of it cannot be mapped unless the run allows that; it reports what
+// is dropped and what starts empty.
+func matchRestore(g *Graph, cp *Checkpointing) (*Match, error) {
+	if cp.Restore == nil {
+		return nil, nil
+	}
+	m := MatchState(g, cp.Restore)
+	if err := m.Err(); err != nil && !cp.AllowNonRestored {
+		return nil, err
+	}
+	if cp.Log != nil {
+		for _, u := range m.Unmapped {
+			fmt.Fprintf(cp.Log, "not restoring %s (allowed by --allow-non-restored-state)\n", u)
+		}
+		for _, uid := range m.Empty {
+			fmt.Fprintf(cp.Log, "%s has no state in checkpoint %d: it starts empty\n", uid, cp.Restore.ID)
+		}
+	}
+	return m, nil
+}
+
 // recoverSinks commits the restored checkpoint's pending sink files and
 // removes the output of later, incomplete checkpoints, before any task
 // writes.
-func recoverSinks(g *Graph, cp *Checkpointing) error {
+func recoverSinks(g *Graph, cp *Checkpointing, m *Match) error {
 	if cp.Restore == nil {
 		return nil
 	}
 	for _, v := range g.Vertices {
 		cm, ok := v.Sink.(Committer)
-		if !ok {
+		if !ok || !m.sinks[v.SinkUID] {
 			continue
 		}
 		var pending []checkpoint.PendingFile

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"path/filepath"
 
 	"github.com/strandsql/strand/memseg"
@@ -37,33 +36,14 @@ func (t *TopN) openState(ctx *TaskContext) error {
 	if t.log, err = memseg.NewSortBuffer(t.mem, nil); err != nil {
 		return err
 	}
-	if cp.Restore == nil {
-		return nil
-	}
-	for _, op := range cp.Restore.Operators {
-		if op.UID != t.spec.UID {
-			continue
-		}
-		if fp := t.spec.Fingerprint(); op.Fingerprint != fp {
-			return fmt.Errorf("%w: operator %s: checkpointed rows have schema %s, the query needs %s", ErrIncompatible, t.spec.UID, op.Fingerprint, fp)
-		}
-		for _, st := range op.Subtasks {
-			if err := t.restore(cp, ctx.Subtask, st.Handle); err != nil {
-				return err
-			}
-		}
-	}
-	return t.commit()
-}
-
-func (t *TopN) restore(cp *Checkpointing, subtask int, h state.Handle) error {
-	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d-restore", t.spec.UID, subtask))
-	r, err := state.OpenHandle(cp.FS, cp.Storage, h, dir)
+	rv, err := ctx.Restored(t.spec.UID, t.spec.Fingerprint(), 0, t.maxPar-1)
 	if err != nil {
 		return err
 	}
-	defer r.Close()
-	return r.Scan(t.spec.UID, 0, math.MaxUint16, topnRows, func(_ uint16, _ string, key, value []byte) error {
+	if rv == nil {
+		return nil
+	}
+	err = rv.Scan(topnRows, func(_ uint16, _ string, key, value []byte) error {
 		if len(key) != 16 {
 			return fmt.Errorf("%w: top-n row key of %d bytes", memseg.ErrCorrupt, len(key))
 		}
@@ -78,6 +58,10 @@ func (t *TopN) restore(cp *Checkpointing, subtask int, h state.Handle) error {
 		t.seq = max(t.seq, binary.BigEndian.Uint64(key[8:])+1)
 		return t.put(key, value)
 	})
+	if err != nil {
+		return err
+	}
+	return t.commit()
 }
 
 // logRow logs a buffered row for the store. A full log is written out

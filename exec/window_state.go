@@ -25,52 +25,25 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 		return err
 	}
 	w.store = store
-	if cp.Restore == nil {
+	rv, err := ctx.Restored(w.UID, w.Spec.Fingerprint(), w.lo, w.hi)
+	if err != nil {
+		return err
+	}
+	if rv == nil {
 		w.agg.UseStore(w.openStore, w.UID, w.keyGroup, 0)
 		return nil
 	}
 	// Spills of this run must not overwrite those of the runs whose
 	// checkpoints it restores, which all came before this checkpoint.
-	w.agg.UseStore(w.openStore, w.UID, w.keyGroup, uint64(cp.Restore.ID)+1)
-	for _, op := range cp.Restore.Operators {
-		if op.UID != w.UID {
-			continue
-		}
-		if fp := w.Spec.Fingerprint(); op.Fingerprint != fp {
-			return fmt.Errorf("%w: operator %s: checkpointed state has schema %s, the query needs %s", ErrIncompatible, w.UID, op.Fingerprint, fp)
-		}
-		if op.MaxParallelism != ctx.MaxParallelism {
-			return fmt.Errorf("%w: operator %s: checkpointed with %d key groups, the job has %d", ErrIncompatible, w.UID, op.MaxParallelism, ctx.MaxParallelism)
-		}
-		for _, st := range op.Subtasks {
-			lo, hi := max(w.lo, st.KeyGroupLo), min(w.hi, st.KeyGroupHi)
-			if lo > hi {
-				continue
-			}
-			if err := w.restore(cp, ctx.Subtask, st.Handle, uint16(lo), uint16(hi)); err != nil {
-				return err
-			}
-		}
+	w.agg.UseStore(w.openStore, w.UID, w.keyGroup, uint64(rv.ID())+1)
+	if err := rv.Scan("", w.agg.Load); err != nil {
+		return err
 	}
 	defer w.countSpills()
 	return w.agg.Restored()
 }
 
 func (w *WindowAgg) openStore() (*state.Store, error) { return w.store, nil }
-
-// ErrIncompatible is returned when checkpointed state does not fit the job
-// being restored.
-var ErrIncompatible = errors.New("incompatible checkpoint")
-
-func (w *WindowAgg) restore(cp *Checkpointing, subtask int, h state.Handle, lo, hi uint16) error {
-	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d-restore", w.UID, subtask))
-	r, err := state.OpenHandle(cp.FS, cp.Storage, h, dir)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	return r.Scan(w.UID, lo, hi, "", w.agg.Load)
-}
 
 // Snapshot implements Snapshotter: it writes what changed since the last
 // checkpoint to the store and takes the store's synchronous snapshot.

@@ -9,7 +9,6 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -22,18 +21,6 @@ type Env struct {
 	// JobID names this run's output files; Job, set when the job
 	// checkpoints, names the job across runs.
 	JobID, Job string
-}
-
-// UID is a stateful operator's identity in checkpoints and savepoints:
-// derived from what the operator computes (its window, keys and
-// aggregates), so it is stable across runs of the same query and visible
-// in EXPLAIN.
-func UID(n Node) string {
-	if t, ok := n.(*TopN); ok {
-		// The input's columns are part of the rows it checkpoints.
-		return fmt.Sprintf("topn-%016x", memseg.Hash([]byte(t.describe()+" "+fmt.Sprint(t.Input.Schema()))))
-	}
-	return fmt.Sprintf("window-%016x", memseg.Hash([]byte(n.describe())))
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -281,10 +268,11 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	out := n.Schema()
 	in := s.schema
 	uid := UID(n)
-	segs := (&window.Spec{Aggs: n.Aggs}).MinSegments()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Out: out, MemorySegments: segs, New: func() (exec.Operator, error) {
-		return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
-	}})
+	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, Keys: n.Keys, Aggs: n.Aggs}
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
+		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
+			return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+		}})
 	return &stage{v: v, schema: out}, nil
 }
 
@@ -308,7 +296,7 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 		return nil, err
 	}
 	out := n.Schema()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
 		return exec.NewTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil

@@ -27,6 +27,7 @@ const (
 	KeyRestartAttempts    = "restart-strategy.fixed-delay.attempts"
 	KeyRestartDelay       = "restart-strategy.fixed-delay.delay"
 	KeyStateDir           = "state.checkpoints.dir"
+	KeyIgnoreUnclaimed    = "execution.savepoint.ignore-unclaimed-state"
 )
 
 // Durability says where a session's jobs keep checkpoints and how they
@@ -41,6 +42,11 @@ type Durability struct {
 	Fresh bool
 	// Name prefixes job names, normally the query file's base name.
 	Name string
+	// AllowNonRestored starts a restored job even when some state of the
+	// checkpoint cannot be mapped to it, dropping that state
+	// (--allow-non-restored-state, or SET
+	// 'execution.savepoint.ignore-unclaimed-state' = 'true').
+	AllowNonRestored bool
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -67,7 +73,15 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 	if err != nil || interval <= 0 {
 		return nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
 	}
-	cp := &exec.Checkpointing{Interval: interval, Job: job, FS: vfs.Default, Log: s.Log, Retained: 2, Timeout: 10 * time.Minute}
+	cp := &exec.Checkpointing{Interval: interval, Job: job, FS: vfs.Default, Log: s.Log, Retained: 2, Timeout: 10 * time.Minute,
+		AllowNonRestored: s.Durable.AllowNonRestored}
+	switch v := strings.ToLower(s.config(KeyIgnoreUnclaimed, "false")); v {
+	case "true":
+		cp.AllowNonRestored = true
+	case "false":
+	default:
+		return nil, fmt.Errorf("%w: '%s' must be true or false, got '%s'", ErrOption, KeyIgnoreUnclaimed, v)
+	}
 	switch m := strings.ToUpper(s.config(KeyCheckpointMode, "EXACTLY_ONCE")); m {
 	case "EXACTLY_ONCE":
 	case "AT_LEAST_ONCE":

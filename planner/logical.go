@@ -61,7 +61,10 @@ type WindowAgg struct {
 	Aggs     []window.Agg
 	// Names are the aggregates' display names for EXPLAIN and output.
 	Names []string
-	out   types.Schema
+	// UIDHint is the uid a /*+ UID('...') */ hint gives the operator, or
+	// empty to derive it (UID).
+	UIDHint string
+	out     types.Schema
 }
 
 // TopN is a window Top-N: of each window's rows (those with the same
@@ -83,6 +86,8 @@ type TopN struct {
 	// BIGINT NOT NULL column named RowName.
 	RowNum  bool
 	RowName string
+	// UIDHint is as for WindowAgg.
+	UIDHint string
 }
 
 // OrderKey is one column of an ORDER BY.

@@ -30,6 +30,7 @@ const usage = `strand: streaming SQL in one binary
 Usage:
   strand run FILE.sql... [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
+             [--allow-non-restored-state]
   strand explain FILE.sql... [--parallelism N] [--set key=value ...]
   strand bench nexmark [--query q0,q1,...|all] [--events N] [--baseline] [--format json] ...
   strand version
@@ -81,6 +82,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
 	fromCheckpoint := fs.String("from-checkpoint", "", "restore this checkpoint (a chk-<n> directory) or fail")
 	fresh := fs.Bool("fresh", false, "discard the job's old checkpoints and start from the beginning")
+	allowNonRestored := fs.Bool("allow-non-restored-state", false, "start even if some restored state cannot be mapped to the query's operators, dropping it")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
@@ -109,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sess := planner.NewSession(stdout, stderr)
 	sess.Parallelism = *parallelism
 	sess.Durable = planner.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
-		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last))}
+		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: *allowNonRestored}
 	if *interval != "" {
 		sess.Config[planner.KeyCheckpointInterval] = *interval
 	}

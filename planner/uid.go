@@ -1,0 +1,116 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+)
+
+// uidVersion versions the canonical encoding below. Changing what the
+// encoding says of an operator changes every uid of that kind, so that a
+// restore refuses old state instead of mis-mapping it; bump it with any
+// such change and say why.
+const uidVersion = "strand-uid/1"
+
+// UID is a stateful operator's identity in checkpoints and savepoints. A
+// hint sets it (/*+ UID('name') */ on the SELECT that defines the
+// operator); otherwise it is derived from a canonical encoding of what the
+// operator's state depends on: the tables it reads from, its input
+// columns' names and types, and its own spec (window, keys, aggregates;
+// for a Top-N its partitioning and order). It is not derived from EXPLAIN
+// text, aliases of the output, or anything downstream, so an edit that does
+// not change what the state means (a comment, an output alias, a filter or
+// projection above the operator, a filter below it, another statement)
+// keeps the uid, and one that does (the window size, a key, the aggregate
+// list) changes it, which a restore then reports.
+func UID(n Node) string {
+	switch n := n.(type) {
+	case *WindowAgg:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "window-" + uidHash(windowCanon(n))
+	case *TopN:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "topn-" + uidHash(topNCanon(n))
+	}
+	return ""
+}
+
+func uidHash(canon string) string {
+	return fmt.Sprintf("%016x", memseg.Hash([]byte(uidVersion+"\n"+canon)))
+}
+
+// windowCanon is the canonical encoding of a window aggregate.
+func windowCanon(w *WindowAgg) string {
+	in := w.Input.Schema()
+	var b strings.Builder
+	fmt.Fprintf(&b, "window-aggregate\nsources %s\n", strings.Join(sourceTables(w), ","))
+	if w.TimeCol < 0 {
+		b.WriteString("time proctime\n")
+	} else {
+		fmt.Fprintf(&b, "time %s\n", canonCol(in, w.TimeCol))
+	}
+	fmt.Fprintf(&b, "tumble %d %d\n", w.Window.Size, w.Window.Offset)
+	for _, k := range w.Keys {
+		fmt.Fprintf(&b, "key %s\n", canonCol(in, k))
+	}
+	for _, a := range w.Aggs {
+		arg, filter := "*", "-"
+		if a.Arg >= 0 {
+			arg = canonCol(in, a.Arg)
+		}
+		if a.Filter >= 0 {
+			filter = canonCol(in, a.Filter)
+		}
+		fmt.Fprintf(&b, "agg %v(%s) distinct=%t filter=%s -> %s\n", a.Kind, arg, a.Distinct, filter, a.Out.Plain().Nullable())
+	}
+	return b.String()
+}
+
+// topNCanon is the canonical encoding of a Top-N: it buffers its input's
+// rows, so their columns are part of its state; the limit and the row
+// number are not (they decide what is emitted, not what is kept).
+func topNCanon(t *TopN) string {
+	in := t.Input.Schema()
+	var b strings.Builder
+	fmt.Fprintf(&b, "window-topn\nsources %s\n", strings.Join(sourceTables(t), ","))
+	for i := range in {
+		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+	}
+	fmt.Fprintf(&b, "window-end %s\n", canonCol(in, t.WindowEnd))
+	for _, p := range t.Partition {
+		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
+	}
+	for _, o := range t.Order {
+		fmt.Fprintf(&b, "order %s desc=%t nulls-last=%t\n", canonCol(in, o.Col), o.Desc, o.NullsLast)
+	}
+	return b.String()
+}
+
+func canonCol(s types.Schema, i int) string {
+	return fmt.Sprintf("%q %s", s[i].Name, s[i].Type.Plain().Nullable())
+}
+
+// sourceTables are the tables n reads from, sorted: where the operator
+// stands relative to the sources.
+func sourceTables(n Node) []string {
+	var out []string
+	var walk func(Node)
+	walk = func(n Node) {
+		if s, ok := n.(*Scan); ok {
+			out = append(out, s.Table.Name)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(n)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
