@@ -9,6 +9,9 @@ package checkpoint
 // fast channel may be processed before the snapshot, and are replayed
 // after a restore (duplicates, never losses).
 //
+// A savepoint's barrier is always aligned, whatever the mode: a savepoint
+// is a consistent cut that a changed job may resume from.
+//
 // A channel that has ended counts as having delivered every barrier. One
 // checkpoint is aligned at a time: the coordinator triggers checkpoint N+1
 // only after N completed or was abandoned, so a channel never delivers N+1
@@ -20,6 +23,7 @@ type Aligner struct {
 	blocked     []bool
 	arrived     int
 	current     int64 // barrier being aligned; 0 when none
+	kind        Kind  // the current barrier's kind
 	last        int64 // highest barrier completed
 }
 
@@ -31,7 +35,8 @@ func NewAligner(n int, exactlyOnce bool) *Aligner {
 // Barrier records that channel ch delivered barrier id. It reports whether
 // the barrier is now aligned on every live channel: the caller snapshots,
 // forwards the barrier, and calls Done.
-func (a *Aligner) Barrier(ch int, id int64) (aligned bool) {
+func (a *Aligner) Barrier(ch int, b Barrier) (aligned bool) {
+	id := b.ID
 	if id <= a.last || (a.current != 0 && id < a.current) {
 		// A barrier of a checkpoint this task already took, or of one
 		// abandoned for a newer one: the channel is not blocked for it.
@@ -39,7 +44,7 @@ func (a *Aligner) Barrier(ch int, id int64) (aligned bool) {
 	}
 	if id > a.current {
 		a.reset()
-		a.current = id
+		a.current, a.kind = id, b.Kind
 	}
 	if !a.blocked[ch] {
 		a.blocked[ch] = true
@@ -70,21 +75,21 @@ func (a *Aligner) complete() bool {
 }
 
 // Done ends the alignment of the current barrier and unblocks every
-// channel. It returns the barrier's id.
-func (a *Aligner) Done() int64 {
-	id := a.current
-	a.last = id
+// channel. It returns the barrier.
+func (a *Aligner) Done() Barrier {
+	b := Barrier{ID: a.current, Kind: a.kind}
+	a.last = b.ID
 	a.reset()
-	return id
+	return b
 }
 
 func (a *Aligner) reset() {
 	clear(a.blocked)
 	a.arrived = 0
-	a.current = 0
+	a.current, a.kind = 0, Periodic
 }
 
 // Blocked reports whether the task must not read channel ch now.
 func (a *Aligner) Blocked(ch int) bool {
-	return a.exactlyOnce && a.blocked[ch]
+	return (a.exactlyOnce || a.kind == Savepoint) && a.blocked[ch]
 }

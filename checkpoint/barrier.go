@@ -24,6 +24,10 @@ func (k Kind) String() string {
 type Barrier struct {
 	ID   int64
 	Kind Kind
+	// Stop ends the job once savepoint ID is complete; Drain, with Stop,
+	// first advances every watermark to the end of time, so that every
+	// window fires before the savepoint.
+	Stop, Drain bool
 }
 
 func (b Barrier) String() string { return fmt.Sprintf("%v %d", b.Kind, b.ID) }

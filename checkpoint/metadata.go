@@ -31,6 +31,11 @@ type Metadata struct {
 	// Finished is set on the final checkpoint of a job that consumed all
 	// of its input: such a job is not resumed.
 	Finished bool
+	// StrandVersion is the version of strand that took a savepoint.
+	StrandVersion string `json:",omitempty"`
+	// Parallelism is the parallelism a savepoint was taken at (any
+	// parallelism restores it).
+	Parallelism int `json:",omitempty"`
 }
 
 // OperatorState is the state of one stateful operator, by subtask.
@@ -50,6 +55,10 @@ type SubtaskState struct {
 	KeyGroupLo, KeyGroupHi int // inclusive
 	Handle                 state.Handle
 	Inline                 []byte // for example a window operator's watermark
+	// Data is a savepoint's file of the subtask's entries, in strand's
+	// own format (state.Export), instead of a Handle of Pebble files. Its
+	// Path is relative to the savepoint directory.
+	Data *state.FileRef `json:",omitempty"`
 }
 
 // SourceState is the read position of one source, by split.

@@ -34,8 +34,12 @@ type Checkpointing struct {
 	Timeout time.Duration
 	// Tolerable is how many failed checkpoints in a row the job survives.
 	Tolerable int
-	// Restore is the checkpoint to resume from, or nil for a fresh start.
+	// Restore is the checkpoint or savepoint to resume from, or nil for a
+	// fresh start.
 	Restore *checkpoint.Metadata
+	// SavepointDir is the directory of Restore when it is a savepoint
+	// (checkpoint.LoadSavepoint): its state files are read from there.
+	SavepointDir string
 	// AllowNonRestored starts the job even when some of Restore's state
 	// cannot be mapped to it (MatchState): that state is dropped, and
 	// reported on Log. Without it such a start is refused.
@@ -45,6 +49,10 @@ type Checkpointing struct {
 	// Log receives a line per completed or failed checkpoint.
 	Log io.Writer
 }
+
+// Version is strand's version, recorded in savepoints; the command sets
+// it from its build.
+var Version = "dev"
 
 // Snapshotter is implemented by operators with state.
 type Snapshotter interface {

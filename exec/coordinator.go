@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/strandsql/strand/checkpoint"
@@ -41,6 +43,9 @@ type coordinator struct {
 	fail     func(error)
 	maxPar   int
 	expected int // acks per checkpoint: one per subtask of every vertex
+	// parallelism is the highest of the job's vertices, recorded in
+	// savepoints.
+	parallelism int
 	sinks    map[string]Committer
 
 	triggers   []chan checkpoint.Barrier // one per source subtask
@@ -53,9 +58,19 @@ type coordinator struct {
 	next     int64
 	failures int
 
+	// requests are savepoints asked for (Job.Savepoint, Job.Stop);
+	// queued wait for the checkpoint in flight.
+	requests chan *savepointRequest
+	queued   []*savepointRequest
+	// stopped is set once a stop-with-savepoint is complete: tasks end
+	// without firing what remains open.
+	stopped atomic.Bool
+
 	mu        sync.Mutex
 	completed int64
 	failed    int64
+	// savepoints maps the id of each savepoint in flight to its request.
+	savepoints map[int64]*savepointRequest
 }
 
 type pendingCheckpoint struct {
@@ -63,13 +78,35 @@ type pendingCheckpoint struct {
 	final bool
 	start time.Time
 	acks  []ack
+	sp    *savepointRequest // nil for a checkpoint
+}
+
+// savepointRequest is a savepoint asked for, and its outcome.
+type savepointRequest struct {
+	dir         string
+	stop, drain bool
+	tmp, final  string // the savepoint's directory while written, and when complete
+
+	done chan struct{} // closed when path or err is set
+	path string
+	err  error
+}
+
+func (r *savepointRequest) settle(path string, err error) {
+	r.path, r.err = path, err
+	if err != nil && r.tmp != "" {
+		_ = os.RemoveAll(r.tmp)
+	}
+	close(r.done)
 }
 
 func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar int, fail func(error)) *coordinator {
 	c := &coordinator{cfg: cfg, ctx: ctx, fail: fail, maxPar: maxPar, sinks: map[string]Committer{},
-		sourceDone: make(chan struct{}, 64), finish: make(chan struct{}), done: make(chan struct{}), next: max(cfg.FirstID, 1)}
+		sourceDone: make(chan struct{}, 64), finish: make(chan struct{}), done: make(chan struct{}), next: max(cfg.FirstID, 1),
+		requests: make(chan *savepointRequest), savepoints: map[int64]*savepointRequest{}}
 	for _, v := range g.Vertices {
 		c.expected += v.Parallelism
+		c.parallelism = max(c.parallelism, v.Parallelism)
 		if v.Source != nil {
 			for range v.Parallelism {
 				c.triggers = append(c.triggers, make(chan checkpoint.Barrier, 1))
@@ -84,9 +121,10 @@ func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar in
 }
 
 // run is the coordinator's goroutine. It returns when the final
-// checkpoint is complete or the job is canceled.
+// checkpoint or a stop-with-savepoint is complete, or the job is canceled.
 func (c *coordinator) run() {
 	defer close(c.done)
+	defer c.refuseAll()
 	var tick <-chan time.Time
 	if c.cfg.Interval > 0 {
 		t := time.NewTicker(c.cfg.Interval)
@@ -100,9 +138,16 @@ func (c *coordinator) run() {
 		done     int
 		wantLast bool
 	)
-	trigger := func(final bool) {
-		pending = &pendingCheckpoint{id: c.next, final: final, start: time.Now()}
+	trigger := func(final bool, sp *savepointRequest) {
+		pending = &pendingCheckpoint{id: c.next, final: final, start: time.Now(), sp: sp}
 		c.next++
+		b := checkpoint.Barrier{ID: pending.id}
+		if sp != nil {
+			b.Kind, b.Stop, b.Drain = checkpoint.Savepoint, sp.stop, sp.drain
+			c.mu.Lock()
+			c.savepoints[b.ID] = sp
+			c.mu.Unlock()
+		}
 		timeout = time.NewTimer(c.cfg.Timeout)
 		expired = timeout.C
 		for _, t := range c.triggers {
@@ -110,16 +155,34 @@ func (c *coordinator) run() {
 			case <-t:
 			default:
 			}
-			t <- checkpoint.Barrier{ID: pending.id}
+			t <- b
+		}
+	}
+	// next starts what waits once nothing is in flight: the final
+	// checkpoint of an ended input, else a queued savepoint.
+	next := func() {
+		if pending != nil || c.ctx.Err() != nil {
+			return
+		}
+		if wantLast {
+			for _, r := range c.queued {
+				r.settle("", errors.New("the job has consumed its input and is finishing"))
+			}
+			c.queued = nil
+			trigger(true, nil)
+			return
+		}
+		if len(c.queued) > 0 {
+			r := c.queued[0]
+			c.queued = c.queued[1:]
+			c.startSavepoint(r, trigger)
 		}
 	}
 	abandon := func(err error) {
 		timeout.Stop()
-		c.failure(pending.id, err)
+		c.failure(pending, err)
 		pending, expired = nil, nil
-		if wantLast && c.ctx.Err() == nil {
-			trigger(true)
-		}
+		next()
 	}
 	for {
 		select {
@@ -127,14 +190,19 @@ func (c *coordinator) run() {
 			return
 		case <-tick:
 			if pending == nil && !wantLast {
-				trigger(false)
+				trigger(false, nil)
 			}
+		case r := <-c.requests:
+			if wantLast {
+				r.settle("", errors.New("the job has consumed its input and is finishing"))
+				continue
+			}
+			c.queued = append(c.queued, r)
+			next()
 		case <-c.sourceDone:
 			if done++; done == len(c.triggers) {
 				wantLast = true
-				if pending == nil {
-					trigger(true)
-				}
+				next()
 			}
 		case a := <-c.acks:
 			if pending == nil || a.id != pending.id {
@@ -152,28 +220,80 @@ func (c *coordinator) run() {
 			p := pending
 			pending, expired = nil, nil
 			if err := c.complete(p); err != nil {
-				c.failure(p.id, err)
-				if wantLast && c.ctx.Err() == nil {
-					trigger(true)
-				}
+				c.failure(p, err)
+				next()
 				continue
 			}
-			if p.final {
+			if p.final || (p.sp != nil && p.sp.stop) {
 				close(c.finish)
 				return
 			}
-			if wantLast {
-				trigger(true)
-			}
+			next()
 		case <-expired:
 			abandon(fmt.Errorf("not complete after %v", c.cfg.Timeout))
 		}
 	}
 }
 
+// startSavepoint creates the directory of savepoint r and triggers it, or
+// settles r with the error.
+func (c *coordinator) startSavepoint(r *savepointRequest, trigger func(bool, *savepointRequest)) {
+	tmp, final, err := checkpoint.NewSavepointDir(r.dir, c.cfg.Job)
+	if err != nil {
+		r.settle("", err)
+		return
+	}
+	r.tmp, r.final = tmp, final
+	trigger(false, r)
+}
+
+// refuseAll settles every savepoint not yet taken when the coordinator
+// stops.
+func (c *coordinator) refuseAll() {
+	for _, r := range c.queued {
+		r.settle("", errors.New("the job ended before the savepoint was taken"))
+	}
+	c.queued = nil
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, r := range c.savepoints {
+		r.settle("", errors.New("the job ended before the savepoint was complete"))
+		delete(c.savepoints, id)
+	}
+}
+
+// savepoint returns the request of savepoint id, nil for a checkpoint.
+func (c *coordinator) savepoint(id int64) *savepointRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.savepoints[id]
+}
+
+// request asks for a savepoint and waits for its outcome.
+func (c *coordinator) request(ctx context.Context, r *savepointRequest) (string, error) {
+	r.done = make(chan struct{})
+	select {
+	case c.requests <- r:
+	case <-c.done:
+		return "", errors.New("the job has ended")
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	select {
+	case <-r.done:
+		return r.path, r.err
+	case <-ctx.Done():
+		// The savepoint goes on; its outcome is only no longer awaited.
+		return "", ctx.Err()
+	}
+}
+
 // complete writes checkpoint p's metadata, then commits the sinks.
 func (c *coordinator) complete(p *pendingCheckpoint) error {
 	md := &checkpoint.Metadata{ID: p.id, Kind: checkpoint.Periodic, Job: c.cfg.Job, CreatedUnixMs: time.Now().UnixMilli(), Finished: p.final}
+	if p.sp != nil {
+		md.Kind, md.StrandVersion, md.Parallelism = checkpoint.Savepoint, Version, c.parallelism
+	}
 	ops := map[string]*checkpoint.OperatorState{}
 	srcs := map[string]*checkpoint.SourceState{}
 	sinks := map[string]*checkpoint.SinkState{}
@@ -212,7 +332,11 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	for _, uid := range slices.Sorted(maps.Keys(sinks)) {
 		md.Sinks = append(md.Sinks, *sinks[uid])
 	}
-	if err := c.cfg.Storage.Write(md); err != nil {
+	if p.sp != nil {
+		if err := checkpoint.WriteSavepoint(p.sp.tmp, p.sp.final, md); err != nil {
+			return err
+		}
+	} else if err := c.cfg.Storage.Write(md); err != nil {
 		return err
 	}
 	// The checkpoint is complete: what follows cannot undo it, so a
@@ -225,6 +349,17 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 			}
 		}
 	}
+	if p.sp != nil {
+		c.mu.Lock()
+		delete(c.savepoints, p.id)
+		c.mu.Unlock()
+		if p.sp.stop {
+			c.stopped.Store(true)
+		}
+		p.sp.settle(p.sp.final, nil)
+		c.logf("savepoint %d completed in %s: %s", p.id, time.Since(p.start).Round(time.Millisecond), p.sp.final)
+		return nil
+	}
 	if err := c.cfg.Storage.Retain(max(c.cfg.Retained, 1)); err != nil {
 		c.logf("checkpoint %d: dropping old checkpoints: %v", p.id, err)
 	}
@@ -236,7 +371,19 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	return nil
 }
 
-func (c *coordinator) failure(id int64, err error) {
+// failure records that checkpoint p failed. A failed savepoint is
+// reported to whoever asked for it and leaves the job running: it does not
+// count against the tolerated checkpoint failures.
+func (c *coordinator) failure(p *pendingCheckpoint, err error) {
+	id := p.id
+	if p.sp != nil {
+		c.mu.Lock()
+		delete(c.savepoints, id)
+		c.mu.Unlock()
+		p.sp.settle("", err)
+		c.logf("savepoint %d failed: %v", id, err)
+		return
+	}
 	if c.ctx.Err() != nil {
 		return
 	}

@@ -158,6 +158,12 @@ func (r *RestoreView) Scan(name string, fn state.ScanFunc) error {
 		if lo > hi {
 			continue
 		}
+		if st.Data != nil {
+			if err := r.scanData(*st.Data, uint16(lo), uint16(hi), name, fn); err != nil {
+				return fmt.Errorf("restoring %s: %w", r.op.UID, err)
+			}
+			continue
+		}
 		dir := filepath.Join(r.cp.WorkDir, fmt.Sprintf("%s-%d-restore", r.op.UID, r.subtask))
 		rd, err := state.OpenHandle(r.cp.FS, r.cp.Storage, st.Handle, dir)
 		if err != nil {
@@ -172,6 +178,16 @@ func (r *RestoreView) Scan(name string, fn state.ScanFunc) error {
 		}
 	}
 	return nil
+}
+
+// scanData scans a savepoint's state file.
+func (r *RestoreView) scanData(ref state.FileRef, lo, hi uint16, name string, fn state.ScanFunc) error {
+	f, err := checkpoint.OpenData(r.cp.SavepointDir, ref)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return state.ReadExport(f, filepath.Join(r.cp.SavepointDir, ref.Path), lo, hi, name, fn)
 }
 
 // Restored returns the state operator uid, of state schema fingerprint,

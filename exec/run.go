@@ -64,17 +64,31 @@ func (o *Options) defaults() {
 }
 
 // Run executes g until every source has ended and every sink has
-// committed, or until ctx is canceled or a task fails. It returns the first
-// error of a task, wrapped with the task's name; a canceled job returns an
-// error wrapping ErrCanceled.
+// committed, or until ctx is canceled or a task fails: Start, then Wait.
 func Run(ctx context.Context, g *Graph, opts Options) error {
+	j, err := Start(ctx, g, opts)
+	if err != nil {
+		return err
+	}
+	return j.Wait()
+}
+
+// Start checks g, matches the state it restores (refusing state it cannot
+// map), and starts its tasks. An error returned by Start means nothing has
+// run; the job's own outcome is Wait's.
+func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	opts.defaults()
 	if err := validate(g); err != nil {
-		return err
+		return nil, err
 	}
 	parent := ctx
 	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	started := false
+	defer func() {
+		if !started {
+			cancel(nil)
+		}
+	}()
 
 	maxPar := g.MaxParallelism
 	if maxPar <= 0 {
@@ -123,16 +137,16 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 
 	share, seg, err := memoryShare(g, opts.Memory)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var coord *coordinator
 	var match *Match
 	if cp := opts.Checkpoint; cp != nil {
 		if match, err = matchRestore(g, cp); err != nil {
-			return err
+			return nil, err
 		}
 		if err := recoverSinks(g, cp, match); err != nil {
-			return err
+			return nil, err
 		}
 		coord = newCoordinator(ctx, cp, g, maxPar, fail)
 		wg.Add(1)
@@ -191,23 +205,40 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 			}()
 		}
 	}
-	wg.Wait()
+	j := newJob(g, opts, coord, cancel)
+	started = true
+	go func() {
+		defer cancel(nil)
+		wg.Wait()
+		mu.Lock()
+		err := firstErr
+		mu.Unlock()
+		j.settle(finishRun(parent, err, coord, opts, writers))
+	}()
+	return j, nil
+}
+
+// finishRun ends a run whose tasks have all returned: it counts the
+// checkpoints and makes the output visible if the whole job succeeded, or
+// discards what is not committed. After a stop-with-savepoint the output
+// is the savepoint's, committed; anything written after it is discarded.
+func finishRun(parent context.Context, err error, coord *coordinator, opts Options, writers []SinkWriter) error {
+	stopped := false
 	if coord != nil {
 		coord.uploads.Wait()
 		c, f := coord.counts()
 		opts.Metrics.Checkpoints.Store(c)
 		opts.Metrics.Failed.Store(f)
+		stopped = coord.stopped.Load()
 	}
-	err = firstErr
 	if parent.Err() != nil {
 		// Stopped from outside (a signal): tasks report the cancellation
 		// itself, which is not what went wrong.
 		err = fmt.Errorf("%w: %w", ErrCanceled, context.Cause(parent))
 	}
-	// Output becomes visible only when the whole job has succeeded.
 	var errs []error
 	for _, w := range writers {
-		if err != nil {
+		if err != nil || stopped {
 			errs = append(errs, w.Abort())
 		} else if cerr := w.Close(); cerr != nil {
 			errs = append(errs, cerr)

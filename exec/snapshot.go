@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/strandsql/strand/checkpoint"
 )
@@ -45,6 +46,7 @@ func takeCheckpoint(coord *coordinator, subtask int, b checkpoint.Barrier, c *ch
 	if err != nil {
 		return err
 	}
+	sp := coord.savepoint(b.ID)
 	coord.uploads.Add(1)
 	go func() {
 		defer coord.uploads.Done()
@@ -56,12 +58,25 @@ func takeCheckpoint(coord *coordinator, subtask int, b checkpoint.Barrier, c *ch
 					sn.State.Discard()
 					continue
 				}
-				h, err := sn.State.Upload(coord.cfg.Storage)
-				if err != nil {
-					a.err = fmt.Errorf("uploading %s state: %w", sn.UID, err)
-					continue
+				if sp != nil {
+					// A savepoint holds state in strand's own format, in its
+					// own directory.
+					name := fmt.Sprintf("%s-%d.state", sn.UID, subtask)
+					ref, err := sn.State.Export(filepath.Join(sp.tmp, name), sn.UID)
+					if err != nil {
+						a.err = fmt.Errorf("exporting %s state: %w", sn.UID, err)
+						continue
+					}
+					ref.Path, ref.Name = name, name
+					st.Data = &ref
+				} else {
+					h, err := sn.State.Upload(coord.cfg.Storage)
+					if err != nil {
+						a.err = fmt.Errorf("uploading %s state: %w", sn.UID, err)
+						continue
+					}
+					st.Handle = h
 				}
-				st.Handle = h
 			}
 			a.ops = append(a.ops, opAck{uid: sn.UID, fingerprint: sn.Fingerprint, state: st})
 		}

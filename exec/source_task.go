@@ -90,8 +90,12 @@ func (t *sourceTask) run() error {
 					return err
 				}
 			}
-			if err := t.poll(states); err != nil {
+			stop, err := t.poll(states)
+			if err != nil {
 				return err
+			}
+			if stop {
+				return t.stop()
 			}
 		}
 	}
@@ -103,22 +107,28 @@ func (t *sourceTask) run() error {
 	if err := t.awaitFinalCheckpoint(states); err != nil {
 		return err
 	}
+	return t.stop()
+}
+
+// stop ends the subtask's output.
+func (t *sourceTask) stop() error {
 	if err := t.chain.finish(); err != nil {
 		return err
 	}
 	return t.out.end()
 }
 
-// poll takes a checkpoint if the coordinator asked for one.
-func (t *sourceTask) poll(states []*splitState) error {
+// poll takes a checkpoint if the coordinator asked for one. It reports
+// whether the subtask must stop: a stop-with-savepoint is complete.
+func (t *sourceTask) poll(states []*splitState) (stop bool, err error) {
 	if t.coord == nil {
-		return nil
+		return false, nil
 	}
 	select {
 	case b := <-t.trigger:
 		return t.checkpoint(b, states)
 	default:
-		return nil
+		return false, nil
 	}
 }
 
@@ -137,7 +147,7 @@ func (t *sourceTask) awaitFinalCheckpoint(states []*splitState) error {
 	for {
 		select {
 		case b := <-t.trigger:
-			if err := t.checkpoint(b, states); err != nil {
+			if stop, err := t.checkpoint(b, states); err != nil || stop {
 				return err
 			}
 		case <-t.coord.finish:
@@ -150,13 +160,39 @@ func (t *sourceTask) awaitFinalCheckpoint(states []*splitState) error {
 
 // checkpoint records where each split resumes, and its watermark, then
 // snapshots the chain and emits the barrier after every row read so far.
-func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) error {
+//
+// A stop-with-savepoint's barrier (b.Stop) is the subtask's last output
+// if the savepoint completes: it waits for the outcome and reports stop.
+// If the savepoint fails the job goes on, unless it drained: the windows
+// have fired then, and rows after them would be late, so the job fails
+// and restarts from its last checkpoint instead.
+func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (stop bool, err error) {
+	if b.Stop && b.Drain {
+		if err := t.advance(types.MaxWatermark); err != nil {
+			return false, err
+		}
+	}
 	src := &checkpoint.SourceState{UID: t.spec.UID}
 	for _, st := range states {
 		off := st.r.Offset()
 		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm})
 	}
-	return takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src)
+	sp := t.coord.savepoint(b.ID)
+	if err := takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src); err != nil {
+		return false, err
+	}
+	if !b.Stop || sp == nil {
+		return false, nil
+	}
+	select {
+	case <-sp.done:
+	case <-t.ctx.Done():
+		return false, context.Cause(t.ctx)
+	}
+	if sp.err != nil && b.Drain {
+		return false, fmt.Errorf("stop --drain: savepoint %d failed after every window had fired: %w", b.ID, sp.err)
+	}
+	return sp.err == nil, nil
 }
 
 func (t *sourceTask) compile() error {

@@ -95,7 +95,7 @@ func (t *inputTask) run() error {
 				wms[from] = e.Watermark
 			}
 		case ElemBarrier:
-			aligned := align.Barrier(from, e.Barrier.ID)
+			aligned := align.Barrier(from, e.Barrier)
 			if aligned {
 				if err := t.checkpoint(e.Barrier, align); err != nil {
 					return err
@@ -122,7 +122,9 @@ func (t *inputTask) run() error {
 			}
 		}
 	}
-	if current < types.MaxWatermark {
+	// After a stop-with-savepoint, what is open stays in the savepoint:
+	// firing it now would emit it twice, here and after the resume.
+	if current < types.MaxWatermark && (t.coord == nil || !t.coord.stopped.Load()) {
 		if err := t.advance(types.MaxWatermark); err != nil {
 			return err
 		}
@@ -133,10 +135,10 @@ func (t *inputTask) run() error {
 	return t.out.end()
 }
 
-// checkpoint takes the aligned checkpoint. b.ID 0 means the barrier being
+// checkpoint takes the aligned checkpoint or savepoint. b.ID 0 means the barrier being
 // aligned, completed by a channel's end rather than by a barrier.
 func (t *inputTask) checkpoint(b checkpoint.Barrier, align *checkpoint.Aligner) error {
-	b.ID = align.Done()
+	b = align.Done()
 	if t.coord == nil {
 		return fmt.Errorf("%s: barrier in a job without checkpoints", t.name)
 	}

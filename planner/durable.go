@@ -47,6 +47,14 @@ type Durability struct {
 	// (--allow-non-restored-state, or SET
 	// 'execution.savepoint.ignore-unclaimed-state' = 'true').
 	AllowNonRestored bool
+	// FromSavepoint restores the savepoint in that directory or fails
+	// (--from-savepoint, or SET 'execution.savepoint.path').
+	FromSavepoint string
+	// savepointRun is the first checkpoint id of the run that restored
+	// FromSavepoint: a restart within the job takes a checkpoint from
+	// that run on, or else the savepoint again, never an older checkpoint
+	// of the job.
+	savepointRun int64
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -130,6 +138,9 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Metadata, err error) {
 	st := cp.Storage
 	var md *checkpoint.Metadata
+	if p := s.savepointPath(); p != "" {
+		return nil, s.restoreSavepoint(cp, p)
+	}
 	if p := s.Durable.FromCheckpoint; p != "" {
 		if md, err = st.LoadPath(p); err != nil {
 			return nil, fmt.Errorf("--from-checkpoint %s: %w", p, err)
@@ -156,6 +167,45 @@ func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Met
 	return finished, err
 }
 
+// savepointPath is the savepoint the session's jobs start from, if any.
+func (s *Session) savepointPath() string {
+	return s.config(KeySavepointPath, s.Durable.FromSavepoint)
+}
+
+// restoreSavepoint makes the savepoint at p the run's restore point, or,
+// on a restart of a run that restored it, the newest checkpoint that run
+// has taken since.
+func (s *Session) restoreSavepoint(cp *exec.Checkpointing, p string) error {
+	st := cp.Storage
+	next, err := st.NextID()
+	if err != nil {
+		return err
+	}
+	if s.Durable.savepointRun > 0 {
+		latest, err := st.Latest(func(n int64, err error) {
+			fmt.Fprintf(s.Log, "skipping checkpoint %d: %v\n", n, err)
+		})
+		if err != nil {
+			return err
+		}
+		if latest != nil && latest.ID >= s.Durable.savepointRun {
+			cp.Restore, cp.SavepointDir, cp.FirstID = latest, "", max(next, latest.ID+1)
+			fmt.Fprintf(s.Log, "resuming from checkpoint %d\n", latest.ID)
+			return nil
+		}
+	}
+	md, err := checkpoint.LoadSavepoint(p)
+	if err != nil {
+		return err
+	}
+	cp.Restore, cp.SavepointDir, cp.FirstID = md, p, max(next, md.ID+1)
+	if s.Durable.savepointRun == 0 {
+		s.Durable.savepointRun = cp.FirstID
+	}
+	fmt.Fprintf(s.Log, "resuming from savepoint %s (taken at checkpoint %d)\n", p, md.ID)
+	return nil
+}
+
 // lineage names a job's runs that continue one another through
 // checkpoints: output files carry it, so that a restore removes only what
 // its own lineage committed after the restored checkpoint, never the
@@ -170,7 +220,7 @@ func lineage(job string, restore *checkpoint.Metadata) string {
 // runDurable runs a checkpointing job, first as graph, then, after a
 // failure, as recompile builds it, restarting from the latest checkpoint as
 // the fixed-delay restart strategy says.
-func (s *Session) runDurable(ctx context.Context, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
+func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
 	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
 	if err != nil {
 		return err
@@ -199,8 +249,8 @@ func (s *Session) runDurable(ctx context.Context, graph *exec.Graph, recompile f
 			}
 		}
 		opts.Checkpoint = cp
-		err = exec.Run(ctx, graph, opts)
-		if err == nil || errors.Is(err, exec.ErrCanceled) || ctx.Err() != nil || attempt >= attempts {
+		err = s.attempt(ctx, job, graph, opts)
+		if err == nil || errors.Is(err, exec.ErrCanceled) || errors.Is(err, exec.ErrUnmapped) || ctx.Err() != nil || attempt >= attempts {
 			return err
 		}
 		fmt.Fprintf(s.Log, "job %s failed: %v; restarting in %s (restart %d of %d)\n", cp.Job, err, delay, attempt+1, attempts)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -44,6 +45,8 @@ type Session struct {
 	LastMetrics *exec.Metrics
 	// Durable places checkpoints and says how jobs start.
 	Durable Durability
+	// Jobs are the session's jobs, running and ended.
+	Jobs Jobs
 	// jobs counts the jobs the session has run, to name them.
 	jobs int
 }
@@ -355,6 +358,11 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 		}
 	}
 	id := env.JobID
+	j := &Job{ID: id, Name: job, Statement: st.String(), Started: time.Now(), Metrics: m}
+	if j.SavepointDir, err = s.savepointDir(); err != nil {
+		return s.at(st, err)
+	}
+	s.Jobs.add(j)
 	fmt.Fprintf(s.Log, "job %s started\n", id)
 	start := time.Now()
 	if cp != nil {
@@ -362,16 +370,42 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 			env.JobID = newJobID() // each restart writes files of its own
 			return compile()
 		}
-		err = s.runDurable(ctx, g, restart, cp, opts)
+		err = s.runDurable(ctx, j, g, restart, cp, opts)
 	} else {
-		err = exec.Run(ctx, g, opts)
+		err = s.attempt(ctx, j, g, opts)
 	}
+	j.end(err)
 	status := "finished"
 	if err != nil {
 		status = "failed"
+	} else if st, _, _ := j.Status(); st == exec.Stopped {
+		status = "stopped with a savepoint"
 	}
 	fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
 	return err
+}
+
+// attempt runs g once as job j's current run.
+func (s *Session) attempt(ctx context.Context, j *Job, g *exec.Graph, opts exec.Options) error {
+	x, err := exec.Start(ctx, g, opts)
+	if err != nil {
+		return err
+	}
+	j.attempt(x)
+	return x.Wait()
+}
+
+// savepointDir is where the session's savepoints go by default.
+func (s *Session) savepointDir() (string, error) {
+	dir := s.Config[KeySavepointDir]
+	if dir == "" {
+		root := s.config(KeyStateDir, s.Durable.StateDir)
+		if root == "" {
+			root = ".strand"
+		}
+		dir = filepath.Join(root, "savepoints")
+	}
+	return filepath.Abs(dir)
 }
 
 func newJobID() string {

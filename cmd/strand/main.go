@@ -30,7 +30,7 @@ const usage = `strand: streaming SQL in one binary
 Usage:
   strand run FILE.sql... [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
-             [--allow-non-restored-state]
+             [--from-savepoint DIR] [--allow-non-restored-state]
   strand explain FILE.sql... [--parallelism N] [--set key=value ...]
   strand bench nexmark [--query q0,q1,...|all] [--events N] [--baseline] [--format json] ...
   strand version
@@ -43,6 +43,7 @@ logical and physical plans of the file's INSERT and SELECT statements.
 `
 
 func main() {
+	exec.Version = version
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -82,6 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
 	fromCheckpoint := fs.String("from-checkpoint", "", "restore this checkpoint (a chk-<n> directory) or fail")
 	fresh := fs.Bool("fresh", false, "discard the job's old checkpoints and start from the beginning")
+	fromSavepoint := fs.String("from-savepoint", "", "restore this savepoint (a savepoint-... directory) or fail (execution.savepoint.path)")
 	allowNonRestored := fs.Bool("allow-non-restored-state", false, "start even if some restored state cannot be mapped to the query's operators, dropping it")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
@@ -111,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	sess := planner.NewSession(stdout, stderr)
 	sess.Parallelism = *parallelism
 	sess.Durable = planner.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
-		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: *allowNonRestored}
+		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: *allowNonRestored, FromSavepoint: *fromSavepoint}
 	if *interval != "" {
 		sess.Config[planner.KeyCheckpointInterval] = *interval
 	}

@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/strandsql/strand/exec"
+)
+
+// KeySavepointDir is Flink's key for where savepoints go when a request
+// names no directory; strand's default is <state-dir>/savepoints.
+const KeySavepointDir = "state.savepoints.dir"
+
+// KeySavepointPath is Flink's key for the savepoint a job starts from.
+const KeySavepointPath = "execution.savepoint.path"
+
+// ErrNoJob is returned for a job id that names no job of the session.
+var ErrNoJob = errors.New("no such job")
+
+// Jobs is the registry of a session's jobs, running and ended, for SHOW
+// JOBS, STOP JOB and the HTTP API. Its methods may be called from any
+// goroutine.
+type Jobs struct {
+	mu   sync.Mutex
+	list []*Job
+}
+
+// Job is a session's job across its restarts: each restart from a
+// checkpoint is a new exec.Job, and Job follows the current one.
+type Job struct {
+	ID, Name string
+	// Statement is the SQL text the job runs.
+	Statement string
+	Started   time.Time
+	Metrics   *exec.Metrics
+	// SavepointDir is where a savepoint goes when a request names none.
+	SavepointDir string
+
+	mu struct {
+		sync.Mutex
+		cur    *exec.Job
+		status exec.Status
+		ended  time.Time
+		err    error
+	}
+}
+
+func (js *Jobs) add(j *Job) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	j.mu.status = exec.Running
+	js.list = append(js.list, j)
+}
+
+// List returns every job of the session, oldest first.
+func (js *Jobs) List() []*Job {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return slices.Clone(js.list)
+}
+
+// Find returns the job whose id is id or starts with it (at least four
+// characters), as Flink's CLI takes job ids.
+func (js *Jobs) Find(id string) (*Job, error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	var found *Job
+	for _, j := range js.list {
+		if j.ID == id {
+			return j, nil
+		}
+		if len(id) >= 4 && len(id) < len(j.ID) && j.ID[:len(id)] == id {
+			if found != nil {
+				return nil, errors.New("job id " + id + " is ambiguous")
+			}
+			found = j
+		}
+	}
+	if found == nil {
+		return nil, errors.Join(ErrNoJob, errors.New("no job "+id))
+	}
+	return found, nil
+}
+
+func (j *Job) attempt(cur *exec.Job) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.mu.cur = cur
+}
+
+func (j *Job) end(err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.mu.err, j.mu.ended = err, time.Now()
+	if j.mu.cur != nil {
+		j.mu.status = j.mu.cur.Status()
+	}
+	if err != nil && j.mu.status == exec.Running {
+		j.mu.status = exec.Failed
+	}
+}
+
+// Status returns the job's status and, once it has ended, when and with
+// what error.
+func (j *Job) Status() (status exec.Status, ended time.Time, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.mu.status, j.mu.ended, j.mu.err
+}
+
+func (j *Job) current() (*exec.Job, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.mu.status != exec.Running || j.mu.cur == nil {
+		return nil, errors.New("job " + j.ID + " is not running")
+	}
+	return j.mu.cur, nil
+}
+
+// Savepoint takes a savepoint of the running job into dir (the job's
+// default directory if empty) and returns its path.
+func (j *Job) Savepoint(ctx context.Context, dir string) (string, error) {
+	cur, err := j.current()
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		dir = j.SavepointDir
+	}
+	return cur.Savepoint(ctx, dir)
+}
+
+// Stop stops the running job with a savepoint into dir (the job's default
+// directory if empty), draining first if drain, and returns the
+// savepoint's path once the job has ended.
+func (j *Job) Stop(ctx context.Context, dir string, drain bool) (string, error) {
+	cur, err := j.current()
+	if err != nil {
+		return "", err
+	}
+	if dir == "" {
+		dir = j.SavepointDir
+	}
+	return cur.Stop(ctx, dir, drain)
+}
