@@ -46,7 +46,7 @@ type coordinator struct {
 	// parallelism is the highest of the job's vertices, recorded in
 	// savepoints.
 	parallelism int
-	sinks    map[string]Committer
+	sinks       map[string]Committer
 
 	triggers   []chan checkpoint.Barrier // one per source subtask
 	acks       chan ack
