@@ -173,7 +173,10 @@ func loadSavepoint(dir string) (*Metadata, error) {
 	if len(b) >= 8 && string(b[:8]) == magic {
 		return nil, fmt.Errorf("%s: a checkpoint, not a savepoint: restore it with --from-checkpoint", meta)
 	}
-	if len(b) >= headerSize && string(b[:8]) == spMagic {
+	if len(b) >= 8 && string(b[:8]) == spMagic {
+		if len(b) < headerSize {
+			return nil, fmt.Errorf("%s: truncated: %d bytes, shorter than the header", meta, len(b))
+		}
 		if v := binary.LittleEndian.Uint32(b[8:]); v > spVersion {
 			return nil, fmt.Errorf("%s: savepoint format version %d is newer than this strand reads (%d)", meta, v, spVersion)
 		}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
@@ -301,7 +302,8 @@ func (s *Session) at(st parser.Statement, err error) error {
 	if _, ok := err.(*Error); ok {
 		return err
 	}
-	return &Error{Pos: st.Pos(), Kind: ErrUnsupported, Msg: err.Error()}
+	// The kind keeps err, so that callers can still tell it by errors.Is.
+	return &Error{Pos: st.Pos(), Kind: errors.Join(ErrUnsupported, err), Msg: err.Error()}
 }
 
 // run plans, compiles and runs a job until its bounded input is consumed,

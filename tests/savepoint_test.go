@@ -1,0 +1,253 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/planner"
+)
+
+// spSession is a session as strand run makes one, on the state directory
+// .strand of the working directory.
+func spSession(p int, log io.Writer) *planner.Session {
+	s := planner.NewSession(io.Discard, log)
+	s.Parallelism = p
+	s.Durable = planner.Durability{StateDir: ".strand", Name: "q"}
+	s.Config[planner.KeyCheckpointInterval] = "100ms"
+	return s
+}
+
+// stopAt runs query in a session at parallelism p and stops it with a
+// savepoint into sp after wait, returning the savepoint's path. The run
+// must end with the stop, without an error.
+func stopAt(t *testing.T, query string, p int, wait time.Duration, drain bool) (path string, kept int64) {
+	t.Helper()
+	var log syncBuffer
+	s := spSession(p, &log)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- s.ExecScript(ctx, query) }()
+	deadline := time.After(time.Minute)
+	for !strings.Contains(log.String(), "checkpoint 1 completed") {
+		select {
+		case err := <-errc:
+			t.Fatalf("the job ended before its first checkpoint: %v\n%s", err, log.String())
+		case <-deadline:
+			t.Fatalf("no checkpoint:\n%s", log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	time.Sleep(wait)
+	jobs := s.Jobs.List()
+	if len(jobs) != 1 {
+		t.Fatalf("%d jobs, want 1", len(jobs))
+	}
+	path, err := jobs[0].Stop(ctx, "sp", drain)
+	if err != nil {
+		t.Fatalf("stop with savepoint: %v\n%s", err, log.String())
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("the stopped run: %v\n%s", err, log.String())
+	}
+	if !strings.Contains(log.String(), "stopped with a savepoint") {
+		t.Fatalf("the run does not say it stopped:\n%s", log.String())
+	}
+	if _, err := checkpoint.LoadSavepoint(path); err != nil {
+		t.Fatal(err)
+	}
+	m := s.LastMetrics
+	return path, m.RowsRead.Load() - m.LateRows.Load() - m.BadRows.Load()
+}
+
+// resume runs query from the savepoint at path, at parallelism p, to the
+// end of its input.
+func resume(t *testing.T, query, path string, p int) string {
+	t.Helper()
+	var log syncBuffer
+	s := spSession(p, &log)
+	s.Durable.FromSavepoint = path
+	if err := s.ExecScript(context.Background(), query); err != nil {
+		t.Fatalf("resume from %s: %v\n%s", path, err, log.String())
+	}
+	if !strings.Contains(log.String(), "resuming from savepoint") {
+		t.Fatalf("the resumed run did not restore the savepoint:\n%s", log.String())
+	}
+	return log.String()
+}
+
+// TestStopWithSavepointResumes stops a running query with a savepoint at
+// random moments, resumes it (at the same parallelism, at another, after
+// moving the savepoint directory), and checks that the committed output
+// equals an uninterrupted run's: nothing lost, nothing twice.
+func TestStopWithSavepointResumes(t *testing.T) {
+	cases := []struct {
+		name       string
+		query      string
+		from, to   int
+		move       bool
+		drain      bool
+		wantSpills bool
+	}{
+		{name: "p1", query: crashQuery, from: 1, to: 1},
+		{name: "p3", query: crashQuery, from: 3, to: 3},
+		{name: "moved 2 to 3", query: crashQuery, from: 2, to: 3, move: true},
+		{name: "3 to 1", query: crashQuery, from: 3, to: 1},
+		{name: "top-n", query: topNSavepointQuery, from: 2, to: 3},
+		{name: "spilling window", query: spillCrashQuery, from: 2, to: 2, wantSpills: true},
+		{name: "drain", query: crashQuery, from: 2, to: 2, drain: true},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var query string
+			var want []string
+			if !c.wantSpills {
+				query = fmt.Sprintf(c.query, 9000, 6000)
+				want = referenceRun(t, query)
+			} else {
+				query = fmt.Sprintf(c.query, 30000, 20000, 20000)
+				want = referenceRun(t, query)
+				query = "SET 'memory.managed.size' = '128kb';\n" + query
+			}
+			dir := t.TempDir()
+			t.Chdir(dir)
+			rng := rand.New(rand.NewSource(int64(i)))
+			path, read := stopAt(t, query, c.from, time.Duration(rng.Intn(600))*time.Millisecond, c.drain)
+			if c.drain {
+				// Every row read before the stop is in a window that
+				// fired, and the savepoint holds no open window.
+				total := 0
+				for _, r := range committed(t, "out") {
+					var n int
+					if _, err := fmt.Sscanf(strings.Split(r, ",")[2], "%d", &n); err != nil {
+						t.Fatal(err)
+					}
+					total += n
+				}
+				if int64(total) != read {
+					t.Errorf("drained output counts %d clicks, the run kept %d rows", total, read)
+				}
+				md, err := checkpoint.LoadSavepoint(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, op := range md.Operators {
+					for _, st := range op.Subtasks {
+						if st.Data != nil && st.Data.Size > 12 {
+							t.Errorf("drained savepoint holds %d bytes of %s state", st.Data.Size, op.UID)
+						}
+					}
+				}
+				return
+			}
+			if c.move {
+				moved := filepath.Join(t.TempDir(), "elsewhere")
+				if err := os.Rename(path, moved); err != nil {
+					t.Fatal(err)
+				}
+				path = moved
+			}
+			log := resume(t, query, path, c.to)
+			if c.wantSpills && spills(log) == 0 {
+				t.Logf("the resumed run did not spill:\n%s", log)
+			}
+			diffRows(t, committed(t, "out"), want)
+		})
+	}
+}
+
+// topNSavepointQuery is a window Top-N over the crash source.
+const topNSavepointQuery = crashClicks + `
+CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT, rn BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO out_t
+SELECT * FROM (
+  SELECT window_start, user_id, cnt, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY cnt DESC, user_id) AS rn
+  FROM (SELECT window_start, window_end, user_id, COUNT(*) AS cnt
+        FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+        GROUP BY window_start, window_end, user_id)
+) WHERE rn <= 3;
+`
+
+// TestSavepointRefusedWhenBad checks that a savepoint that is missing,
+// truncated, corrupt, of a newer format, or a checkpoint is refused before
+// anything runs, naming the file, and that nothing starts afresh.
+func TestSavepointRefusedWhenBad(t *testing.T) {
+	query := fmt.Sprintf(crashQuery, 9000, 6000)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	good, _ := stopAt(t, query, 2, 100*time.Millisecond, false)
+	files, err := os.ReadDir(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type damage struct {
+		name string
+		file string
+		do   func(path string) error
+		want string
+	}
+	var cases []damage
+	for _, f := range files {
+		name := f.Name()
+		cases = append(cases,
+			damage{"truncate " + name, name, func(p string) error { return os.Truncate(p, 10) }, name},
+			damage{"flip " + name, name, flipByte, name},
+			damage{"delete " + name, name, os.Remove, name},
+		)
+	}
+	cases = append(cases,
+		damage{"empty _metadata", "_metadata", func(p string) error { return os.WriteFile(p, nil, 0o644) }, "_metadata"},
+		damage{"newer version", "_metadata", func(p string) error {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			b[8] = 99
+			return os.WriteFile(p, b, 0o644)
+		}, "newer"},
+	)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			bad := filepath.Join(t.TempDir(), "sp")
+			if err := os.CopyFS(bad, os.DirFS(good)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.do(filepath.Join(bad, c.file)); err != nil {
+				t.Fatal(err)
+			}
+			before := committed(t, "out")
+			var log syncBuffer
+			s := spSession(2, &log)
+			s.Durable.FromSavepoint = bad
+			err := s.ExecScript(context.Background(), query)
+			if !errors.Is(err, checkpoint.ErrSavepoint) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("restore from a damaged savepoint: %v, want an invalid savepoint naming %s", err, c.want)
+			}
+			if strings.Contains(log.String(), "started") {
+				t.Fatalf("the job started:\n%s", log.String())
+			}
+			if after := committed(t, "out"); len(after) != len(before) {
+				t.Fatalf("the refused run changed the output: %d rows, then %d", len(before), len(after))
+			}
+		})
+	}
+}
+
+func flipByte(p string) error {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	b[len(b)/2] ^= 0x40
+	return os.WriteFile(p, b, 0o644)
+}
