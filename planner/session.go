@@ -319,6 +319,9 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if err != nil {
 		return s.at(st, err)
 	}
+	// A savepoint is the state of one job: the next one started restores
+	// it, later ones start as they would without it.
+	defer s.consumeSavepoint()
 	env := Env{Parallelism: s.parallelism(), Stdout: s.Out}
 	if cp != nil {
 		finished, err := s.restorePoint(cp)
@@ -385,6 +388,11 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	}
 	fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
 	return err
+}
+
+func (s *Session) consumeSavepoint() {
+	s.Durable.FromSavepoint, s.Durable.savepointRun = "", 0
+	delete(s.Config, KeySavepointPath)
 }
 
 // attempt runs g once as job j's current run.
