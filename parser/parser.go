@@ -308,6 +308,9 @@ func (p *parser) statement() (Statement, error) {
 		if p.acceptKw("TABLES") {
 			return &ShowTables{Start: t.pos}, nil
 		}
+		if p.acceptKw("JOBS") {
+			return &ShowJobs{Start: t.pos}, nil
+		}
 		if _, err := p.expectKw("VIEWS"); err != nil {
 			return nil, err
 		}
@@ -321,6 +324,8 @@ func (p *parser) statement() (Statement, error) {
 		return &Describe{Start: t.pos, Name: n}, nil
 	case p.isKw("DROP"):
 		return p.drop()
+	case p.isKw("STOP"):
+		return p.stopJob()
 	case p.isQueryStart():
 		return p.query()
 	}

@@ -3,11 +3,14 @@ package planner
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/parser"
 )
 
 // KeySavepointDir is Flink's key for where savepoints go when a request
@@ -74,13 +77,13 @@ func (js *Jobs) Find(id string) (*Job, error) {
 		}
 		if len(id) >= 4 && len(id) < len(j.ID) && j.ID[:len(id)] == id {
 			if found != nil {
-				return nil, errors.New("job id " + id + " is ambiguous")
+				return nil, fmt.Errorf("%w: '%s' is the start of several job ids", ErrNoJob, id)
 			}
 			found = j
 		}
 	}
 	if found == nil {
-		return nil, errors.Join(ErrNoJob, errors.New("no job "+id))
+		return nil, fmt.Errorf("%w: '%s'", ErrNoJob, id)
 	}
 	return found, nil
 }
@@ -133,6 +136,18 @@ func (j *Job) Savepoint(ctx context.Context, dir string) (string, error) {
 	return cur.Savepoint(ctx, dir)
 }
 
+// Cancel stops the running job without a savepoint: what it has not
+// committed is discarded, and a later run resumes from its last
+// checkpoint.
+func (j *Job) Cancel() error {
+	cur, err := j.current()
+	if err != nil {
+		return err
+	}
+	cur.Cancel()
+	return nil
+}
+
 // Stop stops the running job with a savepoint into dir (the job's default
 // directory if empty), draining first if drain, and returns the
 // savepoint's path once the job has ended.
@@ -145,4 +160,39 @@ func (j *Job) Stop(ctx context.Context, dir string, drain bool) (string, error) 
 		dir = j.SavepointDir
 	}
 	return cur.Stop(ctx, dir, drain)
+}
+
+// showJobs prints SHOW JOBS: every job of the session.
+func (s *Session) showJobs() error {
+	var rows [][]string
+	for _, j := range s.Jobs.List() {
+		status, _, _ := j.Status()
+		rows = append(rows, []string{j.ID, j.Name, string(status), j.Started.UTC().Format("2006-01-02 15:04:05"),
+			strconv.FormatInt(j.Metrics.RowsRead.Load(), 10), strconv.FormatInt(j.Metrics.RowsWritten.Load(), 10)})
+	}
+	return s.table([]string{"job id", "job name", "status", "start time", "rows in", "rows out"}, rows)
+}
+
+// stopJob runs STOP JOB: with a savepoint (and drain) into the job's
+// default savepoint directory, else a cancel.
+func (s *Session) stopJob(ctx context.Context, st *parser.StopJob) error {
+	j, err := s.Jobs.Find(st.ID.Value)
+	if err != nil {
+		return errorf(st.ID.Start, ErrNoJob, "%v", err)
+	}
+	if st.Drain && !st.Savepoint {
+		return errorf(st.Start, ErrUnsupported, "STOP JOB ... WITH DRAIN needs WITH SAVEPOINT: a drained job has nothing to resume from otherwise")
+	}
+	if !st.Savepoint {
+		if err := j.Cancel(); err != nil {
+			return errorf(st.ID.Start, ErrNoJob, "%v", err)
+		}
+		fmt.Fprintf(s.Out, "[INFO] Job %s canceled.\n", j.ID)
+		return nil
+	}
+	path, err := j.Stop(ctx, "", st.Drain)
+	if err != nil {
+		return errorf(st.Start, ErrUnsupported, "stopping job %s: %v", j.ID, err)
+	}
+	return s.table([]string{"savepoint path"}, [][]string{{path}})
 }

@@ -99,6 +99,10 @@ func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 		return s.list("view name", s.Catalog.Views())
 	case *parser.Describe:
 		return s.describe(st)
+	case *parser.ShowJobs:
+		return s.showJobs()
+	case *parser.StopJob:
+		return s.stopJob(ctx, st)
 	case *parser.Explain:
 		e, err := s.Explain(st.Statement)
 		if err != nil {

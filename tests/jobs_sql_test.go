@@ -1,0 +1,85 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/planner"
+)
+
+// TestShowAndStopJobs runs SHOW JOBS and STOP JOB ... WITH SAVEPOINT
+// against a session whose job is running, as the REPL will, and checks the
+// errors a user sees for a job that does not exist and a drain without a
+// savepoint.
+func TestShowAndStopJobs(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, log syncBuffer
+	s := planner.NewSession(&out, &log)
+	s.Parallelism = 2
+	s.Durable = planner.Durability{StateDir: ".strand", Name: "q"}
+	s.Config[planner.KeyCheckpointInterval] = "100ms"
+	query := fmt.Sprintf(crashQuery, 200000, 5000)
+	errc := make(chan error, 1)
+	go func() { errc <- s.ExecScript(context.Background(), query) }()
+	for !strings.Contains(log.String(), "checkpoint 1 completed") {
+		select {
+		case err := <-errc:
+			t.Fatalf("the job ended: %v\n%s", err, log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	exec := func(sql string) (string, error) {
+		before := len(out.String())
+		err := s.ExecScript(context.Background(), sql)
+		return out.String()[before:], err
+	}
+	shown, err := exec("SHOW JOBS;")
+	id := s.Jobs.List()[0].ID
+	if err != nil || !regexp.MustCompile(`\| `+id+` \| q_1 +\| RUNNING `).MatchString(shown) {
+		t.Fatalf("SHOW JOBS: %v\n%s", err, shown)
+	}
+	for _, c := range []struct{ sql, want string }{
+		{"STOP JOB 'feedbeef' WITH SAVEPOINT;", "1:10: no such job: 'feedbeef'"},
+		{"STOP JOB '" + id + "' WITH DRAIN;", "1:1: STOP JOB ... WITH DRAIN needs WITH SAVEPOINT"},
+	} {
+		_, err := exec(c.sql)
+		var perr *planner.Error
+		if !errors.As(err, &perr) || !strings.HasPrefix(err.Error(), c.want) {
+			t.Fatalf("%s: %v, want %s", c.sql, err, c.want)
+		}
+		if f := planner.FormatError("q.sql", c.sql, err); !strings.Contains(f, "^") {
+			t.Fatalf("%s: no caret in\n%s", c.sql, f)
+		}
+	}
+	stopped, err := exec("STOP JOB '" + id[:6] + "' WITH SAVEPOINT;")
+	if err != nil {
+		t.Fatalf("STOP JOB: %v\n%s", err, log.String())
+	}
+	m := regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`).FindStringSubmatch(stopped)
+	if m == nil {
+		t.Fatalf("STOP JOB printed no savepoint path:\n%s", stopped)
+	}
+	if _, err := checkpoint.LoadSavepoint(m[1]); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("the stopped job: %v", err)
+	}
+	if shown, _ := exec("SHOW JOBS;"); !strings.Contains(shown, "| STOPPED ") {
+		t.Fatalf("SHOW JOBS after the stop:\n%s", shown)
+	}
+	if _, err := exec("STOP JOB '" + id + "' WITH SAVEPOINT;"); err == nil || !strings.Contains(err.Error(), "is not running") {
+		t.Fatalf("STOP JOB of a stopped job: %v", err)
+	}
+	st, err := parser.Parse("STOP JOB 'x' WITH SAVEPOINT WITH DRAIN")
+	if err != nil || st[0].String() != "STOP JOB 'x' WITH SAVEPOINT WITH DRAIN" {
+		t.Fatalf("round trip: %v %v", st, err)
+	}
+}
