@@ -103,9 +103,16 @@ func optionError(t *Table, err error) error {
 		if !ok {
 			pos = t.Pos
 		}
-		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error()}
+		if oe.AtValue {
+			for _, o := range t.DDL.Options {
+				if o.Key == oe.Key {
+					pos = o.ValuePos
+				}
+			}
+		}
+		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
 	}
-	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error()}
+	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
 }
 
 func identName(id *parser.Ident) string { return strings.Join(id.Parts, ".") }

@@ -30,8 +30,10 @@ type Table struct {
 	Options   map[string]string
 	// OptionPos locates each WITH option for error messages.
 	OptionPos map[string]parser.Pos
-	// DDL is the CREATE TABLE statement, for SHOW and errors.
-	DDL *parser.CreateTable
+	// DDL is the CREATE TABLE statement, for SHOW and errors; Src and
+	// File are the text and file it was read from, when known.
+	DDL       *parser.CreateTable
+	Src, File string
 }
 
 // PhysicalSchema is the schema of the connector's rows.

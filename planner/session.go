@@ -44,6 +44,11 @@ type Session struct {
 	LastMetrics *exec.Metrics
 	// Durable places checkpoints and says how jobs start.
 	Durable Durability
+	// File names the file ExecScript runs, for errors that point into a
+	// table declared by an earlier file.
+	File string
+	// src is the text ExecScript runs, kept with the tables it declares.
+	src string
 	// jobs counts the jobs the session has run, to name them.
 	jobs int
 }
@@ -61,6 +66,8 @@ func (s *Session) ExecScript(ctx context.Context, src string) error {
 	if err != nil {
 		return err
 	}
+	s.src = src
+	defer func() { s.src = "" }()
 	for _, st := range stmts {
 		if err := s.Exec(ctx, st); err != nil {
 			return err
@@ -119,6 +126,9 @@ func (s *Session) createTable(st *parser.CreateTable) error {
 	t, err := bindCreateTable(st)
 	if err != nil {
 		return err
+	}
+	if s.src != "" {
+		t.Src, t.File = s.src, s.File
 	}
 	s.Catalog.tables[name] = t
 	return nil
@@ -314,7 +324,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if err != nil {
 		return s.at(st, err)
 	}
-	env := Env{Parallelism: s.parallelism(), Stdout: s.Out}
+	env := Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
 		finished, err := s.restorePoint(cp)
 		if err != nil {

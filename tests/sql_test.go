@@ -103,7 +103,13 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 		if err == nil {
 			d.Fatalf(t, "expected an error")
 		}
-		return planner.FormatError("", d.Input, err) + "\n"
+		// The working directory is a fresh temporary one: errors show it
+		// as $WD.
+		msg := planner.FormatError("", d.Input, err)
+		if wd, werr := os.Getwd(); werr == nil {
+			msg = strings.ReplaceAll(msg, wd, "$WD")
+		}
+		return msg + "\n"
 	case "output":
 		var path string
 		d.ScanArgs(t, "path", &path)

@@ -28,7 +28,7 @@
 //
 // filesystem (source and sink):
 //
-//	path                           required  a file or a directory
+//	path                           required  a file or a directory: a local path or a file:// URI
 //	format                         required  csv | json
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
@@ -93,6 +93,12 @@
 // blackhole (sink): no options; discards everything.
 //
 // # Decisions
+//
+// Paths. A path is local; file:///x, file://localhost/x and file:/x name
+// /x, and other schemes are option errors (AtValue) when the table is
+// declared. Validate never touches files; Check, which the planner calls
+// before a job starts, requires a source's path to exist and a sink's not
+// to be a regular file.
 //
 // Splits and offsets. A file source's splits are the file, or the visible
 // regular files below the directory (recursively; names starting with '.'

@@ -51,6 +51,9 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		c.path, err = o.required("path")
 	}
 	if err == nil {
+		c.path, err = localPath(c.path)
+	}
+	if err == nil {
 		c.format, err = o.required("format")
 	}
 	if err == nil && c.format != "csv" && c.format != "json" {
