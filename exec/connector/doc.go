@@ -111,7 +111,12 @@
 // offset is the split's start) and Offset.Line counts the rows the split
 // has made.
 //
-// Lines. Input is split at '\n' before parsing; a trailing '\r' is dropped,
+// Lines. A last line without '\n' may be unfinished: it is a line only
+// once the file has been quiet for a second (fileReader.settle: size
+// unchanged, and modification time a second old or the reader having
+// watched that long); meanwhile Next returns the rows before it, or after
+// a 50 ms pause none, and the offset stays at the line's start. Input is
+// split at '\n' before parsing; a trailing '\r' is dropped,
 // so CRLF files work, and a UTF-8 byte-order mark at the start of a file is
 // skipped. Blank lines are skipped in both formats. A CSV quoted field
 // therefore cannot span lines: the csv sink refuses a string with a line

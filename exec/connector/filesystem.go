@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/exec"
@@ -133,6 +134,8 @@ type decoder interface {
 type fileSource struct {
 	schema types.Schema
 	cfg    fsConfig
+	// quiet overrides the const quiet (tests).
+	quiet time.Duration
 }
 
 func (s *fileSource) Schema() types.Schema { return s.schema }
@@ -198,7 +201,9 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
-	return s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro), nil
+	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
+	r.stat = f.Stat
+	return r, nil
 }
 
 func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec.Offset, ro exec.ReadOptions) *fileReader {
@@ -215,6 +220,10 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		maxLine: maxLine,
 		pos:     off.Pos,
 		line:    off.Line,
+		quiet:   s.quiet,
+	}
+	if r.quiet == 0 {
+		r.quiet = quiet
 	}
 	if s.cfg.format == "csv" {
 		r.dec = newCSVDecoder(s.schema, s.cfg.csv)
@@ -242,9 +251,17 @@ type fileReader struct {
 	maxLine int
 	pos     int64 // byte offset of the next unread line
 	line    int64 // lines consumed
-	long    []byte
-	eof     bool
-	err     error // a failed read stays failed
+	// held gathers a line over several reads (its first maxLine+1 bytes);
+	// heldN is its length so far.
+	held  []byte
+	heldN int64
+	// stat describes the file, to tell whether it is still growing; nil
+	// for input that cannot grow.
+	stat     func() (os.FileInfo, error)
+	quiet    time.Duration
+	waitFrom time.Time // when the reader found the last line unfinished
+	eof      bool
+	err      error // a failed read stays failed
 }
 
 func (r *fileReader) Next() (arrow.RecordBatch, error) {
@@ -261,11 +278,22 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 		}
 	}()
 	start := r.pos
+	slept := false
 	for r.b.n < r.ro.BatchSize && (r.b.n == 0 || r.pos-start < maxBatchBytes) {
 		line, err := r.readLine()
 		if err == io.EOF {
 			r.eof = true
 			break
+		}
+		if err == errWait {
+			// Return the rows read so far, or after a pause none: Next
+			// never blocks for long.
+			if r.b.n > 0 || slept {
+				return r.b.flush(r.ro.Alloc), nil
+			}
+			time.Sleep(pollEvery)
+			slept = true
+			continue
 		}
 		if err == nil {
 			err = r.dec.decode(line, r.b)
@@ -292,34 +320,102 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 }
 
 // readLine returns the next line without its line break, valid until the
-// next call. The bufio buffer holds most lines; only a longer one is copied.
+// next call. The bufio buffer holds most lines; only a longer one, or one
+// gathered over several reads, is copied. It returns errWait when the file
+// ends in a line without a line break that may still be being written.
 func (r *fileReader) readLine() ([]byte, error) {
-	first := r.pos == 0
-	s, err := r.r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		r.long = append(r.long[:0], s...)
-		for err == bufio.ErrBufferFull {
-			s, err = r.r.ReadSlice('\n')
-			if len(r.long) <= r.maxLine {
-				r.long = append(r.long, s...)
-			} else {
-				r.pos += int64(len(s))
-			}
+	for {
+		s, err := r.r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, err
 		}
-		s = r.long
+		if err == nil && r.heldN == 0 {
+			return r.take(s, int64(len(s)))
+		}
+		if len(r.held) <= r.maxLine {
+			r.held = append(r.held, s...)
+		}
+		r.heldN += int64(len(s))
+		switch {
+		case err == nil:
+			return r.take(r.held, r.heldN)
+		case err == bufio.ErrBufferFull:
+			continue
+		case r.heldN == 0:
+			return nil, io.EOF
+		}
+		st, err := r.settle()
+		switch {
+		case err != nil:
+			return nil, err
+		case st == lineWait:
+			return nil, errWait
+		case st == lineDone:
+			return r.take(r.held, r.heldN)
+		}
+		// lineGrown: read on.
 	}
-	if err != nil && err != io.EOF {
-		return nil, err
+}
+
+// errWait says the last line is not known to be complete yet.
+var errWait = errors.New("last line may still be being written")
+
+const (
+	lineDone  = iota // the file has stopped growing: the line is complete
+	lineGrown        // the file grew: read on
+	lineWait         // not known yet
+)
+
+// quiet is how long a file must have stopped growing before its last
+// line, without a line break, counts as complete; pollEvery is how often
+// a reader looks again meanwhile.
+const (
+	quiet     = time.Second
+	pollEvery = 50 * time.Millisecond
+)
+
+// settle decides about a last line without a line break, which a writer
+// may not have finished: it is complete once the file's size is what was
+// read and the file has been quiet for r.quiet, by its modification time
+// or by the reader watching it since it first reached the line (which
+// covers a clock ahead of the reader's).
+func (r *fileReader) settle() (int, error) {
+	if r.stat == nil {
+		return lineDone, nil
 	}
-	if len(s) == 0 {
-		return nil, io.EOF
+	fi, err := r.stat()
+	if err != nil {
+		return 0, err
 	}
-	r.pos += int64(len(s))
+	end := r.pos + r.heldN
+	switch {
+	case fi.Size() > end:
+		r.waitFrom = time.Time{}
+		return lineGrown, nil
+	case fi.Size() < end:
+		return 0, fmt.Errorf("file shrank from %d to %d bytes while being read", end, fi.Size())
+	}
+	now := time.Now()
+	if r.waitFrom.IsZero() {
+		r.waitFrom = now
+	}
+	if now.Sub(fi.ModTime()) >= r.quiet || now.Sub(r.waitFrom) >= r.quiet {
+		return lineDone, nil
+	}
+	return lineWait, nil
+}
+
+// take consumes a whole line of n bytes whose first bytes are s, and
+// returns it without its line break.
+func (r *fileReader) take(s []byte, n int64) ([]byte, error) {
+	first := r.pos == 0
+	r.pos += n
 	r.line++
-	if len(s) > r.maxLine {
+	r.held, r.heldN, r.waitFrom = r.held[:0], 0, time.Time{}
+	if n > int64(r.maxLine) {
 		return nil, &rowError{msg: fmt.Sprintf("line longer than %d bytes", r.maxLine)}
 	}
-	if s[len(s)-1] == '\n' {
+	if len(s) > 0 && s[len(s)-1] == '\n' {
 		s = s[:len(s)-1]
 	}
 	if len(s) > 0 && s[len(s)-1] == '\r' {
