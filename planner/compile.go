@@ -133,7 +133,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	if err := c.check(t, true); err != nil {
 		return nil, err
 	}
-	src, err := connector.NewSource(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options})
+	src, err := connector.NewSource(t.Source())
 	if err != nil {
 		return nil, optionError(t, err)
 	}
@@ -251,7 +251,11 @@ func (c *compiler) check(t *Table, asSource bool) error {
 	if !c.env.CheckFiles {
 		return nil
 	}
-	if err := connector.Check(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}, asSource); err != nil {
+	ct := t.Sink()
+	if asSource {
+		ct = t.Source()
+	}
+	if err := connector.Check(ct, asSource); err != nil {
 		return optionError(t, err)
 	}
 	return nil
@@ -349,7 +353,7 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 		if err := c.check(t, false); err != nil {
 			return nil, err
 		}
-		sk, err = connector.NewSink(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}, env)
+		sk, err = connector.NewSink(t.Sink(), env)
 		if err != nil {
 			err = optionError(t, err)
 		}

@@ -94,6 +94,17 @@
 //
 // # Decisions
 //
+// Columns. Table.Schema is the connector's columns in declaration order:
+// physical ones and METADATA ones (Table.Metadata gives their keys).
+// checkColumns refuses what a connector cannot serve: metadata other than
+// the filesystem source's (file.path, file.name, file.size,
+// file.modification-time, types as in Flink, file.modification-time also
+// into TIMESTAMP), any metadata column in a sink (the planner leaves out
+// VIRTUAL ones), PARTITIONED BY outside the filesystem connector. These
+// are *ColumnError values. A file reader decodes only the file's columns
+// (fileColumns) and adds the others per batch, repeating the split's
+// values (split_values.go), so decoding stays per column.
+//
 // Paths. A path is local; file:///x, file://localhost/x and file:/x name
 // /x, and other schemes are option errors (AtValue) when the table is
 // declared. Validate never touches files; Check, which the planner calls

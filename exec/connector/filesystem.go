@@ -26,10 +26,11 @@ type fsConfig struct {
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
 	rollSize    int64
+	defaultPart string // partition.default-name
 }
 
 var (
-	fsKeys   = []string{"connector", "path", "format", "sink.rolling-policy.file-size"}
+	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size"}
 	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal"}
 	jsonKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors"}
 )
@@ -62,6 +63,10 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	}
 	if err != nil {
 		return c, err
+	}
+	c.defaultPart = o.str("partition.default-name", "__DEFAULT_PARTITION__")
+	if c.defaultPart == "" {
+		return c, badValue("partition.default-name", "", "must not be empty")
 	}
 	if v, ok := o.get("sink.rolling-policy.file-size"); ok {
 		n, ok := types.ParseMemorySize(v)
@@ -132,10 +137,29 @@ type decoder interface {
 }
 
 type fileSource struct {
-	schema types.Schema
-	cfg    fsConfig
+	schema types.Schema // the table's columns
+	file   types.Schema // the columns in the files
+	// cols maps each column of schema to its index in file, or to -1 for
+	// a metadata or partition column, whose value is the split's.
+	cols  []int
+	meta  []string // per column of schema, its metadata key; nil if none
+	parts []string // partition columns, in declared order
+	cfg   fsConfig
+	arrow *arrow.Schema // schema's
 	// quiet overrides the const quiet (tests).
 	quiet time.Duration
+}
+
+func newFileSource(t Table, c fsConfig) *fileSource {
+	s := &fileSource{schema: t.Schema, meta: t.Metadata, parts: t.Partitions, cfg: c, cols: make([]int, len(t.Schema)), arrow: t.Schema.Arrow()}
+	for i := range s.cols {
+		s.cols[i] = -1
+	}
+	for _, i := range fileColumns(t) {
+		s.cols[i] = len(s.file)
+		s.file = append(s.file, t.Schema[i])
+	}
+	return s
 }
 
 func (s *fileSource) Schema() types.Schema { return s.schema }
@@ -203,6 +227,12 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 	}
 	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
 	r.stat = f.Stat
+	if len(s.file) < len(s.schema) {
+		if r.split, err = s.splitValues(split.ID, f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("filesystem source: %w", err)
+		}
+	}
 	return r, nil
 }
 
@@ -214,7 +244,8 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		path:    path,
 		c:       c,
 		r:       br,
-		b:       newBatch(s.schema),
+		b:       newBatch(s.file),
+		src:     s,
 		ro:      ro,
 		ignore:  s.cfg.ignore,
 		maxLine: maxLine,
@@ -226,9 +257,9 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		r.quiet = quiet
 	}
 	if s.cfg.format == "csv" {
-		r.dec = newCSVDecoder(s.schema, s.cfg.csv)
+		r.dec = newCSVDecoder(s.file, s.cfg.csv)
 	} else {
-		r.dec = newJSONDecoder(s.schema, s.cfg.failMissing)
+		r.dec = newJSONDecoder(s.file, s.cfg.failMissing)
 	}
 	return r
 }
@@ -262,6 +293,10 @@ type fileReader struct {
 	waitFrom time.Time // when the reader found the last line unfinished
 	eof      bool
 	err      error // a failed read stays failed
+	src      *fileSource
+	// split holds, for the columns not in the file, their values in this
+	// split (one row); nil when every column is in the file.
+	split *batch
 }
 
 func (r *fileReader) Next() (arrow.RecordBatch, error) {
@@ -289,7 +324,7 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 			// Return the rows read so far, or after a pause none: Next
 			// never blocks for long.
 			if r.b.n > 0 || slept {
-				return r.b.flush(r.ro.Alloc), nil
+				return r.flush(), nil
 			}
 			time.Sleep(pollEvery)
 			slept = true
@@ -316,7 +351,7 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 	if r.b.n == 0 {
 		return nil, io.EOF
 	}
-	return r.b.flush(r.ro.Alloc), nil
+	return r.flush(), nil
 }
 
 // readLine returns the next line without its line break, valid until the
