@@ -100,7 +100,7 @@ func fileColumns(t Table) []int {
 }
 
 // escapePart escapes a partition key or value for a directory name as
-// Flink (and Hive) do: control characters, '"', '#', '%', '\'', '*', '/',
+// Flink (and Hive) do: control characters, '"', '#', '%', '\”, '*', '/',
 // ':', '=', '?', '\\', DEL, '{', '[', ']' and '^' become %XX.
 func escapePart(dst []byte, s []byte) []byte {
 	const hex = "0123456789ABCDEF"

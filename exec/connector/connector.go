@@ -113,7 +113,7 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if env.JobID == "" {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}
-		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job}, nil
+		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job, parts: t.Partitions}, nil
 	case "print":
 		id, err := parsePrint(t)
 		if err != nil {

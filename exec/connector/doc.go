@@ -30,6 +30,7 @@
 //
 //	path                           required  a file or a directory: a local path or a file:// URI
 //	format                         required  csv | json
+//	partition.default-name         __DEFAULT_PARTITION__  the directory name of a NULL or empty partition value
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
 //
@@ -104,6 +105,19 @@
 // are *ColumnError values. A file reader decodes only the file's columns
 // (fileColumns) and adds the others per batch, repeating the split's
 // values (split_values.go), so decoding stays per column.
+//
+// Partitions. Table.Partitions (PARTITIONED BY) makes a filesystem sink
+// route each row to <path>/k1=v1/.../ (filesystem_partition.go): one
+// fileWriter per directory, so part-file names, rolling and the two-phase
+// commit are per directory; PreCommit hands over every directory's files,
+// Recover cleans every directory down to the partition depth. Keys and
+// values are escaped as Flink's PartitionPathUtils does; NULL or empty is
+// partition.default-name; timestamps are named as Java's LocalDateTime
+// and Instant print them. A source requires every visible file to be
+// exactly at that depth, in directories of the partition keys in order,
+// and parses each value with the column's parser (so a value of the wrong
+// type fails the split at Open, whatever ignore-parse-errors says: it is
+// the directory, not a row, that is malformed).
 //
 // Paths. A path is local; file:///x, file://localhost/x and file:/x name
 // /x, and other schemes are option errors (AtValue) when the table is

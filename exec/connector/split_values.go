@@ -57,7 +57,7 @@ func (s *fileSource) splitValues(path string, f *os.File) (*batch, error) {
 			v, ok := parts[name]
 			if !ok || v == s.cfg.defaultPart {
 				col.null()
-			} else if !col.parse([]byte(v)) {
+			} else if !col.parse(javaTime(v, col.t)) {
 				return nil, fmt.Errorf("%s: partition column '%s': %s", filepath.Dir(path), name, parseError([]byte(v), col.t))
 			}
 			if msg := notNull(col); msg != "" {
@@ -67,6 +67,16 @@ func (s *fileSource) splitValues(path string, f *os.File) (*batch, error) {
 	}
 	b.commit()
 	return b, nil
+}
+
+// javaTime completes a TIMESTAMP partition value named as Java's
+// LocalDateTime does when the seconds are zero (2024-01-01T10:00), the
+// form Flink and partText write.
+func javaTime(v string, t types.Type) []byte {
+	if t.Kind == types.Timestamp && len(v) == 16 && v[10] == 'T' {
+		return []byte(v + ":00")
+	}
+	return []byte(v)
 }
 
 // partitionValues reads the partition values of the file at path from the
