@@ -35,6 +35,8 @@ type partitionWriter struct {
 	dirs    map[string]*fileWriter
 	order   []*fileWriter // in the order the directories were first written
 	key     []byte        // scratch: a row's partition directory
+	val     []byte        // scratch: a partition value
+	def     []byte        // partition.default-name, escaped
 }
 
 func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int) *partitionWriter {
@@ -54,6 +56,7 @@ func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int
 		w.names = append(w.names, p)
 	}
 	w.schema = fileSchema.Arrow()
+	w.def = escapePart(nil, []byte(s.cfg.defaultPart))
 	w.enc = s.encoder(fileNames)
 	return w
 }
@@ -94,16 +97,15 @@ func (w *partitionWriter) dirOf(dst []byte, b arrow.RecordBatch, row int) []byte
 		dst = escapePart(dst, []byte(w.names[j]))
 		dst = append(dst, '=')
 		a := b.Column(c)
-		start := len(dst)
+		w.val = w.val[:0]
 		if a.IsValid(row) {
-			dst = partText(dst, a, row)
+			w.val = partText(w.val, a, row)
 		}
-		if len(dst) == start {
-			dst = append(dst, w.sink.cfg.defaultPart...)
+		if len(w.val) == 0 {
+			dst = append(dst, w.def...)
 			continue
 		}
-		v := slices.Clone(dst[start:])
-		dst = escapePart(dst[:start], v)
+		dst = escapePart(dst, w.val)
 	}
 	return dst
 }
@@ -117,18 +119,18 @@ func partText(dst []byte, a arrow.Array, i int) []byte {
 	if !ok {
 		return appendValue(dst, a, i, false)
 	}
-	ms := int64(ts.Value(i)) // strand's timestamps are milliseconds
-	text := types.AppendTimestamp(nil, ms) // yyyy-MM-dd HH:mm:ss.SSS
-	date, clock := text[:10], text[11:]
-	dst = append(append(dst, date...), 'T')
+	start := len(dst)
+	dst = types.AppendTimestamp(dst, int64(ts.Value(i))) // yyyy-MM-dd HH:mm:ss.SSS
+	text := dst[start:]
 	zoned := ts.DataType().(*arrow.TimestampType).TimeZone != ""
-	switch {
-	case string(clock[5:]) == ":00.000" && !zoned:
-		dst = append(dst, clock[:5]...)
-	case string(clock[8:]) == ".000":
-		dst = append(dst, clock[:8]...)
-	default:
-		dst = append(dst, clock...)
+	if len(text) == 23 {
+		text[10] = 'T'
+		switch {
+		case !zoned && string(text[16:]) == ":00.000":
+			dst = dst[:start+16]
+		case string(text[19:]) == ".000":
+			dst = dst[:start+19]
+		}
 	}
 	if zoned {
 		dst = append(dst, 'Z')
