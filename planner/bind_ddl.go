@@ -164,6 +164,19 @@ func optionError(t *Table, err error) error {
 	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
 }
 
+// metadataExtras is how DESCRIBE shows a metadata column, as Flink does:
+// METADATA [FROM 'key'] [VIRTUAL].
+func metadataExtras(c *parser.ColumnDef) string {
+	s := "METADATA"
+	if c.MetadataKey != nil {
+		s += " FROM " + c.MetadataKey.String()
+	}
+	if c.Virtual {
+		s += " VIRTUAL"
+	}
+	return s
+}
+
 // columnPos locates the column a connector refused: its name in
 // PARTITIONED BY, its metadata key, or its declaration.
 func columnPos(t *Table, ce *connector.ColumnError) parser.Pos {

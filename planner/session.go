@@ -207,6 +207,8 @@ func (s *Session) describe(st *parser.Describe) error {
 			extras, wm := "", ""
 			if c := t.DDL.Columns[i]; c.Expr != nil {
 				extras = "AS " + c.Expr.String()
+			} else if c.Metadata {
+				extras = metadataExtras(c)
 			}
 			if i == t.TimeCol {
 				wm = t.DDL.Watermark.Expr.String()
