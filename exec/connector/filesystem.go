@@ -226,7 +226,9 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 		}
 	}
 	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
-	r.stat = f.Stat
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		r.stat = f.Stat // a pipe's end is final: only a file can grow
+	}
 	if len(s.file) < len(s.schema) {
 		if r.split, err = s.splitValues(split.ID, f); err != nil {
 			f.Close()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -141,5 +142,31 @@ func TestPartialLastLineShrinks(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), "shrank") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestPartialLastLinePipe: a named pipe's end is final, so its last line
+// without a line break is read at once.
+func TestPartialLastLinePipe(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(path, 0o644); err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.WriteString("1,a\n2,b")
+		f.Close()
+	}()
+	src := partialSource(t, path, "csv")
+	start := time.Now()
+	rows, _, err := readSplit(t, src, exec.Split{ID: path}, exec.Offset{}, exec.ReadOptions{BatchSize: 10})
+	if err != nil || !slices.Equal(rows, []string{"+I[1, a]", "+I[2, b]"}) {
+		t.Fatalf("rows %v, %v", rows, err)
+	}
+	if took := time.Since(start); took > 250*time.Millisecond {
+		t.Errorf("waited %v for a pipe", took)
 	}
 }

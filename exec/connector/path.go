@@ -71,8 +71,6 @@ func Check(t Table, asSource bool) error {
 		return &OptionError{Key: "path", AtValue: true, Msg: fmt.Sprintf("table %s: path '%s' does not exist%s", t.Name, c.path, where)}
 	case asSource && err != nil:
 		return &OptionError{Key: "path", AtValue: true, Msg: fmt.Sprintf("table %s: %v", t.Name, err)}
-	case asSource && !fi.IsDir() && !fi.Mode().IsRegular():
-		return &OptionError{Key: "path", AtValue: true, Msg: fmt.Sprintf("table %s: path '%s' is neither a file nor a directory", t.Name, c.path)}
 	case !asSource && err == nil && !fi.IsDir():
 		return &OptionError{Key: "path", AtValue: true, Msg: fmt.Sprintf("table %s: path '%s' is a file; a filesystem sink writes into a directory", t.Name, c.path)}
 	}
