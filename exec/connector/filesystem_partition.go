@@ -39,7 +39,7 @@ type partitionWriter struct {
 	def     []byte        // partition.default-name, escaped
 }
 
-func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int) *partitionWriter {
+func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int) (*partitionWriter, error) {
 	w := &partitionWriter{sink: s, subtask: subtask, ncols: len(out), dirs: map[string]*fileWriter{}}
 	var fileSchema types.Schema
 	var fileNames []string
@@ -52,13 +52,17 @@ func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int
 		fileNames = append(fileNames, n)
 	}
 	for _, p := range s.parts {
-		w.keys = append(w.keys, slices.Index(names, p))
+		i := slices.Index(names, p)
+		if i < 0 {
+			return nil, fmt.Errorf("filesystem sink: no partition column '%s' among the columns written (%s)", p, strings.Join(names, ", "))
+		}
+		w.keys = append(w.keys, i)
 		w.names = append(w.names, p)
 	}
 	w.schema = fileSchema.Arrow()
 	w.def = escapePart(nil, []byte(s.cfg.defaultPart))
 	w.enc = s.encoder(fileNames)
-	return w
+	return w, nil
 }
 
 func (w *partitionWriter) Write(b arrow.RecordBatch) error {

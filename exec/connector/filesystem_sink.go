@@ -46,7 +46,11 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 		return nil, fmt.Errorf("filesystem sink: %w", err)
 	}
 	if len(s.parts) > 0 {
-		return s.openPartitioned(out, names, subtask), nil
+		w, err := s.openPartitioned(out, names, subtask)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
 	}
 	return s.writer(s.cfg.path, subtask, len(out), s.encoder(names), flushSize+64<<10), nil
 }
