@@ -30,25 +30,23 @@ type partitionWriter struct {
 	keys    []int // columns of the rows that are partition columns
 	names   []string
 	file    []int // the others, in the file
-	schema  *arrow.Schema
 	enc     encoder
 	dirs    map[string]*fileWriter
 	order   []*fileWriter // in the order the directories were first written
 	key     []byte        // scratch: a row's partition directory
 	val     []byte        // scratch: a partition value
 	def     []byte        // partition.default-name, escaped
+	done    bool          // closed or aborted
 }
 
 func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int) (*partitionWriter, error) {
 	w := &partitionWriter{sink: s, subtask: subtask, ncols: len(out), dirs: map[string]*fileWriter{}}
-	var fileSchema types.Schema
 	var fileNames []string
 	for i, n := range names {
 		if slices.Contains(s.parts, n) {
 			continue
 		}
 		w.file = append(w.file, i)
-		fileSchema = append(fileSchema, out[i])
 		fileNames = append(fileNames, n)
 	}
 	for _, p := range s.parts {
@@ -59,7 +57,6 @@ func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int
 		w.keys = append(w.keys, i)
 		w.names = append(w.names, p)
 	}
-	w.schema = fileSchema.Arrow()
 	w.def = escapePart(nil, []byte(s.cfg.defaultPart))
 	w.enc = s.encoder(fileNames)
 	return w, nil
@@ -69,11 +66,17 @@ func (w *partitionWriter) Write(b arrow.RecordBatch) error {
 	if int(b.NumCols()) != w.ncols {
 		return fmt.Errorf("filesystem sink: batch has %d columns, want %d", b.NumCols(), w.ncols)
 	}
-	cols := make([]arrow.Array, len(w.file))
-	for i, c := range w.file {
-		cols[i] = b.Column(c)
+	if w.done {
+		return errors.New("filesystem sink: write after close")
 	}
-	fb := array.NewRecordBatch(w.schema, cols, b.NumRows())
+	// The file's columns, without copying: the batch's own fields, so
+	// that their types match whatever the batch carries.
+	cols := make([]arrow.Array, len(w.file))
+	fields := make([]arrow.Field, len(w.file))
+	for i, c := range w.file {
+		cols[i], fields[i] = b.Column(c), b.Schema().Field(c)
+	}
+	fb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
 	defer fb.Release()
 	for row := 0; row < int(b.NumRows()); row++ {
 		w.key = w.dirOf(w.key[:0], b, row)
@@ -176,6 +179,7 @@ func (w *partitionWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) 
 }
 
 func (w *partitionWriter) Close() error {
+	w.done = true
 	for _, fw := range w.order {
 		if err := fw.Close(); err != nil {
 			return err
@@ -185,6 +189,7 @@ func (w *partitionWriter) Close() error {
 }
 
 func (w *partitionWriter) Abort() error {
+	w.done = true
 	var errs []error
 	for _, fw := range w.order {
 		errs = append(errs, fw.Abort())
