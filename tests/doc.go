@@ -28,7 +28,8 @@
 //	error
 //	<statements that must fail>
 //	----
-//	<the error as a user sees it: line:col: message, the line and a caret>
+//	<the error as a user sees it: line:col: message, the line and a caret;
+//	 the temporary working directory shows as $WD>
 //
 //	output path=out/per_user [dirs]
 //	----
