@@ -14,7 +14,7 @@ import (
 // result. Subtask i of P reads splits i, i+P, i+2P, ...
 type Source interface {
 	// Schema is the schema of the batches the readers return: the table's
-	// physical columns, in declaration order.
+	// physical and metadata columns, in declaration order.
 	Schema() types.Schema
 	// Splits lists the splits in a stable order.
 	Splits() ([]Split, error)

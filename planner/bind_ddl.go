@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/connector"
@@ -30,6 +31,21 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 		t.Physical = append(t.Physical, len(t.Schema))
 		t.Schema = append(t.Schema, types.Field{Name: c.Name, Type: typ})
 		phys.cols = append(phys.cols, column{name: c.Name, typ: typ})
+		key := ""
+		if c.Metadata {
+			key = c.Name
+			if c.MetadataKey != nil {
+				key = c.MetadataKey.Value
+			}
+		}
+		t.Meta = append(t.Meta, key)
+		t.Virtual = append(t.Virtual, c.Virtual)
+	}
+	if !slices.ContainsFunc(st.Columns, func(c *parser.ColumnDef) bool { return c.Metadata }) {
+		t.Meta, t.Virtual = nil, nil
+	}
+	if err := bindPartitions(t, st); err != nil {
+		return nil, err
 	}
 	// Computed columns are expressions over the physical columns; the full
 	// schema keeps declaration order.
@@ -86,26 +102,100 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 	}
 	// A table may be read or written; which is known only where it is
 	// used, and checked again there. Here it must be valid for one of them.
-	ct := connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}
-	if err := connector.Validate(ct, true); err != nil {
-		if connector.Validate(ct, false) != nil {
+	if err := connector.Validate(t.Source(), true); err != nil {
+		if serr := connector.Validate(t.Sink(), false); serr != nil {
+			// Of the two, a refused column says more than a connector
+			// used the wrong way.
+			var ce *connector.ColumnError
+			if errors.As(serr, &ce) && !errors.As(err, &ce) {
+				err = serr
+			}
 			return nil, optionError(t, err)
 		}
 	}
 	return t, nil
 }
 
+// bindPartitions resolves PARTITIONED BY: each name a physical column,
+// once.
+func bindPartitions(t *Table, st *parser.CreateTable) error {
+	for _, id := range st.PartitionBy {
+		name := id.Parts[len(id.Parts)-1]
+		i := slices.IndexFunc(st.Columns, func(c *parser.ColumnDef) bool { return c.Name == name })
+		if i < 0 {
+			i = slices.IndexFunc(st.Columns, func(c *parser.ColumnDef) bool { return strings.EqualFold(c.Name, name) })
+		}
+		if i < 0 {
+			return errorf(id.Start, ErrUnknownColumn, "PARTITIONED BY names no column '%s' of table %s", name, t.Name)
+		}
+		c := st.Columns[i]
+		if c.Expr != nil || c.Metadata {
+			return errorf(id.Start, ErrType, "partition column '%s' of table %s must be a physical column, not a computed or metadata one", c.Name, t.Name)
+		}
+		if slices.Contains(t.Partitions, c.Name) {
+			return errorf(id.Start, ErrExists, "column '%s' is named twice in PARTITIONED BY", c.Name)
+		}
+		t.Partitions = append(t.Partitions, c.Name)
+	}
+	return nil
+}
+
 // optionError places a connector's option error on the option it names.
 func optionError(t *Table, err error) error {
+	var ce *connector.ColumnError
+	if errors.As(err, &ce) {
+		return &Error{Pos: columnPos(t, ce), Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
+	}
 	var oe *connector.OptionError
 	if errors.As(err, &oe) {
 		pos, ok := t.OptionPos[oe.Key]
 		if !ok {
 			pos = t.Pos
 		}
-		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error()}
+		if oe.AtValue {
+			for _, o := range t.DDL.Options {
+				if o.Key == oe.Key {
+					pos = o.ValuePos
+				}
+			}
+		}
+		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
 	}
-	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error()}
+	return &Error{Pos: t.Pos, Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}
+}
+
+// metadataExtras is how DESCRIBE shows a metadata column, as Flink does:
+// METADATA [FROM 'key'] [VIRTUAL].
+func metadataExtras(c *parser.ColumnDef) string {
+	s := "METADATA"
+	if c.MetadataKey != nil {
+		s += " FROM " + c.MetadataKey.String()
+	}
+	if c.Virtual {
+		s += " VIRTUAL"
+	}
+	return s
+}
+
+// columnPos locates the column a connector refused: its name in
+// PARTITIONED BY, its metadata key, or its declaration.
+func columnPos(t *Table, ce *connector.ColumnError) parser.Pos {
+	if ce.Partition {
+		for _, id := range t.DDL.PartitionBy {
+			if strings.EqualFold(id.Parts[len(id.Parts)-1], ce.Column) {
+				return id.Start
+			}
+		}
+	}
+	for _, c := range t.DDL.Columns {
+		if c.Name == ce.Column {
+			if ce.AtKey && c.MetadataKey != nil {
+				return c.MetadataKey.Start
+			}
+			return c.Start
+		}
+	}
+	return t.Pos
 }
 
 func identName(id *parser.Ident) string { return strings.Join(id.Parts, ".") }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -17,8 +18,15 @@ type Table struct {
 	// Schema is every column, physical and computed, in declaration order.
 	Schema types.Schema
 	// Physical lists the indexes in Schema of the columns the connector
-	// reads or writes.
+	// reads or writes: physical and metadata columns.
 	Physical []int
+	// Meta holds, per entry of Physical, the metadata key of a METADATA
+	// column ("" for a physical one), and Virtual whether it is VIRTUAL
+	// (read, never written); nil when the table has no metadata column.
+	Meta    []string
+	Virtual []bool
+	// Partitions names the PARTITIONED BY columns, in declared order.
+	Partitions []string
 	// Computed holds, per column of Schema, its expression over the
 	// physical columns (a column reference for physical ones); nil when the
 	// table has no computed column.
@@ -30,17 +38,42 @@ type Table struct {
 	Options   map[string]string
 	// OptionPos locates each WITH option for error messages.
 	OptionPos map[string]parser.Pos
-	// DDL is the CREATE TABLE statement, for SHOW and errors.
-	DDL *parser.CreateTable
+	// DDL is the CREATE TABLE statement, for SHOW and errors; Src and
+	// File are the text and file it was read from, when known.
+	DDL       *parser.CreateTable
+	Src, File string
 }
 
-// PhysicalSchema is the schema of the connector's rows.
+// PhysicalSchema is the schema of the connector's rows when it reads the
+// table.
 func (t *Table) PhysicalSchema() types.Schema {
 	out := make(types.Schema, len(t.Physical))
 	for i, c := range t.Physical {
 		out[i] = types.Field{Name: t.Schema[c].Name, Type: t.Schema[c].Type.Plain()}
 	}
 	return out
+}
+
+// Source is the table as its connector reads it.
+func (t *Table) Source() connector.Table {
+	return connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Metadata: t.Meta, Partitions: t.Partitions, Options: t.Options}
+}
+
+// Sink is the table as its connector writes it: without its VIRTUAL
+// metadata columns, which writing skips, as in Flink.
+func (t *Table) Sink() connector.Table {
+	ct := t.Source()
+	if t.Meta == nil {
+		return ct
+	}
+	ct.Schema, ct.Metadata = nil, nil
+	for i, f := range t.PhysicalSchema() {
+		if !t.Virtual[i] {
+			ct.Schema = append(ct.Schema, f)
+			ct.Metadata = append(ct.Metadata, t.Meta[i])
+		}
+	}
+	return ct
 }
 
 // View is a named query.

@@ -21,6 +21,10 @@ type Env struct {
 	// JobID names this run's output files; Job, set when the job
 	// checkpoints, names the job across runs.
 	JobID, Job string
+	// CheckFiles makes compiling check the tables' files (a source's
+	// path exists, a sink's is no regular file), so that a job that
+	// would fail on them is not started. EXPLAIN does not look at files.
+	CheckFiles bool
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -113,7 +117,10 @@ func (c *compiler) node(n Node) (*stage, error) {
 
 func (c *compiler) scan(n *Scan) (*stage, error) {
 	t := n.Table
-	src, err := connector.NewSource(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options})
+	if err := c.check(t, true); err != nil {
+		return nil, err
+	}
+	src, err := connector.NewSource(t.Source())
 	if err != nil {
 		return nil, optionError(t, err)
 	}
@@ -134,6 +141,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		s, err := c.scan(n)
 		return s, cond, exprs, err
 	}
+
 	// need: columns of the table's schema; needPhys: of its physical schema.
 	need := make([]bool, len(t.Schema))
 	mark := func(e expr.Expr, into []bool) {
@@ -222,6 +230,22 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		out[i] = substitute(e, byFull)
 	}
 	return &stage{v: v, schema: schema, src: spec}, cond, out, nil
+}
+
+// check looks at the files of table t read (asSource) or written by the
+// job, if the environment asks for it.
+func (c *compiler) check(t *Table, asSource bool) error {
+	if !c.env.CheckFiles {
+		return nil
+	}
+	ct := t.Sink()
+	if asSource {
+		ct = t.Source()
+	}
+	if err := connector.Check(ct, asSource); err != nil {
+		return optionError(t, err)
+	}
+	return nil
 }
 
 // fires tells the source feeding s how rows map to windows, so it can drop
@@ -314,7 +338,10 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 		s.v.SinkName = "collect"
 	} else {
 		t := n.Table
-		sk, err = connector.NewSink(connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Options: t.Options}, env)
+		if err := c.check(t, false); err != nil {
+			return nil, err
+		}
+		sk, err = connector.NewSink(t.Sink(), env)
 		if err != nil {
 			err = optionError(t, err)
 		}

@@ -4,6 +4,28 @@
 // EXPLAIN, and compiles it into an exec.Graph (Compile), one type switch
 // over the logical nodes.
 //
+// # Tables, metadata, partitions and files
+//
+// A CREATE TABLE's columns are physical, METADATA or computed. The
+// connector reads the physical and metadata columns (Table.Physical, with
+// Table.Meta giving each metadata key), and computed columns are
+// expressions over them; a connector writes the physical and the
+// non-VIRTUAL metadata columns (Table.Sink), so INSERT skips VIRTUAL ones
+// as Flink does and the connector refuses what it cannot write.
+// PARTITIONED BY must name physical columns (Table.Partitions). The
+// connector's refusals are placed on the column, its metadata key or its
+// name in PARTITIONED BY (columnPos); option errors on the key, or on the
+// value when the value is at fault (a path).
+//
+// A CREATE TABLE does not look at files: a table may be declared before
+// its file exists. Compiling a job to run (Env.CheckFiles, not EXPLAIN)
+// checks each filesystem source's path exists and each sink's is no
+// regular file (connector.Check), so the INSERT or SELECT fails before its
+// job starts. The error points at the path in the CREATE TABLE, which may
+// be in an earlier statement or file: a Table keeps the text and file it
+// was declared in (from ExecScript and Session.File), and an Error carries
+// them for FormatError.
+//
 // # Window Top-N
 //
 // A streaming query can order rows only within a window, because only a

@@ -23,6 +23,10 @@ type Error struct {
 	Pos  parser.Pos
 	Kind error
 	Msg  string
+	// Src and File, when Src is set, are the source text Pos is in and
+	// its file: an error found in a statement can point into the CREATE
+	// TABLE of an earlier statement or file.
+	Src, File string
 }
 
 func (e *Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Pos.Line, e.Pos.Column, e.Msg) }
@@ -40,6 +44,9 @@ func errorf(pos parser.Pos, kind error, format string, args ...any) *Error {
 func FormatError(file, src string, err error) string {
 	var pe *Error
 	if errors.As(err, &pe) {
+		if pe.Src != "" {
+			src, file = pe.Src, pe.File
+		}
 		prefix := ""
 		if file != "" {
 			prefix = file + ":"

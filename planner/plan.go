@@ -41,7 +41,7 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	sinkSchema := t.PhysicalSchema()
+	sinkSchema := t.Sink().Schema
 	// targets[i] is the query column written to sink column i, or -1.
 	targets := make([]int, len(sinkSchema))
 	if len(st.Columns) == 0 {

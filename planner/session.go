@@ -48,6 +48,11 @@ type Session struct {
 	Durable Durability
 	// Jobs are the session's jobs, running and ended.
 	Jobs Jobs
+	// File names the file ExecScript runs, for errors that point into a
+	// table declared by an earlier file.
+	File string
+	// src is the text ExecScript runs, kept with the tables it declares.
+	src string
 	// jobs counts the jobs the session has run, to name them.
 	jobs int
 }
@@ -65,6 +70,8 @@ func (s *Session) ExecScript(ctx context.Context, src string) error {
 	if err != nil {
 		return err
 	}
+	s.src = src
+	defer func() { s.src = "" }()
 	for _, st := range stmts {
 		if err := s.Exec(ctx, st); err != nil {
 			return err
@@ -127,6 +134,9 @@ func (s *Session) createTable(st *parser.CreateTable) error {
 	t, err := bindCreateTable(st)
 	if err != nil {
 		return err
+	}
+	if s.src != "" {
+		t.Src, t.File = s.src, s.File
 	}
 	s.Catalog.tables[name] = t
 	return nil
@@ -205,6 +215,8 @@ func (s *Session) describe(st *parser.Describe) error {
 			extras, wm := "", ""
 			if c := t.DDL.Columns[i]; c.Expr != nil {
 				extras = "AS " + c.Expr.String()
+			} else if c.Metadata {
+				extras = metadataExtras(c)
 			}
 			if i == t.TimeCol {
 				wm = t.DDL.Watermark.Expr.String()
@@ -326,7 +338,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	// A savepoint is the state of one job: the next one started restores
 	// it, later ones start as they would without it.
 	defer s.consumeSavepoint()
-	env := Env{Parallelism: s.parallelism(), Stdout: s.Out}
+	env := Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
 		finished, err := s.restorePoint(cp)
 		if err != nil {

@@ -28,12 +28,15 @@
 //	error
 //	<statements that must fail>
 //	----
-//	<the error as a user sees it: line:col: message, the line and a caret>
+//	<the error as a user sees it: line:col: message, the line and a caret;
+//	 the temporary working directory shows as $WD>
 //
-//	output path=out/per_user
+//	output path=out/per_user [dirs]
 //	----
-//	<the lines of every visible file of that directory, sorted; it is an
-//	 error if hidden in-progress files remain>
+//	<the lines of every visible file of that directory and its
+//	 subdirectories, sorted; with dirs each line starts with its file's
+//	 directory relative to path ("dt=2024-01-01/ 1,a"); it is an error if
+//	 hidden in-progress files remain>
 //
 //	metrics
 //	----

@@ -327,7 +327,7 @@ func TestWindowResultsAreExact(t *testing.T) {
 				if late := sess.LastMetrics.LateRows.Load(); late != 0 {
 					t.Errorf("%d rows counted late, want 0", late)
 				}
-				got := strings.Split(strings.TrimRight(readOutput(t, "out"), "\n"), "\n")
+				got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
 				want := reference(all)
 				if len(got) != len(want) {
 					t.Fatalf("%d result rows, want %d", len(got), len(want))

@@ -60,7 +60,7 @@ func TestWindowStateLargerThanMemory(t *testing.T) {
 			if spills < 10 {
 				t.Errorf("%d spills: the state fit in memory, the test tests nothing", spills)
 			}
-			got := strings.Split(strings.TrimRight(readOutput(t, "out"), "\n"), "\n")
+			got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
 			if len(got) != len(want) {
 				t.Fatalf("%d result rows, want %d", len(got), len(want))
 			}

@@ -103,11 +103,17 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 		if err == nil {
 			d.Fatalf(t, "expected an error")
 		}
-		return planner.FormatError("", d.Input, err) + "\n"
+		// The working directory is a fresh temporary one: errors show it
+		// as $WD.
+		msg := planner.FormatError("", d.Input, err)
+		if wd, werr := os.Getwd(); werr == nil {
+			msg = strings.ReplaceAll(msg, wd, "$WD")
+		}
+		return msg + "\n"
 	case "output":
 		var path string
 		d.ScanArgs(t, "path", &path)
-		return readOutput(t, path)
+		return readOutput(t, path, d.HasArg("dirs"))
 	case "metrics":
 		m := r.sess.LastMetrics
 		if m == nil {
@@ -127,8 +133,10 @@ func (r *runner) exec(src string) (string, error) {
 	return r.out.String(), err
 }
 
-// readOutput returns the sorted lines of a sink directory's visible files.
-func readOutput(t *testing.T, dir string) string {
+// readOutput returns the sorted lines of a sink directory's visible
+// files, in its subdirectories too; with dirs, each line is prefixed by
+// the directory its file is in, relative to dir ("dt=2024-01-01/ 1,a").
+func readOutput(t *testing.T, dir string, dirs bool) string {
 	var lines []string
 	err := filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
 		if err != nil {
@@ -144,9 +152,13 @@ func readOutput(t *testing.T, dir string) string {
 		if err != nil {
 			return err
 		}
+		prefix := ""
+		if rel, err := filepath.Rel(dir, filepath.Dir(p)); dirs && err == nil && rel != "." {
+			prefix = filepath.ToSlash(rel) + "/ "
+		}
 		for _, l := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
 			if l != "" {
-				lines = append(lines, l)
+				lines = append(lines, prefix+l)
 			}
 		}
 		return nil

@@ -136,6 +136,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		if cmd == "explain" {
 			err = explain(ctx, sess, src, stdout)
 		} else {
+			sess.File = files[i]
 			err = sess.ExecScript(ctx, src)
 		}
 		if errors.Is(err, exec.ErrCanceled) {

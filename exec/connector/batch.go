@@ -242,3 +242,37 @@ func packBits(alloc memory.Allocator, bits []bool) *memory.Buffer {
 	}
 	return buf
 }
+
+// repeat returns an array of n copies of the column's first value.
+func (c *column) repeat(alloc memory.Allocator, n int) arrow.Array {
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	r := column{t: c.t, dt: c.dt, st: c.st}
+	if c.st == sString {
+		r.offs = append(r.offs, 0)
+	}
+	for range n {
+		if !c.valid[0] {
+			r.null()
+			continue
+		}
+		switch c.st {
+		case sInt32:
+			r.int32(c.i32[0])
+		case sInt64:
+			r.int64(c.i64[0])
+		case sFloat32:
+			r.float32(c.f32[0])
+		case sFloat64:
+			r.float64(c.f64[0])
+		case sDecimal:
+			r.decimal(c.dec[0])
+		case sBool:
+			r.bool(c.bools[0])
+		case sString:
+			r.str(c.data[c.offs[0]:c.offs[1]])
+		}
+	}
+	return r.build(alloc, n)
+}

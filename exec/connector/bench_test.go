@@ -60,7 +60,7 @@ func clicksData(format string) []byte {
 
 func benchDecode(b *testing.B, format string) {
 	data := clicksData(format)
-	src := &fileSource{schema: clicks, cfg: fsConfig{format: format, csv: csvFormat{delim: ',', quote: '"'}}}
+	src := newFileSource(Table{Schema: clicks}, fsConfig{format: format, csv: csvFormat{delim: ',', quote: '"'}})
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -113,7 +113,7 @@ func BenchmarkDecodeJSONStdlib(b *testing.B) {
 }
 
 func benchEncode(b *testing.B, format string) {
-	src := &fileSource{schema: clicks, cfg: fsConfig{format: format, csv: csvFormat{delim: ',', quote: '"'}}}
+	src := newFileSource(Table{Schema: clicks}, fsConfig{format: format, csv: csvFormat{delim: ',', quote: '"'}})
 	r := src.reader("bench", io.NopCloser(nil), bufio.NewReader(bytes.NewReader(clicksData(format))), exec.Offset{}, exec.ReadOptions{BatchSize: 1024})
 	rec, err := r.Next()
 	if err != nil {

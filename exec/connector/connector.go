@@ -8,13 +8,36 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// Table is what the planner knows of a CREATE TABLE: its physical columns
-// (computed columns are the planner's job) and WITH options.
+// Table is what the planner knows of a CREATE TABLE: the columns the
+// connector reads or writes (computed columns are the planner's job), in
+// declaration order, and WITH options.
 type Table struct {
-	Name    string
-	Schema  types.Schema
-	Options map[string]string
+	Name   string
+	Schema types.Schema
+	// Metadata holds, per column of Schema, the metadata key the column
+	// reads (METADATA [FROM 'key']), "" for a physical column; nil when
+	// the table has no metadata column.
+	Metadata []string
+	// Partitions names the PARTITIONED BY columns, in declared order.
+	Partitions []string
+	Options    map[string]string
 }
+
+// ColumnError is an invalid column of a table for its connector: a
+// metadata key the connector does not have, or a column it cannot write.
+type ColumnError struct {
+	// Column names the column, Msg is the whole sentence.
+	Column string
+	Msg    string
+	// AtKey says the metadata key is at fault, not the column;
+	// Partition that the column is named by PARTITIONED BY.
+	AtKey, Partition bool
+}
+
+func (e *ColumnError) Error() string { return e.Msg }
+
+// Unwrap makes errors.Is(err, ErrOption) hold.
+func (e *ColumnError) Unwrap() error { return ErrOption }
 
 // Env carries what a connector needs from the run.
 type Env struct {
@@ -39,13 +62,16 @@ func NewSource(t Table) (exec.Source, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkColumns(t, conn, true); err != nil {
+		return nil, err
+	}
 	switch conn {
 	case "filesystem":
 		c, err := parseFilesystem(t)
 		if err != nil {
 			return nil, err
 		}
-		return &fileSource{schema: t.Schema, cfg: c}, nil
+		return newFileSource(t, c), nil
 	case "nexmark":
 		c, err := parseNexmark(t)
 		if err != nil {
@@ -75,6 +101,9 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkColumns(t, conn, false); err != nil {
+		return nil, err
+	}
 	switch conn {
 	case "filesystem":
 		c, err := parseFilesystem(t)
@@ -84,7 +113,7 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if env.JobID == "" {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}
-		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job}, nil
+		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job, parts: t.Partitions}, nil
 	case "print":
 		id, err := parsePrint(t)
 		if err != nil {
@@ -107,6 +136,9 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 func Validate(t Table, asSource bool) error {
 	conn, err := connectorOf(t, asSource)
 	if err != nil {
+		return err
+	}
+	if err := checkColumns(t, conn, asSource); err != nil {
 		return err
 	}
 	switch conn {

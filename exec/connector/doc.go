@@ -28,8 +28,9 @@
 //
 // filesystem (source and sink):
 //
-//	path                           required  a file or a directory
+//	path                           required  a file or a directory: a local path or a file:// URI
 //	format                         required  csv | json
+//	partition.default-name         __DEFAULT_PARTITION__  the directory name of a NULL or empty partition value
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
 //
@@ -94,6 +95,37 @@
 //
 // # Decisions
 //
+// Columns. Table.Schema is the connector's columns in declaration order:
+// physical ones and METADATA ones (Table.Metadata gives their keys).
+// checkColumns refuses what a connector cannot serve: metadata other than
+// the filesystem source's (file.path, file.name, file.size,
+// file.modification-time, types as in Flink, file.modification-time also
+// into TIMESTAMP), any metadata column in a sink (the planner leaves out
+// VIRTUAL ones), partition columns that are not physical or leave the
+// files no column (other connectors ignore PARTITIONED BY, as Flink's
+// print and blackhole do). These are *ColumnError values. A file reader decodes only the file's columns
+// (fileColumns) and adds the others per batch, repeating the split's
+// values (split_values.go), so decoding stays per column.
+//
+// Partitions. Table.Partitions (PARTITIONED BY) makes a filesystem sink
+// route each row to <path>/k1=v1/.../ (filesystem_partition.go): one
+// fileWriter per directory, so part-file names, rolling and the two-phase
+// commit are per directory; PreCommit hands over every directory's files,
+// Recover cleans every directory down to the partition depth. Keys and
+// values are escaped as Flink's PartitionPathUtils does; NULL or empty is
+// partition.default-name; timestamps are named as Java's LocalDateTime
+// and Instant print them. A source requires every visible file to be
+// exactly at that depth, in directories of the partition keys in order,
+// and parses each value with the column's parser (so a value of the wrong
+// type fails the split at Open, whatever ignore-parse-errors says: it is
+// the directory, not a row, that is malformed).
+//
+// Paths. A path is local; file:///x, file://localhost/x and file:/x name
+// /x, and other schemes are option errors (AtValue) when the table is
+// declared. Validate never touches files; Check, which the planner calls
+// before a job starts, requires a source's path to exist and a sink's not
+// to be a regular file.
+//
 // Splits and offsets. A file source's splits are the file, or the visible
 // regular files below the directory (recursively; names starting with '.'
 // or '_' are hidden, files and directories alike, so in-progress part files
@@ -105,7 +137,12 @@
 // offset is the split's start) and Offset.Line counts the rows the split
 // has made.
 //
-// Lines. Input is split at '\n' before parsing; a trailing '\r' is dropped,
+// Lines. A last line without '\n' may be unfinished: it is a line only
+// once the file has been quiet for a second (fileReader.settle: size
+// unchanged, and modification time a second old or the reader having
+// watched that long); meanwhile Next returns the rows before it, or after
+// a 50 ms pause none, and the offset stays at the line's start. Input is
+// split at '\n' before parsing; a trailing '\r' is dropped,
 // so CRLF files work, and a UTF-8 byte-order mark at the start of a file is
 // skipped. Blank lines are skipped in both formats. A CSV quoted field
 // therefore cannot span lines: the csv sink refuses a string with a line

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/exec"
@@ -25,10 +26,11 @@ type fsConfig struct {
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
 	rollSize    int64
+	defaultPart string // partition.default-name
 }
 
 var (
-	fsKeys   = []string{"connector", "path", "format", "sink.rolling-policy.file-size"}
+	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size"}
 	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal"}
 	jsonKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors"}
 )
@@ -51,6 +53,9 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		c.path, err = o.required("path")
 	}
 	if err == nil {
+		c.path, err = localPath(c.path)
+	}
+	if err == nil {
 		c.format, err = o.required("format")
 	}
 	if err == nil && c.format != "csv" && c.format != "json" {
@@ -58,6 +63,10 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	}
 	if err != nil {
 		return c, err
+	}
+	c.defaultPart = o.str("partition.default-name", "__DEFAULT_PARTITION__")
+	if c.defaultPart == "" {
+		return c, badValue("partition.default-name", "", "must not be empty")
 	}
 	if v, ok := o.get("sink.rolling-policy.file-size"); ok {
 		n, ok := types.ParseMemorySize(v)
@@ -128,8 +137,29 @@ type decoder interface {
 }
 
 type fileSource struct {
-	schema types.Schema
-	cfg    fsConfig
+	schema types.Schema // the table's columns
+	file   types.Schema // the columns in the files
+	// cols maps each column of schema to its index in file, or to -1 for
+	// a metadata or partition column, whose value is the split's.
+	cols  []int
+	meta  []string // per column of schema, its metadata key; nil if none
+	parts []string // partition columns, in declared order
+	cfg   fsConfig
+	arrow *arrow.Schema // schema's
+	// quiet overrides the const quiet (tests).
+	quiet time.Duration
+}
+
+func newFileSource(t Table, c fsConfig) *fileSource {
+	s := &fileSource{schema: t.Schema, meta: t.Metadata, parts: t.Partitions, cfg: c, cols: make([]int, len(t.Schema)), arrow: t.Schema.Arrow()}
+	for i := range s.cols {
+		s.cols[i] = -1
+	}
+	for _, i := range fileColumns(t) {
+		s.cols[i] = len(s.file)
+		s.file = append(s.file, t.Schema[i])
+	}
+	return s
 }
 
 func (s *fileSource) Schema() types.Schema { return s.schema }
@@ -195,7 +225,17 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
-	return s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro), nil
+	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		r.stat = f.Stat // a pipe's end is final: only a file can grow
+	}
+	if len(s.file) < len(s.schema) {
+		if r.split, err = s.splitValues(split.ID, f); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("filesystem source: %w", err)
+		}
+	}
+	return r, nil
 }
 
 func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec.Offset, ro exec.ReadOptions) *fileReader {
@@ -206,17 +246,22 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		path:    path,
 		c:       c,
 		r:       br,
-		b:       newBatch(s.schema),
+		b:       newBatch(s.file),
+		src:     s,
 		ro:      ro,
 		ignore:  s.cfg.ignore,
 		maxLine: maxLine,
 		pos:     off.Pos,
 		line:    off.Line,
+		quiet:   s.quiet,
+	}
+	if r.quiet == 0 {
+		r.quiet = quiet
 	}
 	if s.cfg.format == "csv" {
-		r.dec = newCSVDecoder(s.schema, s.cfg.csv)
+		r.dec = newCSVDecoder(s.file, s.cfg.csv)
 	} else {
-		r.dec = newJSONDecoder(s.schema, s.cfg.failMissing)
+		r.dec = newJSONDecoder(s.file, s.cfg.failMissing)
 	}
 	return r
 }
@@ -239,9 +284,21 @@ type fileReader struct {
 	maxLine int
 	pos     int64 // byte offset of the next unread line
 	line    int64 // lines consumed
-	long    []byte
-	eof     bool
-	err     error // a failed read stays failed
+	// held gathers a line over several reads (its first maxLine+1 bytes);
+	// heldN is its length so far.
+	held  []byte
+	heldN int64
+	// stat describes the file, to tell whether it is still growing; nil
+	// for input that cannot grow.
+	stat     func() (os.FileInfo, error)
+	quiet    time.Duration
+	waitFrom time.Time // when the reader found the last line unfinished
+	eof      bool
+	err      error // a failed read stays failed
+	src      *fileSource
+	// split holds, for the columns not in the file, their values in this
+	// split (one row); nil when every column is in the file.
+	split *batch
 }
 
 func (r *fileReader) Next() (arrow.RecordBatch, error) {
@@ -258,11 +315,22 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 		}
 	}()
 	start := r.pos
+	slept := false
 	for r.b.n < r.ro.BatchSize && (r.b.n == 0 || r.pos-start < maxBatchBytes) {
 		line, err := r.readLine()
 		if err == io.EOF {
 			r.eof = true
 			break
+		}
+		if err == errWait {
+			// Return the rows read so far, or after a pause none: Next
+			// never blocks for long.
+			if r.b.n > 0 || slept {
+				return r.flush(), nil
+			}
+			time.Sleep(pollEvery)
+			slept = true
+			continue
 		}
 		if err == nil {
 			err = r.dec.decode(line, r.b)
@@ -285,38 +353,106 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 	if r.b.n == 0 {
 		return nil, io.EOF
 	}
-	return r.b.flush(r.ro.Alloc), nil
+	return r.flush(), nil
 }
 
 // readLine returns the next line without its line break, valid until the
-// next call. The bufio buffer holds most lines; only a longer one is copied.
+// next call. The bufio buffer holds most lines; only a longer one, or one
+// gathered over several reads, is copied. It returns errWait when the file
+// ends in a line without a line break that may still be being written.
 func (r *fileReader) readLine() ([]byte, error) {
-	first := r.pos == 0
-	s, err := r.r.ReadSlice('\n')
-	if err == bufio.ErrBufferFull {
-		r.long = append(r.long[:0], s...)
-		for err == bufio.ErrBufferFull {
-			s, err = r.r.ReadSlice('\n')
-			if len(r.long) <= r.maxLine {
-				r.long = append(r.long, s...)
-			} else {
-				r.pos += int64(len(s))
-			}
+	for {
+		s, err := r.r.ReadSlice('\n')
+		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
+			return nil, err
 		}
-		s = r.long
+		if err == nil && r.heldN == 0 {
+			return r.take(s, int64(len(s)))
+		}
+		if len(r.held) <= r.maxLine {
+			r.held = append(r.held, s...)
+		}
+		r.heldN += int64(len(s))
+		switch {
+		case err == nil:
+			return r.take(r.held, r.heldN)
+		case err == bufio.ErrBufferFull:
+			continue
+		case r.heldN == 0:
+			return nil, io.EOF
+		}
+		st, err := r.settle()
+		switch {
+		case err != nil:
+			return nil, err
+		case st == lineWait:
+			return nil, errWait
+		case st == lineDone:
+			return r.take(r.held, r.heldN)
+		}
+		// lineGrown: read on.
 	}
-	if err != nil && err != io.EOF {
-		return nil, err
+}
+
+// errWait says the last line is not known to be complete yet.
+var errWait = errors.New("last line may still be being written")
+
+const (
+	lineDone  = iota // the file has stopped growing: the line is complete
+	lineGrown        // the file grew: read on
+	lineWait         // not known yet
+)
+
+// quiet is how long a file must have stopped growing before its last
+// line, without a line break, counts as complete; pollEvery is how often
+// a reader looks again meanwhile.
+const (
+	quiet     = time.Second
+	pollEvery = 50 * time.Millisecond
+)
+
+// settle decides about a last line without a line break, which a writer
+// may not have finished: it is complete once the file's size is what was
+// read and the file has been quiet for r.quiet, by its modification time
+// or by the reader watching it since it first reached the line (which
+// covers a clock ahead of the reader's).
+func (r *fileReader) settle() (int, error) {
+	if r.stat == nil {
+		return lineDone, nil
 	}
-	if len(s) == 0 {
-		return nil, io.EOF
+	fi, err := r.stat()
+	if err != nil {
+		return 0, err
 	}
-	r.pos += int64(len(s))
+	end := r.pos + r.heldN
+	switch {
+	case fi.Size() > end:
+		r.waitFrom = time.Time{}
+		return lineGrown, nil
+	case fi.Size() < end:
+		return 0, fmt.Errorf("file shrank from %d to %d bytes while being read", end, fi.Size())
+	}
+	now := time.Now()
+	if r.waitFrom.IsZero() {
+		r.waitFrom = now
+	}
+	if now.Sub(fi.ModTime()) >= r.quiet || now.Sub(r.waitFrom) >= r.quiet {
+		return lineDone, nil
+	}
+	return lineWait, nil
+}
+
+// take consumes a whole line of n bytes whose first bytes are s, and
+// returns it without its line break.
+func (r *fileReader) take(s []byte, n int64) ([]byte, error) {
+	first := r.pos == 0
+	r.pos += n
 	r.line++
-	if len(s) > r.maxLine {
+	r.held, r.heldN, r.waitFrom = r.held[:0], 0, time.Time{}
+	if n > int64(r.maxLine) {
 		return nil, &rowError{msg: fmt.Sprintf("line longer than %d bytes", r.maxLine)}
 	}
-	if s[len(s)-1] == '\n' {
+	if len(s) > 0 && s[len(s)-1] == '\n' {
 		s = s[:len(s)-1]
 	}
 	if len(s) > 0 && s[len(s)-1] == '\r' {

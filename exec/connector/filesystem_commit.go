@@ -93,7 +93,22 @@ func (s *fileSink) Recover(id int64, pending []checkpoint.PendingFile) error {
 	if err := s.Commit(pending); err != nil {
 		return err
 	}
-	entries, err := os.ReadDir(s.cfg.path)
+	dirs, err := s.dataDirs()
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	for _, d := range dirs {
+		if err := s.recoverDir(d, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recoverDir removes what the job's lineage left in dir after checkpoint
+// id.
+func (s *fileSink) recoverDir(dir string, id int64) error {
+	entries, err := os.ReadDir(dir)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -115,14 +130,14 @@ func (s *fileSink) Recover(id int64, pending []checkpoint.PendingFile) error {
 			}
 		}
 		if stale {
-			if err := os.Remove(filepath.Join(s.cfg.path, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return fmt.Errorf("filesystem sink: %w", err)
 			}
 			removed = true
 		}
 	}
 	if removed {
-		return syncDir(s.cfg.path)
+		return syncDir(dir)
 	}
 	return nil
 }

@@ -18,7 +18,8 @@ type fileSink struct {
 	cfg    fsConfig
 	schema types.Schema // the table's, whose names the JSON keys use
 	jobID  string
-	job    string // stable job name; "" when the job does not checkpoint
+	job    string   // stable job name; "" when the job does not checkpoint
+	parts  []string // partition columns, in declared order
 
 	// mu guards committed: the hidden files the coordinator has made
 	// visible, which writers stop handing over.
@@ -44,23 +45,37 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 	if err := os.MkdirAll(s.cfg.path, 0o755); err != nil {
 		return nil, fmt.Errorf("filesystem sink: %w", err)
 	}
-	w := &fileWriter{
-		dir:     s.cfg.path,
+	if len(s.parts) > 0 {
+		w, err := s.openPartitioned(out, names, subtask)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
+	return s.writer(s.cfg.path, subtask, len(out), s.encoder(names), flushSize+64<<10), nil
+}
+
+// writer returns a writer of part files into dir, gathering output in a
+// buffer of bufCap bytes to start with.
+func (s *fileSink) writer(dir string, subtask, ncols int, enc encoder, bufCap int) *fileWriter {
+	return &fileWriter{
+		dir:     dir,
 		prefix:  s.prefix(subtask),
 		ext:     "." + s.cfg.format,
 		limit:   s.cfg.rollSize,
-		ncols:   len(out),
+		ncols:   ncols,
+		enc:     enc,
 		subtask: subtask,
 		sink:    s,
-		buf:     make([]byte, 0, flushSize+64<<10),
-		pending: nil,
+		buf:     make([]byte, 0, bufCap),
 	}
+}
+
+func (s *fileSink) encoder(names []string) encoder {
 	if s.cfg.format == "csv" {
-		w.enc = &csvEncoder{f: s.cfg.csv, names: names}
-	} else {
-		w.enc = newJSONEncoder(names)
+		return &csvEncoder{f: s.cfg.csv, names: names}
 	}
-	return w, nil
+	return newJSONEncoder(names)
 }
 
 // prefix is the start of a subtask's part-file names: part-<run>-<subtask>-,
@@ -111,20 +126,25 @@ func (w *fileWriter) Write(b arrow.RecordBatch) error {
 	if int(b.NumCols()) != w.ncols {
 		return fmt.Errorf("filesystem sink: batch has %d columns, want %d", b.NumCols(), w.ncols)
 	}
-	var err error
 	for row := 0; row < int(b.NumRows()); row++ {
-		if w.buf, err = w.enc.encode(w.buf, b, row); err != nil {
-			return fmt.Errorf("filesystem sink: %w", err)
+		if err := w.writeRow(b, row); err != nil {
+			return err
 		}
-		if w.size+int64(len(w.buf)) >= w.limit {
-			if err := w.roll(); err != nil {
-				return err
-			}
-		} else if len(w.buf) >= flushSize {
-			if err := w.flush(); err != nil {
-				return err
-			}
-		}
+	}
+	return nil
+}
+
+// writeRow encodes one row, rolling over or writing out as needed.
+func (w *fileWriter) writeRow(b arrow.RecordBatch, row int) error {
+	var err error
+	if w.buf, err = w.enc.encode(w.buf, b, row); err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	if w.size+int64(len(w.buf)) >= w.limit {
+		return w.roll()
+	}
+	if len(w.buf) >= flushSize {
+		return w.flush()
 	}
 	return nil
 }

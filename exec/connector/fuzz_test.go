@@ -32,7 +32,7 @@ var fuzzSchema = types.Schema{
 // that every row it returns survives encoding and decoding unchanged.
 func fuzzRead(t *testing.T, cfg fsConfig, data []byte) {
 	cfg.ignore = true
-	src := &fileSource{schema: fuzzSchema, cfg: cfg}
+	src := newFileSource(Table{Schema: fuzzSchema}, cfg)
 	r := src.reader("fuzz", io.NopCloser(nil), bufio.NewReaderSize(bytes.NewReader(data), 16), exec.Offset{}, exec.ReadOptions{BatchSize: 3})
 	r.maxLine = 200
 	var enc encoder = newJSONEncoder(fuzzSchema.Names())
@@ -69,7 +69,7 @@ func roundTrip(t *testing.T, src *fileSource, enc encoder, b arrow.RecordBatch) 
 	}
 	cfg := src.cfg
 	cfg.ignore = false
-	again := &fileSource{schema: fuzzSchema, cfg: cfg}
+	again := newFileSource(Table{Schema: fuzzSchema}, cfg)
 	r := again.reader("again", io.NopCloser(nil), bufio.NewReader(bytes.NewReader(out)), exec.Offset{}, exec.ReadOptions{BatchSize: int(b.NumRows())})
 	b2, err := r.Next()
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -135,12 +136,19 @@ func checkSchema(t testing.TB, s types.Schema, b arrow.RecordBatch) {
 	}
 }
 
+// writeFile writes a finished file: its modification time is set an hour
+// back, so that a last line without a line break is read at once rather
+// than after the quiet period of a file that may still be written.
 func writeFile(t testing.TB, path, content string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, past, past); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -26,6 +26,9 @@ type OptionError struct {
 	Valid []string
 	// what names the members of Valid ("options", "connectors", "values").
 	what string
+	// AtValue says the option's value, not its key, is at fault: an error
+	// message's caret then points at the value.
+	AtValue bool
 }
 
 func (e *OptionError) Error() string {
