@@ -80,7 +80,9 @@ func (s *Session) ExecScript(ctx context.Context, src string) error {
 	return nil
 }
 
-// Exec executes one statement.
+// Exec executes one statement. SHOW JOBS and STOP JOB may be executed
+// while another call runs a job; no other statement may run concurrently
+// with anything.
 func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 	switch st := st.(type) {
 	case *parser.CreateTable:
