@@ -16,6 +16,9 @@ type chain struct {
 	names []string
 	links []link // links[i] is the emitter given to ops[i]
 	tail  Emitter
+
+	metrics *VertexMetrics // nil for a chain run outside a job
+	subtask int
 }
 
 // link delivers an operator's output to the next operator of the chain.
@@ -50,6 +53,10 @@ func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
 		c.names = append(c.names, s.Name)
 	}
 	c.tail = tail
+	if m := ctx.vertex; m != nil {
+		c.metrics, c.subtask = m, ctx.Subtask
+		c.tail = &counted{next: tail, m: m}
+	}
 	c.links = make([]link, len(c.ops))
 	for i := len(c.ops) - 2; i >= 0; i-- {
 		c.links[i] = link{next: c.ops[i+1], out: c.emitterOf(i + 1), name: c.names[i+1]}
@@ -75,6 +82,9 @@ func (c *chain) emitterOf(i int) Emitter {
 
 // push feeds a batch into the head of the chain; the chain takes it over.
 func (c *chain) push(b arrow.RecordBatch) error {
+	if c.metrics != nil {
+		c.metrics.RowsIn.Add(b.NumRows())
+	}
 	if len(c.ops) == 0 {
 		return c.tail.Emit(b)
 	}
@@ -91,6 +101,9 @@ func (c *chain) push(b arrow.RecordBatch) error {
 // watermark lets every operator act on wm in chain order, so output caused
 // by the watermark reaches the end of the chain before the watermark does.
 func (c *chain) watermark(wm int64) error {
+	if c.metrics != nil {
+		c.metrics.watermarks[c.subtask].Store(wm)
+	}
 	for i, op := range c.ops {
 		if h, ok := op.(WatermarkHandler); ok {
 			if err := h.OnWatermark(wm, c.emitterOf(i)); err != nil {

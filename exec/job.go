@@ -31,9 +31,10 @@ type Job struct {
 	Metrics *Metrics
 	Started time.Time
 
-	coord  *coordinator
-	cancel context.CancelCauseFunc
-	done   chan struct{}
+	coord    *coordinator
+	cancel   context.CancelCauseFunc
+	vertices []*VertexMetrics
+	done     chan struct{}
 
 	mu struct {
 		sync.Mutex
@@ -75,6 +76,9 @@ func (j *Job) Wait() error {
 	defer j.mu.Unlock()
 	return j.mu.err
 }
+
+// Vertices returns the metrics of each vertex, in the graph's order.
+func (j *Job) Vertices() []*VertexMetrics { return j.vertices }
 
 // Done is closed when the job has ended.
 func (j *Job) Done() <-chan struct{} { return j.done }

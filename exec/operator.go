@@ -93,6 +93,8 @@ type TaskContext struct {
 
 	// match is the restored state matched to the job (Restored).
 	match *Match
+	// vertex are the vertex's metrics, nil outside a job.
+	vertex *VertexMetrics
 }
 
 // OpSpec describes one operator of a chain; New creates the instance for

@@ -157,12 +157,14 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	}
 	sourceSubtask := 0
 
-	for _, v := range g.Vertices {
+	vertices := make([]*VertexMetrics, len(g.Vertices))
+	for i, v := range g.Vertices {
+		vertices[i] = newVertexMetrics(v)
 		for sub := 0; sub < v.Parallelism; sub++ {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, match: match,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, match: match, vertex: vertices[i],
 			}
 			if n := memoryOps(v); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
@@ -206,6 +208,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		}
 	}
 	j := newJob(g, opts, coord, cancel)
+	j.vertices = vertices
 	started = true
 	go func() {
 		defer cancel(nil)

@@ -136,6 +136,17 @@ func (j *Job) Savepoint(ctx context.Context, dir string) (string, error) {
 	return cur.Savepoint(ctx, dir)
 }
 
+// Vertices returns the metrics of each vertex of the job's current (or
+// last) run, nil before it started.
+func (j *Job) Vertices() []*exec.VertexMetrics {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.mu.cur == nil {
+		return nil
+	}
+	return j.mu.cur.Vertices()
+}
+
 // Cancel stops the running job without a savepoint: what it has not
 // committed is discarded, and a later run resumes from its last
 // checkpoint.
