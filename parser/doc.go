@@ -6,7 +6,9 @@
 // semicolon is optional, empty statements are skipped); ParseExpr reads one
 // scalar expression. Both return *Error on bad input, never panic, and reject
 // nesting deeper than 1000 levels so that recursive passes over the tree stay
-// bounded.
+// bounded. A flat chain of binary operators (a = 1 OR a = 2 OR ...) is not
+// nesting: it may have up to 100000 terms, and String renders it along its
+// left spine in linear time.
 //
 // # Grammar approach
 //

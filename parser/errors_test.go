@@ -50,7 +50,11 @@ func TestErrors(t *testing.T) {
 		{"WITH a AS (SELECT 1) (WITH b AS (SELECT 2) SELECT 3)", `1:1: syntax error: a query cannot have two WITH clauses; wrap the inner query in a subquery`},
 		{"WITH a AS (SELECT 1) VALUES (1) ORDER BY 1 LIMIT 2", ``},
 		{"SELECT " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), `1:1007: syntax error: nesting deeper than 1000 levels`},
-		{"SELECT 1" + strings.Repeat(" + 1", 2000), `1:4002: syntax error: nesting deeper than 1000 levels`},
+		{"SELECT 1" + strings.Repeat(" + 1", 2000), ``},
+		{"SELECT 1" + strings.Repeat(" + 1", 100_001), `1:400010: syntax error: more than 100000 terms in one expression`},
+		{"SELECT 1" + strings.Repeat(" IS NULL", 2000), `1:7994: syntax error: nesting deeper than 1000 levels`},
+		{"SELECT 1" + strings.Repeat(" + (1", 300) + strings.Repeat(")", 300), ``},
+		{"SELECT 1" + strings.Repeat(" + (1", 2000) + strings.Repeat(")", 2000), `1:2507: syntax error: nesting deeper than 1000 levels`},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.src)
