@@ -19,8 +19,7 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// Session keys strand reads from SET. Other keys are accepted and kept, as
-// Flink does, so that Flink scripts run unchanged.
+// Session keys strand reads from SET (config_keys.go lists them all).
 const (
 	KeyParallelism = "parallelism.default"
 	KeyBatchSize   = "strand.batch-size"
@@ -174,19 +173,41 @@ func (s *Session) set(st *parser.Set) error {
 		}
 		return s.table([]string{"key", "value"}, rows)
 	}
-	k, v := st.Option.Key, st.Option.Value
-	switch k {
-	case KeyParallelism, KeyBatchSize:
-		if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a positive integer, got '%s'", k, v)
+	if atValue, err := s.setOption(st.Option.Key, st.Option.Value); err != nil {
+		pos := st.Option.Start
+		if atValue {
+			pos = st.Option.ValuePos
 		}
-	case KeyMemory:
-		if n, ok := types.ParseMemorySize(v); !ok || n < memseg.DefaultSegmentSize {
-			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a memory size of at least 32kb such as '256mb', got '%s'", k, v)
-		}
+		return errorf(pos, ErrOption, "%v", err)
+	}
+	return nil
+}
+
+// SetOption is SET 'k' = 'v' for the command line's --set: the same
+// checks, and an error that matches ErrOption but has no position.
+func (s *Session) SetOption(k, v string) error {
+	if _, err := s.setOption(k, v); err != nil {
+		return &flagError{err.Error()}
+	}
+	return nil
+}
+
+// setOption checks k and v (config_keys.go) and sets k = v, warning on
+// Log of a Flink key that strand ignores. atValue says that v, not k, was
+// refused.
+func (s *Session) setOption(k, v string) (atValue bool, err error) {
+	strands, err := checkKey(k)
+	if err != nil {
+		return false, err
+	}
+	if err := checkValue(k, v); err != nil {
+		return true, err
+	}
+	if !strands {
+		fmt.Fprintln(s.Log, ignored(k))
 	}
 	s.Config[k] = v
-	return nil
+	return false, nil
 }
 
 func (s *Session) describe(st *parser.Describe) error {
