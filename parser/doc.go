@@ -103,7 +103,9 @@
 // When the failure follows a word that was taken as an implicit alias and is
 // one typo away from a clause keyword, the error points at that word instead:
 // `unexpected "FORM"; did you mean FROM?`. Error.Caret and FormatError show
-// the source line with a caret under the column, copying tabs so it lines up:
+// the source line with a caret under the column, copying tabs so it lines up;
+// Printable escapes control and invisible characters (\x00, \u202e) in the
+// message and the line, so that echoed SQL cannot garble a terminal:
 //
 //	bad.sql:3:14: syntax error: unexpected "FORM"; did you mean FROM?
 //	  SELECT a, b  FORM t

@@ -135,3 +135,33 @@ func TestEditDistance(t *testing.T) {
 		}
 	}
 }
+
+// Control and invisible characters in the SQL are shown escaped in the
+// message and the source line, and the caret stays under the offending
+// column.
+func TestFormatErrorControls(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"SELECT a\x00b FROM t", `f.sql:1:9: syntax error: unexpected character "\x00"
+  SELECT a\x00b FROM t
+          ^`},
+		{"SELECT a FROM t WHERE \x1b[31m", `f.sql:1:23: syntax error: unexpected character "\x1b"
+  SELECT a FROM t WHERE \x1b[31m
+                        ^`},
+		// The escapes before the column move the caret; a tab is kept.
+		{"SELECT `a\x07\u202e`\t\x7f FROM t", `f.sql:1:14: syntax error: unexpected character "\x7f"
+  SELECT ` + "`a\\x07\\u202e`\t" + `\x7f FROM t
+  ` + "                    \t" + `^`},
+		{"SELECT 'a\xff' b c FROM t", `f.sql:1:15: syntax error: unexpected "c", expecting ",", FROM, WHERE, GROUP BY, HAVING, INTERSECT, ...
+  SELECT 'a\xff' b c FROM t
+                   ^`},
+		{"SELECT `a\nb` c d FROM t", `f.sql:2:6: syntax error: unexpected "d", expecting ",", FROM, WHERE, GROUP BY, HAVING, INTERSECT, ...
+  b` + "`" + ` c d FROM t
+       ^`},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.src)
+		if got := FormatError("f.sql", tc.src, err); got != tc.want {
+			t.Errorf("FormatError(%q):\n got %s\nwant %s", tc.src, got, tc.want)
+		}
+	}
+}
