@@ -19,6 +19,32 @@ import (
 // KeyTimeZone is Flink's session time zone; strand's is always UTC.
 const KeyTimeZone = "table.local-time-zone"
 
+// SetOption is SET 'k' = 'v' for the command line's --set: the same
+// checks, and an error that matches ErrOption but has no position.
+func (s *Session) SetOption(k, v string) error {
+	if _, err := s.setOption(k, v); err != nil {
+		return &flagError{err.Error()}
+	}
+	return nil
+}
+
+// setOption checks k and v and sets k = v, warning on Log of a Flink key
+// that strand ignores. atValue says that v, not k, was refused.
+func (s *Session) setOption(k, v string) (atValue bool, err error) {
+	strands, err := checkKey(k)
+	if err != nil {
+		return false, err
+	}
+	if err := checkValue(k, v); err != nil {
+		return true, err
+	}
+	if !strands {
+		fmt.Fprintln(s.Log, ignored(k))
+	}
+	s.Config[k] = v
+	return false, nil
+}
+
 // strandKeys are the keys strand reads, with their value checks (nil:
 // checked where the value is used).
 var strandKeys = map[string]func(v string) error{

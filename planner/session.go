@@ -183,33 +183,6 @@ func (s *Session) set(st *parser.Set) error {
 	return nil
 }
 
-// SetOption is SET 'k' = 'v' for the command line's --set: the same
-// checks, and an error that matches ErrOption but has no position.
-func (s *Session) SetOption(k, v string) error {
-	if _, err := s.setOption(k, v); err != nil {
-		return &flagError{err.Error()}
-	}
-	return nil
-}
-
-// setOption checks k and v (config_keys.go) and sets k = v, warning on
-// Log of a Flink key that strand ignores. atValue says that v, not k, was
-// refused.
-func (s *Session) setOption(k, v string) (atValue bool, err error) {
-	strands, err := checkKey(k)
-	if err != nil {
-		return false, err
-	}
-	if err := checkValue(k, v); err != nil {
-		return true, err
-	}
-	if !strands {
-		fmt.Fprintln(s.Log, ignored(k))
-	}
-	s.Config[k] = v
-	return false, nil
-}
-
 func (s *Session) describe(st *parser.Describe) error {
 	name := identName(st.Name)
 	var rows [][]string
