@@ -365,9 +365,25 @@ type flagError struct{ msg string }
 func (e *flagError) Error() string        { return e.msg }
 func (e *flagError) Is(target error) bool { return target == ErrOption }
 
+// equivalents are Flink keys (of other Flink versions, or cluster-wide)
+// for what strand reads under another key.
+var equivalents = map[string]string{
+	"state.checkpoints.num-retained":                  KeyCheckpointRetained,
+	"execution.checkpointing.dir":                     KeyStateDir,
+	"restart-strategy.type":                           KeyRestartStrategy,
+	"taskmanager.memory.managed.size":                 KeyMemory,
+	"table.exec.resource.default-parallelism":         KeyParallelism,
+	"execution.state-recovery.path":                   "execution.savepoint.path",
+	"execution.state-recovery.ignore-unclaimed-state": "execution.savepoint.ignore-unclaimed-state",
+}
+
 // ignored is the warning for a Flink key strand does not implement.
 func ignored(k string) string {
-	return fmt.Sprintf("warning: '%s' is a Flink option that strand does not implement; it has no effect", k)
+	w := fmt.Sprintf("warning: '%s' is a Flink option that strand does not implement; it has no effect", k)
+	if e, ok := equivalents[k]; ok {
+		w += fmt.Sprintf(" (strand reads '%s')", e)
+	}
+	return w
 }
 
 // closeKeys returns the known keys closest to k, if within a small edit

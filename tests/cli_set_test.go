@@ -23,10 +23,15 @@ func TestCLISetOptions(t *testing.T) {
 			t.Errorf("--set %s: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", c.set, code, stdout, stderr, c.want)
 		}
 	}
-	stdout, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "1", "--set", "table.exec.mini-batch.enabled=true")
-	for _, k := range []string{"table.exec.mini-batch.enabled", "table.exec.state.ttl"} {
-		if !strings.Contains(stderr, "warning: '"+k+"' is a Flink option that strand does not implement; it has no effect\n") {
-			t.Errorf("no warning for %s; stderr:\n%s", k, stderr)
+	stdout, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "1", "--set", "table.exec.mini-batch.enabled=true",
+		"--set", "restart-strategy.type=none")
+	for _, w := range []string{
+		"warning: 'table.exec.mini-batch.enabled' is a Flink option that strand does not implement; it has no effect\n",
+		"warning: 'table.exec.state.ttl' is a Flink option that strand does not implement; it has no effect\n",
+		"warning: 'restart-strategy.type' is a Flink option that strand does not implement; it has no effect (strand reads 'restart-strategy')\n",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("no %q; stderr:\n%s", w, stderr)
 		}
 	}
 	if code != 0 || stdout != "+I[1]\n" {
