@@ -104,53 +104,74 @@ func (c *countAcc) appendTo(b array.Builder, groups []int32) error {
 	return nil
 }
 
-// intSumAcc sums INT and BIGINT values exactly (wide.go): SUM fails when
-// the sum does not fit the result type instead of wrapping around; AVG is
-// the exact sum over the count truncated toward zero, as in Flink, which
+// intSumAcc sums INT and BIGINT values exactly: SUM fails when the sum
+// does not fit the result type instead of wrapping around; AVG is the
+// exact sum over the count truncated toward zero, as in Flink, which
 // always fits.
 type intSumAcc struct {
 	ovf
 	avg bool
-	sum []i128
-	n   []int64
+	// Group g's sum is lo[g] + wraps[g]·2^64: the update adds to lo alone
+	// and, when that wraps around (rarely: a branch that is predicted),
+	// counts it in wraps.
+	lo, wraps []int64
+	n         []int64
+}
+
+// sum returns group g's exact sum.
+func (s *intSumAcc) sum(g int32) i128 {
+	return i128{lo: uint64(s.lo[g]), hi: s.wraps[g] + s.lo[g]>>63}
+}
+
+func (s *intSumAcc) setSum(g int32, x i128) {
+	s.lo[g], s.wraps[g] = int64(x.lo), x.hi-int64(x.lo)>>63
 }
 
 func (s *intSumAcc) grow(n int) {
-	s.sum = growTo(s.sum, n)
+	s.lo = growTo(s.lo, n)
+	s.wraps = growTo(s.wraps, n)
 	s.n = growTo(s.n, n)
 }
 
 func (s *intSumAcc) update(col arrow.Array, rows, groups []int32) {
 	switch a := col.(type) {
 	case *array.Int64:
-		sumInts(s.sum, s.n, a.Int64Values(), a, rows, groups)
+		sumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
 	case *array.Int32:
-		sumInts(s.sum, s.n, a.Int32Values(), a, rows, groups)
+		sumInts(s.lo, s.wraps, s.n, a.Int32Values(), a, rows, groups)
 	}
 }
 
-func sumInts[V int32 | int64](sum []i128, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+func sumInts[V int32 | int64](lo, wraps, n []int64, v []V, a arrow.Array, rows, groups []int32) {
 	if a.NullN() == 0 {
 		for i, r := range rows {
-			g := groups[i]
-			sum[g].add(int64(v[r]))
-			n[g]++
+			addInt(lo, wraps, n, groups[i], int64(v[r]))
 		}
 		return
 	}
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
-			g := groups[i]
-			sum[g].add(int64(v[r]))
-			n[g]++
+			addInt(lo, wraps, n, groups[i], int64(v[r]))
 		}
 	}
 }
 
-func (s *intSumAcc) reset(g int32) { s.sum[g], s.n[g] = i128{}, 0 }
+func addInt(lo, wraps, n []int64, g int32, x int64) {
+	l := lo[g]
+	sum := l + x
+	lo[g] = sum
+	if (l^sum)&(x^sum) < 0 {
+		wraps[g] += 1 | x>>63 // +1 past the top, -1 past the bottom
+	}
+	n[g]++
+}
+
+func (s *intSumAcc) reset(g int32) { s.lo[g], s.wraps[g], s.n[g] = 0, 0, 0 }
 
 func (s *intSumAcc) merge(g, h int32) {
-	s.sum[g].addWide(s.sum[h])
+	x := s.sum(g)
+	x.addWide(s.sum(h))
+	s.setSum(g, x)
 	s.n[g] += s.n[h]
 }
 
@@ -162,12 +183,13 @@ func (s *intSumAcc) heap() int { return 0 }
 // takes a second varint, so that state written before sums were wide
 // reads the same.
 func (s *intSumAcc) put(dst []byte, g int32) []byte {
-	if v, ok := s.sum[g].int64(); ok {
+	x := s.sum(g)
+	if v, ok := x.int64(); ok {
 		return binary.AppendVarint(binary.AppendVarint(dst, s.n[g]), v)
 	}
 	dst = binary.AppendVarint(dst, -s.n[g]-1)
-	dst = binary.AppendVarint(dst, int64(s.sum[g].lo))
-	return binary.AppendVarint(dst, s.sum[g].hi)
+	dst = binary.AppendVarint(dst, int64(x.lo))
+	return binary.AppendVarint(dst, x.hi)
 }
 
 func (s *intSumAcc) get(src []byte, g int32) ([]byte, error) {
@@ -182,14 +204,16 @@ func (s *intSumAcc) get(src []byte, g int32) ([]byte, error) {
 	}
 	src = src[n:]
 	if cnt >= 0 {
-		s.n[g], s.sum[g] = cnt, i128{lo: uint64(lo), hi: lo >> 63}
+		s.n[g] = cnt
+		s.setSum(g, i128{lo: uint64(lo), hi: lo >> 63})
 		return src, nil
 	}
 	hi, n := binary.Varint(src)
 	if n <= 0 {
 		return nil, errState
 	}
-	s.n[g], s.sum[g] = -cnt-1, i128{lo: uint64(lo), hi: hi}
+	s.n[g] = -cnt - 1
+	s.setSum(g, i128{lo: uint64(lo), hi: hi})
 	return src[n:], nil
 }
 
@@ -199,12 +223,13 @@ func (s *intSumAcc) appendTo(b array.Builder, groups []int32) error {
 			b.AppendNull()
 			continue
 		}
-		v, ok := s.sum[g].int64()
+		x := s.sum(g)
+		v, ok := x.int64()
 		if s.avg {
 			if ok {
 				v /= s.n[g]
 			} else {
-				m, neg := s.sum[g].magnitude()
+				m, neg := x.magnitude()
 				q, _ := m.div64(uint64(s.n[g]))
 				v = int64(q[0]) // |avg| <= 2^63: -2^63 negates to itself
 				if neg {

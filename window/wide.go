@@ -10,18 +10,14 @@ import (
 // fits its result type depends only on the rows summed, not on the order
 // in which they arrived (which can differ with the parallelism): an i128
 // holds any sum of 2^63 BIGINT values, an i192 any sum of 2^63 DECIMAL(38)
-// values. Adding is a carry chain of bits.Add64, without branches.
+// values. Adding a DECIMAL is a carry chain of bits.Add64, without
+// branches; a BIGINT sum adds in 64 bits and counts its wrap-arounds
+// (intSumAcc).
 
 // i128 is a two's complement signed 128-bit integer.
 type i128 struct {
 	lo uint64
 	hi int64
-}
-
-func (x *i128) add(v int64) {
-	var c uint64
-	x.lo, c = bits.Add64(x.lo, uint64(v), 0)
-	x.hi += int64(c) + v>>63
 }
 
 func (x *i128) addWide(y i128) {
