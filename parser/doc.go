@@ -6,7 +6,9 @@
 // semicolon is optional, empty statements are skipped); ParseExpr reads one
 // scalar expression. Both return *Error on bad input, never panic, and reject
 // nesting deeper than 1000 levels so that recursive passes over the tree stay
-// bounded.
+// bounded. A flat chain of binary operators (a = 1 OR a = 2 OR ...) is not
+// nesting: it may have up to 100000 terms, and String renders it along its
+// left spine in linear time.
 //
 // # Grammar approach
 //
@@ -101,7 +103,9 @@
 // When the failure follows a word that was taken as an implicit alias and is
 // one typo away from a clause keyword, the error points at that word instead:
 // `unexpected "FORM"; did you mean FROM?`. Error.Caret and FormatError show
-// the source line with a caret under the column, copying tabs so it lines up:
+// the source line with a caret under the column, copying tabs so it lines up;
+// Printable escapes control and invisible characters (\x00, \u202e) in the
+// message and the line, so that echoed SQL cannot garble a terminal:
 //
 //	bad.sql:3:14: syntax error: unexpected "FORM"; did you mean FROM?
 //	  SELECT a, b  FORM t

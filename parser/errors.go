@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrSyntax is matched by errors.Is for every error this package returns.
@@ -24,7 +26,8 @@ func (e *Error) Unwrap() error { return ErrSyntax }
 
 // Caret returns the source line holding the error, indented by two spaces,
 // and below it a caret under the offending column. Tabs before the column are
-// copied so that the caret lines up in a terminal.
+// copied so that the caret lines up in a terminal; other control characters
+// are shown escaped (see Printable), and the caret moves past their escapes.
 func (e *Error) Caret(src string) string {
 	off := min(max(e.Pos.Offset, 0), len(src))
 	start := strings.LastIndexByte(src[:off], '\n') + 1
@@ -36,14 +39,59 @@ func (e *Error) Caret(src string) string {
 	}
 	line := strings.TrimSuffix(src[start:end], "\r")
 	var pad strings.Builder
-	for _, r := range src[start:off] {
-		if r == '\t' {
+	for i := start; i < off; {
+		r, n := utf8.DecodeRuneInString(src[i:])
+		switch esc := escape(src[i:], r, n); {
+		case r == '\t':
 			pad.WriteByte('\t')
-		} else {
+		case esc != "":
+			pad.WriteString(strings.Repeat(" ", len(esc)))
+		default:
 			pad.WriteByte(' ')
 		}
+		i += n
 	}
-	return "  " + line + "\n  " + pad.String() + "^"
+	return "  " + printable(line, true) + "\n  " + pad.String() + "^"
+}
+
+// Printable renders s for an error message: control characters, invisible
+// format characters (such as U+202E, which reverses the text after it) and
+// bytes that are not UTF-8 are shown as escapes (\x00, \u202e), so that SQL
+// echoed in a message can neither garble a terminal nor hide text.
+func Printable(s string) string { return printable(s, false) }
+
+func printable(s string, keepTabs bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if esc := escape(s[i:], r, n); esc != "" && !(keepTabs && r == '\t') {
+			b.WriteString(esc)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// escape returns how Printable shows the rune r of n bytes at the start of
+// s, or "" for a character shown as itself.
+func escape(s string, r rune, n int) string {
+	switch {
+	case r == '\n':
+		return `\n`
+	case r == '\r':
+		return `\r`
+	case r == '\t':
+		return `\t`
+	case r == utf8.RuneError && n == 1:
+		return fmt.Sprintf("\\x%02x", s[0])
+	case r < 0x80 && unicode.IsControl(r):
+		return fmt.Sprintf("\\x%02x", r)
+	case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+		return fmt.Sprintf("\\u%04x", r)
+	}
+	return ""
 }
 
 // FormatError renders err for a user: "file:line:col: message", the source
@@ -61,7 +109,7 @@ func FormatError(file, src string, err error) string {
 	if file != "" {
 		prefix = file + ":"
 	}
-	return prefix + e.Error() + "\n" + e.Caret(src)
+	return Printable(prefix+e.Error()) + "\n" + e.Caret(src)
 }
 
 // describe names a token for an "unexpected ..." message.
@@ -87,9 +135,9 @@ func abbrev(s string) string {
 }
 
 // quote wraps s in double quotes without Go escaping, so that non-ASCII text
-// reads as written.
+// reads as written; control characters are escaped (Printable).
 func quote(s string) string {
-	return `"` + strings.ReplaceAll(s, "\n", `\n`) + `"`
+	return `"` + Printable(s) + `"`
 }
 
 // expecting joins the alternatives a parser tried at one token.

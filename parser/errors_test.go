@@ -52,7 +52,11 @@ func TestErrors(t *testing.T) {
 		{"WITH a AS (SELECT 1) (WITH b AS (SELECT 2) SELECT 3)", `1:1: syntax error: a query cannot have two WITH clauses; wrap the inner query in a subquery`},
 		{"WITH a AS (SELECT 1) VALUES (1) ORDER BY 1 LIMIT 2", ``},
 		{"SELECT " + strings.Repeat("(", 2000) + "1" + strings.Repeat(")", 2000), `1:1007: syntax error: nesting deeper than 1000 levels`},
-		{"SELECT 1" + strings.Repeat(" + 1", 2000), `1:4002: syntax error: nesting deeper than 1000 levels`},
+		{"SELECT 1" + strings.Repeat(" + 1", 2000), ``},
+		{"SELECT 1" + strings.Repeat(" + 1", 100_001), `1:400010: syntax error: more than 100000 terms in one expression`},
+		{"SELECT 1" + strings.Repeat(" IS NULL", 2000), `1:7994: syntax error: nesting deeper than 1000 levels`},
+		{"SELECT 1" + strings.Repeat(" + (1", 300) + strings.Repeat(")", 300), ``},
+		{"SELECT 1" + strings.Repeat(" + (1", 2000) + strings.Repeat(")", 2000), `1:2507: syntax error: nesting deeper than 1000 levels`},
 	}
 	for _, tc := range tests {
 		_, err := Parse(tc.src)
@@ -130,6 +134,36 @@ func TestEditDistance(t *testing.T) {
 	}{{"FORM", "FROM", 1}, {"WHER", "WHERE", 1}, {"GROUP", "GROUP", 0}, {"ab", "", 2}, {"LIMT", "LIMIT", 1}, {"abc", "xyz", 3}} {
 		if d := editDistance(tc.a, tc.b); d != tc.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, d, tc.d)
+		}
+	}
+}
+
+// Control and invisible characters in the SQL are shown escaped in the
+// message and the source line, and the caret stays under the offending
+// column.
+func TestFormatErrorControls(t *testing.T) {
+	tests := []struct{ src, want string }{
+		{"SELECT a\x00b FROM t", `f.sql:1:9: syntax error: unexpected character "\x00"
+  SELECT a\x00b FROM t
+          ^`},
+		{"SELECT a FROM t WHERE \x1b[31m", `f.sql:1:23: syntax error: unexpected character "\x1b"
+  SELECT a FROM t WHERE \x1b[31m
+                        ^`},
+		// The escapes before the column move the caret; a tab is kept.
+		{"SELECT `a\x07\u202e`\t\x7f FROM t", `f.sql:1:14: syntax error: unexpected character "\x7f"
+  SELECT ` + "`a\\x07\\u202e`\t" + `\x7f FROM t
+  ` + "                    \t" + `^`},
+		{"SELECT 'a\xff' b c FROM t", `f.sql:1:15: syntax error: unexpected "c", expecting ",", FROM, WHERE, GROUP BY, HAVING, INTERSECT, ...
+  SELECT 'a\xff' b c FROM t
+                   ^`},
+		{"SELECT `a\nb` c d FROM t", `f.sql:2:6: syntax error: unexpected "d", expecting ",", FROM, WHERE, GROUP BY, HAVING, INTERSECT, ...
+  b` + "`" + ` c d FROM t
+       ^`},
+	}
+	for _, tc := range tests {
+		_, err := Parse(tc.src)
+		if got := FormatError("f.sql", tc.src, err); got != tc.want {
+			t.Errorf("FormatError(%q):\n got %s\nwant %s", tc.src, got, tc.want)
 		}
 	}
 }

@@ -103,15 +103,21 @@ func (p *parser) expr(min int) (Expr, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Each loop turn deepens the tree by one level on the left.
-	for n := 1; ; n++ {
-		if p.depth+n > maxDepth {
-			return nil, errorf(p.peek().pos, "nesting deeper than %d levels", maxDepth)
-		}
+	// Each loop turn deepens the tree by one level on the left. A chain of
+	// binary operators (a = 1 OR a = 2 OR ...) is flat SQL, generated
+	// queries have thousands of terms, and the passes over the tree follow
+	// its left spine without recursing per term where that would copy or
+	// re-walk it; only its length is bounded. IS, BETWEEN, IN and LIKE
+	// turns count as nesting.
+	n, terms := 0, 0
+	for {
 		t := p.peek()
 		if op, prec := binaryOp(t); prec > 0 {
 			if prec < min {
 				return left, nil
+			}
+			if terms++; terms > maxTerms {
+				return nil, errorf(t.pos, "more than %d terms in one expression", maxTerms)
 			}
 			p.next()
 			right, err := p.expr(prec + 1)
@@ -120,6 +126,9 @@ func (p *parser) expr(min int) (Expr, error) {
 			}
 			left = &Binary{Start: left.Pos(), OpPos: t.pos, Op: op, Left: left, Right: right}
 			continue
+		}
+		if n++; p.depth+n > maxDepth {
+			return nil, errorf(t.pos, "nesting deeper than %d levels", maxDepth)
 		}
 		if isWord(t, "IS") {
 			if precIs < min {

@@ -484,9 +484,22 @@ func (n *Unary) String() string {
 	return n.Op + sub(n.Expr, precUnary)
 }
 
+// String renders a left-deep chain of one precedence (a OR b OR ...) in
+// one pass along its left spine: rendering each level into a string
+// would copy the text of every level below it.
 func (n *Binary) String() string {
 	p := prec(n)
-	return sub(n.Left, p) + " " + n.Op + " " + sub(n.Right, p+1)
+	spine := []*Binary{n}
+	for l, ok := n.Left.(*Binary); ok && prec(l) == p; l, ok = l.Left.(*Binary) {
+		spine = append(spine, l)
+	}
+	var b strings.Builder
+	b.WriteString(sub(spine[len(spine)-1].Left, p))
+	for i := len(spine) - 1; i >= 0; i-- {
+		b.WriteString(" " + spine[i].Op + " ")
+		b.WriteString(sub(spine[i].Right, p+1))
+	}
+	return b.String()
 }
 
 // funcName renders a function name, back-quoting names that would otherwise

@@ -10,6 +10,11 @@ import (
 // that walk the tree recursively.
 const maxDepth = 1000
 
+// maxTerms bounds a flat chain of binary operators (a OR b OR ...), whose
+// length is not nesting: passes that recurse down its left spine use
+// stack in proportion to it, a few MB at this bound.
+const maxTerms = 100_000
+
 // Parse parses a list of statements separated by semicolons.
 func Parse(src string) ([]Statement, error) {
 	p := newParser(src)

@@ -2,6 +2,7 @@ package parser
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -541,6 +542,34 @@ func BenchmarkParse(b *testing.B) {
 	for b.Loop() {
 		if _, err := Parse(string(src)); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// A flat chain of thousands of terms parses, renders and reads back the
+// same; it is not nesting.
+func TestLongChain(t *testing.T) {
+	const n = 5000
+	for _, sep := range []string{" OR ", " AND ", " + ", " - ", " * ", " || "} {
+		terms := make([]string, n)
+		for i := range terms {
+			terms[i] = fmt.Sprintf("a%d", i)
+			if sep == " OR " {
+				terms[i] = fmt.Sprintf("a = %d", i)
+			}
+		}
+		src := "SELECT " + strings.Join(terms, sep) + " FROM t"
+		stmts, err := Parse(src)
+		if err != nil {
+			t.Fatalf("%q chain: %v", sep, err)
+		}
+		got := stmts[0].String()
+		if got != src {
+			t.Errorf("%q chain renders as %s", sep, abbrev(got))
+		}
+		again, err := Parse(got)
+		if err != nil || again[0].String() != got {
+			t.Errorf("%q chain does not read back: %v", sep, err)
 		}
 	}
 }

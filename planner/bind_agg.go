@@ -259,7 +259,7 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 // aggCall binds one aggregate call; add places an argument or filter
 // expression in the pre-projection and returns its column.
 func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (window.Agg, error) {
-	a := window.Agg{Arg: -1, Filter: -1, Distinct: call.Distinct}
+	a := window.Agg{Arg: -1, Filter: -1, Distinct: call.Distinct, Name: call.String()}
 	kinds := map[string]window.AggKind{"COUNT": window.Count, "SUM": window.Sum, "MIN": window.Min, "MAX": window.Max, "AVG": window.Avg}
 	a.Kind = kinds[call.Name]
 	var in types.Type

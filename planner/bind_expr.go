@@ -700,6 +700,7 @@ func bindLike(c *exprCtx, e *parser.Like) (expr.Expr, error) {
 		return nil, err
 	}
 	args := []expr.Expr{coerce(x, types.TString), coerce(p, types.TString)}
+	var escape rune
 	if e.Escape != nil {
 		esc, err := bindExpr(c, e.Escape)
 		if err != nil {
@@ -708,7 +709,13 @@ func bindLike(c *exprCtx, e *parser.Like) (expr.Expr, error) {
 		if l, ok := esc.(*expr.Lit); !ok || l.V.Type.Kind != types.String || len([]rune(l.V.Str)) != 1 {
 			return nil, errorf(e.Escape.Pos(), ErrType, "ESCAPE must be a one-character string literal")
 		}
+		escape = []rune(esc.(*expr.Lit).V.Str)[0]
 		args = append(args, esc)
+	}
+	if pat, ok := strLitValue(p); ok {
+		if err := expr.CheckLikePattern(pat, escape); err != nil {
+			return nil, errorf(e.Pattern.Pos(), ErrType, "%v", err)
+		}
 	}
 	bt := types.TBoolean.WithNotNull(allNotNull(args...))
 	var out expr.Expr = call(expr.Like, bt, args...)
@@ -780,4 +787,13 @@ func bindTrim(c *exprCtx, e *parser.Trim) (expr.Expr, error) {
 		side = "BOTH"
 	}
 	return call(expr.Trim, types.TString.WithNotNull(allNotNull(x, chars)), strLit(side), coerce(chars, types.TString), coerce(x, types.TString)), nil
+}
+
+// strLitValue returns the value of e if it is a non-NULL string literal.
+func strLitValue(e expr.Expr) (string, bool) {
+	l, ok := e.(*expr.Lit)
+	if !ok || l.V.IsNull || l.V.Type.Kind != types.String {
+		return "", false
+	}
+	return l.V.Str, true
 }

@@ -204,6 +204,11 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 		if err := str(1); err != nil {
 			return nil, err
 		}
+		if f, ok := strLitValue(args[1]); ok {
+			if err := expr.CheckDateFormat(f); err != nil {
+				return nil, errorf(argExprs[1].Pos(), ErrUnsupported, "%v", err)
+			}
+		}
 		return call(expr.DateFormat, types.TString.WithNotNull(nn()), args...), nil
 	case "TO_TIMESTAMP":
 		if err := nargs(1, 1); err != nil {

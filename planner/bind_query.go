@@ -13,8 +13,9 @@ import (
 // binder turns queries into logical plans.
 type binder struct {
 	cat *Catalog
-	// ctes are the WITH names in scope, innermost last.
-	ctes []map[string]*parser.CTE
+	// ctes are the WITH queries in scope, innermost last; each sees only
+	// the ones before it.
+	ctes []*parser.CTE
 	// depth guards against views that refer to themselves.
 	depth int
 }
@@ -81,12 +82,8 @@ func (b *binder) query(q parser.Query) (*relation, error) {
 
 func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
 	if len(q.With) > 0 {
-		m := map[string]*parser.CTE{}
-		for _, c := range q.With {
-			m[strings.ToLower(c.Name)] = c
-		}
-		b.ctes = append(b.ctes, m)
-		defer func() { b.ctes = b.ctes[:len(b.ctes)-1] }()
+		b.ctes = append(b.ctes, q.With...)
+		defer func() { b.ctes = b.ctes[:len(b.ctes)-len(q.With)] }()
 	}
 	if q.From == nil {
 		return nil, errorf(q.Start, ErrUnsupported, "SELECT without FROM is not supported on streams")
@@ -260,9 +257,11 @@ func requalify(r *relation, alias, name string) *relation {
 func (b *binder) named(id *parser.Ident) (*relation, error) {
 	name := identName(id)
 	for i := len(b.ctes) - 1; i >= 0; i-- {
-		if c, ok := b.ctes[i][strings.ToLower(name)]; ok {
+		if c := b.ctes[i]; strings.EqualFold(c.Name, name) {
 			saved := b.ctes
-			b.ctes = b.ctes[:i] // a WITH query sees only the names before it
+			// A WITH query sees only the ones before it; the capacity
+			// limit keeps its own WITH from overwriting the ones after.
+			b.ctes = b.ctes[:i:i]
 			r, err := b.nested(c.Query, c.Start)
 			b.ctes = saved
 			if err != nil {

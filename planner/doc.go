@@ -26,6 +26,23 @@
 // was declared in (from ExecScript and Session.File), and an Error carries
 // them for FormatError.
 //
+// # Session options
+//
+// SET and the command line's --set (Session.SetOption) take strand's own
+// keys, whose values are checked, and Flink's keys (config_keys.go), which
+// are accepted with a warning on Log that strand ignores them, so that
+// Flink scripts run. Any other key is refused, suggesting the known keys
+// nearest to it by edit distance: a misspelt key that was kept would change
+// nothing, silently.
+//
+// # Literal arguments
+//
+// A literal argument that a function cannot use (a DATE_FORMAT pattern
+// letter strand lacks, a LIKE pattern with a bad escape) is refused when
+// the query is bound, at the literal. Errors that depend on the rows (a
+// CAST of a literal that does not parse) stay runtime errors: a row may
+// never reach them.
+//
 // # Window Top-N
 //
 // A streaming query can order rows only within a window, because only a

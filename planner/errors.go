@@ -52,7 +52,7 @@ func FormatError(file, src string, err error) string {
 			prefix = file + ":"
 		}
 		caret := (&parser.Error{Pos: pe.Pos}).Caret(src)
-		return fmt.Sprintf("%s%s\n%s", prefix, pe.Error(), caret)
+		return fmt.Sprintf("%s\n%s", parser.Printable(prefix+pe.Error()), caret)
 	}
 	var se *parser.Error
 	if errors.As(err, &se) {

@@ -21,8 +21,7 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// Session keys strand reads from SET. Other keys are accepted and kept, as
-// Flink does, so that Flink scripts run unchanged.
+// Session keys strand reads from SET (config_keys.go lists them all).
 const (
 	KeyParallelism = "parallelism.default"
 	KeyBatchSize   = "strand.batch-size"
@@ -194,18 +193,13 @@ func (s *Session) set(st *parser.Set) error {
 		}
 		return s.table([]string{"key", "value"}, rows)
 	}
-	k, v := st.Option.Key, st.Option.Value
-	switch k {
-	case KeyParallelism, KeyBatchSize:
-		if n, err := strconv.Atoi(v); err != nil || n <= 0 {
-			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a positive integer, got '%s'", k, v)
+	if atValue, err := s.setOption(st.Option.Key, st.Option.Value); err != nil {
+		pos := st.Option.Start
+		if atValue {
+			pos = st.Option.ValuePos
 		}
-	case KeyMemory:
-		if n, ok := types.ParseMemorySize(v); !ok || n < memseg.DefaultSegmentSize {
-			return errorf(st.Option.ValuePos, ErrOption, "'%s' must be a memory size of at least 32kb such as '256mb', got '%s'", k, v)
-		}
+		return errorf(pos, ErrOption, "%v", err)
 	}
-	s.Config[k] = v
 	return nil
 }
 

@@ -23,8 +23,9 @@ type acc interface {
 	// update folds rows (with their groups) of col into the state. NULLs in
 	// col are skipped; col is nil for COUNT(*).
 	update(col arrow.Array, rows, groups []int32)
-	// appendTo appends the results of groups, in that order, to b.
-	appendTo(b array.Builder, groups []int32)
+	// appendTo appends the results of groups, in that order, to b. It
+	// fails, wrapping ErrOverflow, when a result does not fit its type.
+	appendTo(b array.Builder, groups []int32) error
 	// put appends group g's state to dst; get reads it back into g (which
 	// must exist) and returns the rest of src.
 	put(dst []byte, g int32) []byte
@@ -49,11 +50,11 @@ func newAcc(a Agg, in types.Type) (acc, error) {
 	case Sum, Avg:
 		switch {
 		case in.IsIntegral():
-			return &sumAcc[int64]{avg: a.Kind == Avg}, nil
+			return &intSumAcc{ovf: ovf{name: a.name(), out: a.Out}, avg: a.Kind == Avg}, nil
 		case in.Kind == types.Float || in.Kind == types.Double:
-			return &sumAcc[float64]{avg: a.Kind == Avg}, nil
+			return &floatSumAcc{avg: a.Kind == Avg}, nil
 		case in.Kind == types.Decimal:
-			return &decSumAcc{avg: a.Kind == Avg, inScale: int32(in.Scale), outScale: int32(a.Out.Scale)}, nil
+			return newDecSum(a, in)
 		}
 	case Min, Max:
 		return newExtreme(in, a.Kind == Max)
@@ -95,44 +96,201 @@ func (c *countAcc) get(src []byte, g int32) ([]byte, error) {
 	return src[n:], nil
 }
 
-func (c *countAcc) appendTo(b array.Builder, groups []int32) {
+func (c *countAcc) appendTo(b array.Builder, groups []int32) error {
 	ib := b.(*array.Int64Builder)
 	for _, g := range groups {
 		ib.Append(c.n[g])
 	}
+	return nil
 }
 
-// sumAcc sums integers (wrapping, as Java) or floats; with avg it also
-// counts, and the result is sum/count in the result's type.
-type sumAcc[T int64 | float64] struct {
+// intSumAcc sums INT and BIGINT values exactly: SUM fails when the sum
+// does not fit the result type instead of wrapping around; AVG is the
+// exact sum over the count truncated toward zero, as in Flink, which
+// always fits.
+type intSumAcc struct {
+	ovf
 	avg bool
-	sum []T
+	// Group g's sum is lo[g] + wraps[g]·2^64: the update adds to lo alone
+	// and, when that wraps around (rarely: a branch that is predicted),
+	// counts it in wraps.
+	lo, wraps []int64
+	n         []int64
+}
+
+// sum returns group g's exact sum.
+func (s *intSumAcc) sum(g int32) i128 {
+	return i128{lo: uint64(s.lo[g]), hi: s.wraps[g] + s.lo[g]>>63}
+}
+
+func (s *intSumAcc) setSum(g int32, x i128) {
+	s.lo[g], s.wraps[g] = int64(x.lo), x.hi-int64(x.lo)>>63
+}
+
+func (s *intSumAcc) grow(n int) {
+	s.lo = growTo(s.lo, n)
+	s.wraps = growTo(s.wraps, n)
+	s.n = growTo(s.n, n)
+}
+
+func (s *intSumAcc) update(col arrow.Array, rows, groups []int32) {
+	switch a := col.(type) {
+	case *array.Int64:
+		sumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
+	case *array.Int32:
+		sumInts(s.lo, s.wraps, s.n, a.Int32Values(), a, rows, groups)
+	}
+}
+
+func sumInts[V int32 | int64](lo, wraps, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+	if a.NullN() == 0 {
+		for i, r := range rows {
+			addInt(lo, wraps, n, groups[i], int64(v[r]))
+		}
+		return
+	}
+	for i, r := range rows {
+		if a.IsValid(int(r)) {
+			addInt(lo, wraps, n, groups[i], int64(v[r]))
+		}
+	}
+}
+
+func addInt(lo, wraps, n []int64, g int32, x int64) {
+	l := lo[g]
+	sum := l + x
+	lo[g] = sum
+	if (l^sum)&(x^sum) < 0 {
+		wraps[g] += 1 | x>>63 // +1 past the top, -1 past the bottom
+	}
+	n[g]++
+}
+
+func (s *intSumAcc) reset(g int32) { s.lo[g], s.wraps[g], s.n[g] = 0, 0, 0 }
+
+func (s *intSumAcc) merge(g, h int32) {
+	x := s.sum(g)
+	x.addWide(s.sum(h))
+	s.setSum(g, x)
+	s.n[g] += s.n[h]
+}
+
+func (s *intSumAcc) size() int { return 24 }
+func (s *intSumAcc) heap() int { return 0 }
+
+// put writes the count and the sum as varints; a sum beyond 64 bits
+// (which later rows may bring back) is marked by a negative count and
+// takes a second varint, so that state written before sums were wide
+// reads the same.
+func (s *intSumAcc) put(dst []byte, g int32) []byte {
+	x := s.sum(g)
+	if v, ok := x.int64(); ok {
+		return binary.AppendVarint(binary.AppendVarint(dst, s.n[g]), v)
+	}
+	dst = binary.AppendVarint(dst, -s.n[g]-1)
+	dst = binary.AppendVarint(dst, int64(x.lo))
+	return binary.AppendVarint(dst, x.hi)
+}
+
+func (s *intSumAcc) get(src []byte, g int32) ([]byte, error) {
+	cnt, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	src = src[n:]
+	lo, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	src = src[n:]
+	if cnt >= 0 {
+		s.n[g] = cnt
+		s.setSum(g, i128{lo: uint64(lo), hi: lo >> 63})
+		return src, nil
+	}
+	hi, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, errState
+	}
+	s.n[g] = -cnt - 1
+	s.setSum(g, i128{lo: uint64(lo), hi: hi})
+	return src[n:], nil
+}
+
+func (s *intSumAcc) appendTo(b array.Builder, groups []int32) error {
+	for _, g := range groups {
+		if s.n[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		x := s.sum(g)
+		v, ok := x.int64()
+		if s.avg {
+			if ok {
+				v /= s.n[g]
+			} else {
+				m, neg := x.magnitude()
+				q, _ := m.div64(uint64(s.n[g]))
+				v = int64(q[0]) // |avg| <= 2^63: -2^63 negates to itself
+				if neg {
+					v = -v
+				}
+			}
+			ok = true
+		}
+		switch b := b.(type) {
+		case *array.Int64Builder:
+			if !ok {
+				return s.overflow()
+			}
+			b.Append(v)
+		case *array.Int32Builder:
+			if !ok || v != int64(int32(v)) {
+				return s.overflow()
+			}
+			b.Append(int32(v))
+		}
+	}
+	return nil
+}
+
+// ovf names an aggregate in its overflow error.
+type ovf struct {
+	name string
+	out  types.Type
+}
+
+func (o ovf) overflow() error {
+	return fmt.Errorf("%s: %w: value does not fit %v", o.name, ErrOverflow, o.out.Nullable())
+}
+
+// floatSumAcc sums FLOAT and DOUBLE values; with avg it also counts, and
+// the result is sum/count.
+type floatSumAcc struct {
+	avg bool
+	sum []float64
 	n   []int64
 }
 
-func (s *sumAcc[T]) grow(n int) {
+func (s *floatSumAcc) grow(n int) {
 	s.sum = growTo(s.sum, n)
 	s.n = growTo(s.n, n)
 }
 
-func (s *sumAcc[T]) update(col arrow.Array, rows, groups []int32) {
+func (s *floatSumAcc) update(col arrow.Array, rows, groups []int32) {
 	switch a := col.(type) {
-	case *array.Int64:
-		sumInto(s.sum, s.n, a.Int64Values(), a, rows, groups)
-	case *array.Int32:
-		sumInto(s.sum, s.n, a.Int32Values(), a, rows, groups)
 	case *array.Float64:
-		sumInto(s.sum, s.n, a.Float64Values(), a, rows, groups)
+		sumFloats(s.sum, s.n, a.Float64Values(), a, rows, groups)
 	case *array.Float32:
-		sumInto(s.sum, s.n, a.Float32Values(), a, rows, groups)
+		sumFloats(s.sum, s.n, a.Float32Values(), a, rows, groups)
 	}
 }
 
-func sumInto[T int64 | float64, V int32 | int64 | float32 | float64](sum []T, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+func sumFloats[V float32 | float64](sum []float64, n []int64, v []V, a arrow.Array, rows, groups []int32) {
 	if a.NullN() == 0 {
 		for i, r := range rows {
 			g := groups[i]
-			sum[g] += T(v[r])
+			sum[g] += float64(v[r])
 			n[g]++
 		}
 		return
@@ -140,56 +298,37 @@ func sumInto[T int64 | float64, V int32 | int64 | float32 | float64](sum []T, n 
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
 			g := groups[i]
-			sum[g] += T(v[r])
+			sum[g] += float64(v[r])
 			n[g]++
 		}
 	}
 }
 
-func (s *sumAcc[T]) reset(g int32) { s.sum[g], s.n[g] = 0, 0 }
+func (s *floatSumAcc) reset(g int32) { s.sum[g], s.n[g] = 0, 0 }
 
-func (s *sumAcc[T]) merge(g, h int32) {
+func (s *floatSumAcc) merge(g, h int32) {
 	s.sum[g] += s.sum[h]
 	s.n[g] += s.n[h]
 }
 
-func (s *sumAcc[T]) size() int { return 16 }
-func (s *sumAcc[T]) heap() int { return 0 }
+func (s *floatSumAcc) size() int { return 16 }
+func (s *floatSumAcc) heap() int { return 0 }
 
-func (s *sumAcc[T]) put(dst []byte, g int32) []byte {
+func (s *floatSumAcc) put(dst []byte, g int32) []byte {
 	dst = binary.AppendVarint(dst, s.n[g])
-	switch v := any(s.sum[g]).(type) {
-	case int64:
-		return binary.AppendVarint(dst, v)
-	case float64:
-		return binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
-	}
-	return dst
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum[g]))
 }
 
-func (s *sumAcc[T]) get(src []byte, g int32) ([]byte, error) {
+func (s *floatSumAcc) get(src []byte, g int32) ([]byte, error) {
 	cnt, n := binary.Varint(src)
-	if n <= 0 {
+	if n <= 0 || len(src) < n+8 {
 		return nil, errState
 	}
-	s.n[g], src = cnt, src[n:]
-	switch any(s.sum[g]).(type) {
-	case int64:
-		v, n := binary.Varint(src)
-		if n <= 0 {
-			return nil, errState
-		}
-		s.sum[g], src = T(v), src[n:]
-	case float64:
-		if len(src) < 8 {
-			return nil, errState
-		}
-		s.sum[g], src = T(math.Float64frombits(binary.LittleEndian.Uint64(src))), src[8:]
-	}
-	return src, nil
+	s.n[g], s.sum[g] = cnt, math.Float64frombits(binary.LittleEndian.Uint64(src[n:]))
+	return src[n+8:], nil
 }
 
-func (s *sumAcc[T]) appendTo(b array.Builder, groups []int32) {
+func (s *floatSumAcc) appendTo(b array.Builder, groups []int32) error {
 	for _, g := range groups {
 		if s.n[g] == 0 {
 			b.AppendNull()
@@ -197,27 +336,40 @@ func (s *sumAcc[T]) appendTo(b array.Builder, groups []int32) {
 		}
 		v := s.sum[g]
 		if s.avg {
-			v /= T(s.n[g])
+			v /= float64(s.n[g])
 		}
 		switch b := b.(type) {
-		case *array.Int64Builder:
-			b.Append(int64(v))
-		case *array.Int32Builder:
-			b.Append(int32(v))
 		case *array.Float64Builder:
-			b.Append(float64(v))
+			b.Append(v)
 		case *array.Float32Builder:
 			b.Append(float32(v))
 		}
 	}
+	return nil
 }
 
-// decSumAcc sums DECIMAL values at their scale.
+// decSumAcc sums DECIMAL values at their scale, exactly (wide.go): SUM
+// fails when the sum does not fit DECIMAL(38, s); AVG rescales the exact
+// sum to its result's scale, divides rounding half up, as Flink does, and
+// fails only when the average does not fit.
 type decSumAcc struct {
-	avg               bool
-	inScale, outScale int32
-	sum               []decimal128.Num
-	n                 []int64
+	ovf
+	avg bool
+	// mult is 10^(the result's scale - the input's): at most 10^6.
+	mult uint64
+	sum  []i192
+	n    []int64
+}
+
+func newDecSum(a Agg, in types.Type) (*decSumAcc, error) {
+	s := &decSumAcc{ovf: ovf{name: a.name(), out: a.Out}, avg: a.Kind == Avg, mult: 1}
+	if a.Out.Scale < in.Scale || a.Out.Scale-in.Scale > 18 {
+		return nil, fmt.Errorf("no accumulator for %v(%v) of %v", a.Kind, in, a.Out)
+	}
+	for range a.Out.Scale - in.Scale {
+		s.mult *= 10
+	}
+	return s, nil
 }
 
 func (s *decSumAcc) grow(n int) {
@@ -227,28 +379,45 @@ func (s *decSumAcc) grow(n int) {
 
 func (s *decSumAcc) update(col arrow.Array, rows, groups []int32) {
 	a := col.(*array.Decimal128)
+	v := a.Values()
+	if a.NullN() == 0 {
+		for i, r := range rows {
+			g := groups[i]
+			s.sum[g].add(v[r])
+			s.n[g]++
+		}
+		return
+	}
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
 			g := groups[i]
-			s.sum[g] = s.sum[g].Add(a.Value(int(r)))
+			s.sum[g].add(v[r])
 			s.n[g]++
 		}
 	}
 }
 
-func (s *decSumAcc) reset(g int32) { s.sum[g], s.n[g] = decimal128.Num{}, 0 }
+func (s *decSumAcc) reset(g int32) { s.sum[g], s.n[g] = i192{}, 0 }
 
 func (s *decSumAcc) merge(g, h int32) {
-	s.sum[g] = s.sum[g].Add(s.sum[h])
+	s.sum[g].addWide(s.sum[h])
 	s.n[g] += s.n[h]
 }
 
-func (s *decSumAcc) size() int { return 24 }
+func (s *decSumAcc) size() int { return 32 }
 func (s *decSumAcc) heap() int { return 0 }
 
+// put writes the count as a varint and the sum's 128 bits; a sum beyond
+// them is marked by a negative count and takes 8 more bytes, so that
+// state written before sums were wide reads the same.
 func (s *decSumAcc) put(dst []byte, g int32) []byte {
-	dst = binary.AppendVarint(dst, s.n[g])
-	return putDec(dst, s.sum[g])
+	x := s.sum[g]
+	v, ok := x.dec128()
+	if ok {
+		return putDec(binary.AppendVarint(dst, s.n[g]), v)
+	}
+	dst = putDec(binary.AppendVarint(dst, -s.n[g]-1), v)
+	return binary.LittleEndian.AppendUint64(dst, uint64(x.hi))
 }
 
 func (s *decSumAcc) get(src []byte, g int32) ([]byte, error) {
@@ -256,10 +425,19 @@ func (s *decSumAcc) get(src []byte, g int32) ([]byte, error) {
 	if n <= 0 {
 		return nil, errState
 	}
-	s.n[g] = cnt
-	var err error
-	s.sum[g], src, err = getDec(src[n:])
-	return src, err
+	v, src, err := getDec(src[n:])
+	if err != nil {
+		return nil, err
+	}
+	x := i192{lo: v.LowBits(), mid: uint64(v.HighBits()), hi: v.HighBits() >> 63}
+	if cnt < 0 {
+		if len(src) < 8 {
+			return nil, errState
+		}
+		cnt, x.hi, src = -cnt-1, int64(binary.LittleEndian.Uint64(src)), src[8:]
+	}
+	s.n[g], s.sum[g] = cnt, x
+	return src, nil
 }
 
 func putDec(dst []byte, v decimal128.Num) []byte {
@@ -275,31 +453,37 @@ func getDec(src []byte) (decimal128.Num, []byte, error) {
 	return decimal128.New(int64(hi), lo), src[16:], nil
 }
 
-func (s *decSumAcc) appendTo(b array.Builder, groups []int32) {
+func (s *decSumAcc) appendTo(b array.Builder, groups []int32) error {
 	db := b.(*array.Decimal128Builder)
 	for _, g := range groups {
 		if s.n[g] == 0 {
 			db.AppendNull()
 			continue
 		}
-		v := s.sum[g]
-		if s.avg {
-			v = divRound(v.IncreaseScaleBy(s.outScale-s.inScale), decimal128.FromI64(s.n[g]))
+		v, ok := s.result(g)
+		if !ok || !v.FitsInPrecision(38) {
+			return s.overflow()
 		}
 		db.Append(v)
 	}
+	return nil
 }
 
-// divRound divides rounding half away from zero.
-func divRound(a, b decimal128.Num) decimal128.Num {
-	q, r := a.Div(b)
-	if r.Abs().Add(r.Abs()).GreaterEqual(b.Abs()) {
-		if a.Sign()*b.Sign() < 0 {
-			return q.Sub(decimal128.FromI64(1))
-		}
-		return q.Add(decimal128.FromI64(1))
+// result is group g's SUM or AVG, if it fits 128 bits.
+func (s *decSumAcc) result(g int32) (decimal128.Num, bool) {
+	if !s.avg {
+		return s.sum[g].dec128()
 	}
-	return q
+	m, neg := s.sum[g].magnitude()
+	q := m.mul64(s.mult).divRound64(uint64(s.n[g]))
+	if !q.fits128() {
+		return decimal128.Num{}, false
+	}
+	v := decimal128.New(int64(q[1]), q[0])
+	if neg {
+		v = v.Negate()
+	}
+	return v, true
 }
 
 // extreme keeps a MIN or MAX.
@@ -387,7 +571,7 @@ func extremeInt64(v []int64, seen []bool, isMax bool, col []int64, rows, groups 
 	}
 }
 
-func (e *extreme[T]) appendTo(b array.Builder, groups []int32) {
+func (e *extreme[T]) appendTo(b array.Builder, groups []int32) error {
 	for _, g := range groups {
 		if !e.seen[g] {
 			b.AppendNull()
@@ -395,6 +579,7 @@ func (e *extreme[T]) appendTo(b array.Builder, groups []int32) {
 			e.build(b, e.v[g])
 		}
 	}
+	return nil
 }
 
 func (e *extreme[T]) put(dst []byte, g int32) []byte {

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/strandsql/strand/types"
@@ -35,6 +36,19 @@ type Agg struct {
 	Distinct bool
 	// Out is the result type.
 	Out types.Type
+	// Name is the call as written, e.g. SUM(amount), for errors.
+	Name string
+}
+
+// ErrOverflow is wrapped by the error of an aggregate whose result does
+// not fit its type: a SUM or AVG fails the job rather than wrap around.
+var ErrOverflow = errors.New("numeric overflow")
+
+func (a Agg) name() string {
+	if a.Name != "" {
+		return a.Name
+	}
+	return a.Kind.String()
 }
 
 // ResultType returns the type Flink gives agg over an argument of type in.

@@ -683,7 +683,9 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 		we.Append(arrow.Timestamp(start + a.spec.Window.Size))
 	}
 	for i, ac := range accs {
-		ac.appendTo(bld.Field(nk+2+i), chunk)
+		if err := ac.appendTo(bld.Field(nk+2+i), chunk); err != nil {
+			return err
+		}
 	}
 	return emit(bld.NewRecordBatch())
 }

@@ -123,7 +123,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "strand: --set %q: want key=value\n", kv)
 			return 2
 		}
-		sess.Config[strings.TrimSpace(k)] = strings.TrimSpace(v)
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if err := sess.SetOption(k, v); err != nil {
+			fmt.Fprintf(stderr, "strand: --set %s=%s: %v\n", k, v, err)
+			return 2
+		}
 	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

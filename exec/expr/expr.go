@@ -90,33 +90,61 @@ func (l *Lit) String() string {
 	return l.V.String()
 }
 
-func (c *Cast) String() string {
-	fn := "CAST"
-	if c.Try {
-		fn = "TRY_CAST"
-	}
-	return fmt.Sprintf("%s(%s AS %s)", fn, c.X, c.T.Plain().Nullable())
-}
+// The String methods of Cast, Case and Call write their operands into one
+// buffer: a long chain (a = 1 OR a = 2 OR ...) renders in time linear in
+// its length, where formatting each level into a string would copy every
+// level below it.
 
-func (c *Case) String() string {
+func (c *Cast) String() string { return render(c) }
+func (c *Case) String() string { return render(c) }
+func (c *Call) String() string { return render(c) }
+
+func render(e Expr) string {
 	var b strings.Builder
-	b.WriteString("CASE")
-	for _, w := range c.Whens {
-		fmt.Fprintf(&b, " WHEN %s THEN %s", w.Cond, w.Then)
-	}
-	fmt.Fprintf(&b, " ELSE %s END", c.Else)
+	write(&b, e)
 	return b.String()
 }
 
-func (c *Call) String() string {
-	if op, ok := infix[c.Fn]; ok && len(c.Args) == 2 {
-		return fmt.Sprintf("(%s %s %s)", c.Args[0], op, c.Args[1])
+func write(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *Cast:
+		if e.Try {
+			b.WriteString("TRY_")
+		}
+		b.WriteString("CAST(")
+		write(b, e.X)
+		b.WriteString(" AS " + e.T.Plain().Nullable().String() + ")")
+	case *Case:
+		b.WriteString("CASE")
+		for _, w := range e.Whens {
+			b.WriteString(" WHEN ")
+			write(b, w.Cond)
+			b.WriteString(" THEN ")
+			write(b, w.Then)
+		}
+		b.WriteString(" ELSE ")
+		write(b, e.Else)
+		b.WriteString(" END")
+	case *Call:
+		if op, ok := infix[e.Fn]; ok && len(e.Args) == 2 {
+			b.WriteString("(")
+			write(b, e.Args[0])
+			b.WriteString(" " + op + " ")
+			write(b, e.Args[1])
+			b.WriteString(")")
+			return
+		}
+		b.WriteString(e.Fn.String() + "(")
+		for i, a := range e.Args {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			write(b, a)
+		}
+		b.WriteString(")")
+	default:
+		b.WriteString(e.String())
 	}
-	args := make([]string, len(c.Args))
-	for i, a := range c.Args {
-		args[i] = a.String()
-	}
-	return fmt.Sprintf("%s(%s)", c.Fn, strings.Join(args, ", "))
 }
 
 // Walk calls fn for e and every expression below it, parents first, and

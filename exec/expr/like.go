@@ -44,6 +44,17 @@ type piece struct {
 // Flink's default escape character is the backslash.
 const defaultEscape = '\\'
 
+// CheckLikePattern returns the error LIKE would raise for pattern p with
+// escape character esc (0 for the default), so that a literal pattern is
+// refused when the query is planned.
+func CheckLikePattern(p string, esc rune) error {
+	if esc == 0 {
+		esc = defaultEscape
+	}
+	_, err := compilePattern([]byte(p), esc)
+	return err
+}
+
 func compilePattern(p []byte, esc rune) (*pattern, error) {
 	var pieces []piece
 	cur := piece{}

@@ -33,6 +33,13 @@ type token struct {
 	lit    string
 }
 
+// CheckDateFormat returns the error DATE_FORMAT would raise for pattern
+// p, so that a literal pattern is refused when the query is planned.
+func CheckDateFormat(p string) error {
+	_, err := parseFormat(p)
+	return err
+}
+
 // parseFormat reads a Java SimpleDateFormat pattern. Text in single quotes
 // is literal (” is a quote); other non-letters are literal too.
 func parseFormat(p string) ([]token, error) {
