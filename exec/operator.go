@@ -90,6 +90,9 @@ type TaskContext struct {
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
 	Checkpoint *Checkpointing
+	// Scratch is the run's directory for spilled state that is not
+	// checkpointed.
+	Scratch *Scratch
 }
 
 // OpSpec describes one operator of a chain; New creates the instance for

@@ -32,6 +32,9 @@ type Options struct {
 	// Memory is the managed memory operators keep their state in
 	// (default: memory.managed.size's default, 256 MiB).
 	Memory *memseg.Manager
+	// Scratch holds the spill stores of a job without checkpoints
+	// (default: os.TempDir()); removed at the end of Run.
+	Scratch *Scratch
 }
 
 func (o *Options) defaults() {
@@ -125,6 +128,15 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 	if err != nil {
 		return err
 	}
+	for _, v := range g.Vertices {
+		if h, ok := v.Sink.(Holder); ok {
+			release, err := h.Hold()
+			if err != nil {
+				return fmt.Errorf("sink %s: %w", v.SinkName, err)
+			}
+			defer release()
+		}
+	}
 	var coord *coordinator
 	if cp := opts.Checkpoint; cp != nil {
 		if err := recoverSinks(g, cp); err != nil {
@@ -144,7 +156,7 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint,
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Scratch: opts.Scratch,
 			}
 			if n := memoryOps(v); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
@@ -188,6 +200,9 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		}
 	}
 	wg.Wait()
+	if err := opts.Scratch.Remove(); err != nil {
+		fail(err)
+	}
 	if coord != nil {
 		coord.uploads.Wait()
 		c, f := coord.counts()
@@ -210,6 +225,9 @@ func Run(ctx context.Context, g *Graph, opts Options) error {
 		}
 	}
 	if err != nil {
+		if cp := opts.Checkpoint; cp != nil {
+			errs = append(errs, tidySinks(g, cp))
+		}
 		return errors.Join(append([]error{err}, errs...)...)
 	}
 	return errors.Join(errs...)
@@ -317,29 +335,80 @@ func restoredSplits(cp *Checkpointing, uid string) map[string]checkpoint.SplitSt
 	return out
 }
 
-// recoverSinks commits the restored checkpoint's pending sink files and
-// removes the output of later, incomplete checkpoints, before any task
-// writes.
+// recoverSinks prepares the sinks' output before any task writes: it
+// removes an abandoned lineage's files, finishes the commit of a finished
+// one, and commits the restored checkpoint's pending files and removes the
+// output of later, incomplete checkpoints.
 func recoverSinks(g *Graph, cp *Checkpointing) error {
-	if cp.Restore == nil {
-		return nil
-	}
 	for _, v := range g.Vertices {
 		cm, ok := v.Sink.(Committer)
 		if !ok {
 			continue
 		}
-		var pending []checkpoint.PendingFile
-		for _, s := range cp.Restore.Sinks {
-			if s.UID == v.SinkUID {
-				pending = append(pending, s.Pending...)
+		if cp.Abandon != "" {
+			if err := cm.Clean(cp.Abandon, true); err != nil {
+				return fmt.Errorf("sink %s: removing the output of %s: %w", v.SinkName, cp.Abandon, err)
 			}
 		}
-		if err := cm.Recover(cp.Restore.ID, pending); err != nil {
-			return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
+		if f := cp.Settle; f != nil {
+			// One at a time: a file of a finished run that is gone (a
+			// user moved the output away) stops nothing.
+			for _, p := range pendingOf(f, v.SinkUID) {
+				if err := cm.Commit([]checkpoint.PendingFile{p}); err != nil && !errors.Is(err, os.ErrNotExist) {
+					return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
+				}
+			}
+			if err := cm.Clean(f.Job, false); err != nil {
+				return fmt.Errorf("sink %s: %w", v.SinkName, err)
+			}
+		}
+		if r := cp.Restore; r != nil {
+			if err := cm.Recover(r.ID, pendingOf(r, v.SinkUID)); err != nil {
+				return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
+			}
 		}
 	}
 	return nil
+}
+
+func pendingOf(md *checkpoint.Metadata, uid string) []checkpoint.PendingFile {
+	var pending []checkpoint.PendingFile
+	for _, s := range md.Sinks {
+		if s.UID == uid {
+			pending = append(pending, s.Pending...)
+		}
+	}
+	return pending
+}
+
+// tidySinks leaves no hidden file behind a run that failed or was stopped:
+// it commits the pending files of the newest complete checkpoint, which
+// the coordinator may not have reached, then removes the lineage's hidden
+// files, which no complete checkpoint needs any more. A later restore
+// finds the same output it would have made itself.
+func tidySinks(g *Graph, cp *Checkpointing) error {
+	latest, err := cp.Storage.Newest()
+	if err != nil {
+		return fmt.Errorf("removing hidden sink files: %w", err)
+	}
+	var errs []error
+	for _, v := range g.Vertices {
+		cm, ok := v.Sink.(Committer)
+		if !ok {
+			continue
+		}
+		if latest != nil {
+			if err := cm.Commit(pendingOf(latest, v.SinkUID)); err != nil {
+				// Its hidden files stay for the restore to commit.
+				errs = append(errs, fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, latest.ID, err))
+				continue
+			}
+		}
+		if err := cm.Clean(cp.Job, false); err != nil {
+			errs = append(errs, fmt.Errorf("sink %s: %w", v.SinkName, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // memoryOps is the number of v's operators that keep state in managed

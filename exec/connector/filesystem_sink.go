@@ -26,6 +26,20 @@ type fileSink struct {
 	committed map[string]bool
 }
 
+// lockName is the lock file in a sink's directory: a job holds it while
+// it runs, so that two jobs never write, commit or clean one directory at
+// once (see checkpoint.Lock). Hidden, so that readers skip it.
+const lockName = ".strand.lock"
+
+// Hold implements exec.Holder.
+func (s *fileSink) Hold() (func(), error) {
+	l, err := checkpoint.Acquire(filepath.Join(s.cfg.path, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("filesystem sink: directory %s: %w", s.cfg.path, err)
+	}
+	return l.Release, nil
+}
+
 // encoder appends one row as one line, line break included.
 type encoder interface {
 	encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, error)
