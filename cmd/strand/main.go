@@ -122,7 +122,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		sess.Config[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withSignals()
 	defer stop()
 
 	// The files run in order in one session: tables declared by one are
@@ -136,6 +136,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, exec.ErrCanceled) {
 			fmt.Fprintln(stderr, "strand: stopped; output not committed was discarded")
+			var sig stopped
+			if errors.As(context.Cause(ctx), &sig) {
+				return 128 + int(sig.sig)
+			}
 			return 130
 		}
 		if err != nil {
@@ -144,6 +148,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// stopped is the cause of a run stopped by a signal.
+type stopped struct{ sig syscall.Signal }
+
+func (s stopped) Error() string { return s.sig.String() + " received" }
+
+// withSignals returns a context canceled by SIGINT or SIGTERM, with the
+// signal as its cause: the exit status is 128 plus the signal's number,
+// as a shell reports a process the signal killed (130 for SIGINT, 143 for
+// SIGTERM).
+func withSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(stopped{sig: s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
 }
 
 // explain executes the file's DDL and SET statements and prints the plans
