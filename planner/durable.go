@@ -148,10 +148,21 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
 		return err
 	}
 	if s.Durable.Fresh {
+		// A lineage that finished is not abandoned: its output is a
+		// whole run's, and its last commit is finished before the
+		// checkpoint that lists it goes.
+		last, err := st.Newest()
+		if err != nil {
+			return err
+		}
+		if last != nil && last.Finished && last.Job == prev {
+			cp.Settle = last
+		} else {
+			cp.Abandon = prev
+		}
 		if err := st.Discard(); err != nil {
 			return err
 		}
-		cp.Abandon = prev
 	}
 	finished, err := s.restorePoint(cp)
 	if err != nil {
@@ -166,7 +177,7 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
 	// no checkpoint left that verifies (restorePoint refused the start if
 	// it had some that do not), so it either committed nothing or was
 	// discarded with --fresh; its output goes.
-	if cp.Restore == nil && prev != "" && (finished == nil || finished.Job != prev) {
+	if cp.Restore == nil && prev != "" && (cp.Settle == nil || cp.Settle.Job != prev) {
 		cp.Abandon = prev
 	}
 	if cp.Job != prev {
@@ -204,7 +215,7 @@ func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Met
 			return nil, err
 		}
 		if md == nil && len(bad) > 0 {
-			return nil, fmt.Errorf("%w: job %s did not finish, and starting it from scratch would write again what its checkpoints committed:\n%s\n"+
+			return nil, fmt.Errorf("%w: job %s has checkpoints and none of them verifies; starting it from scratch would write again what they committed:\n%s\n"+
 				"run with --fresh to discard them and the output they committed, or --from-checkpoint to name one", ErrNoCheckpoint, cp.Job, strings.Join(bad, "\n"))
 		}
 		if md != nil && md.Finished {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -220,6 +221,13 @@ func TestAllCheckpointsCorrupt(t *testing.T) {
 	if h := hidden(t, out); len(h) > 0 {
 		t.Errorf("hidden files left: %v", h)
 	}
+
+	// --fresh after a run that finished keeps that run's output: it is
+	// not abandoned.
+	if _, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "100ms", "--fresh"); code != 0 {
+		t.Fatalf("--fresh after a finished run: exit %d\n%s", code, stderr)
+	}
+	diffRows(t, committed(t, out), append(slices.Clone(want), want...))
 }
 
 // TestCorruptPendingFileFallsBack truncates a file that the newest
