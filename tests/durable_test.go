@@ -425,3 +425,33 @@ func TestSpillNotInTempDir(t *testing.T) {
 		t.Errorf("left in $TMPDIR: %v", left)
 	}
 }
+
+// TestKilledRunWithoutCheckpoints: a run without checkpoints killed with
+// kill -9 leaves hidden files, which the next run writing the directory
+// removes; the output is that run's alone.
+func TestKilledRunWithoutCheckpoints(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), `
+CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000', 'rows-per-second' = '1500',
+  'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '3000');
+CREATE TABLE o (id BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv', 'sink.rolling-policy.file-size' = '1kb');
+INSERT INTO o SELECT id FROM g;
+`)
+	out := filepath.Join(dir, "out")
+	cmd := startStrand(t, dir, nil, "run", "q.sql", "--parallelism", "2")
+	waitFor(t, "hidden files", func() bool { return len(hidden(t, out)) > 0 })
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	_ = cmd.Wait()
+	if len(hidden(t, out)) == 0 {
+		t.Fatal("the killed run left no hidden file: the test tests nothing")
+	}
+	if _, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "2"); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if h := hidden(t, out); len(h) > 0 {
+		t.Errorf("hidden files left: %v", h)
+	}
+	if got := committed(t, out); len(got) != 3000 {
+		t.Errorf("%d rows, want 3000", len(got))
+	}
+}

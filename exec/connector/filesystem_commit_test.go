@@ -116,12 +116,27 @@ func TestCleanLineage(t *testing.T) {
 
 // TestSinkDirectoryLocked: while one job holds a sink directory, another
 // is refused, naming the holder's pid and the lock file; once released it
-// is free again.
+// is free again. Taking it removes what killed runs without checkpoints
+// left.
 func TestSinkDirectoryLocked(t *testing.T) {
 	dir := t.TempDir()
 	a := must(NewSink(fsTable(dir, "csv"), Env{JobID: "a"})).(exec.Holder)
 	b := must(NewSink(fsTable(dir, "csv"), Env{JobID: "b"})).(exec.Holder)
+	// Left by a killed run without checkpoints, and by a checkpointing
+	// job's run, whose next run commits or removes it.
+	stale, owned := ".part-0123456789abcdef-0-3.csv.inprogress", ".part-q_1_aaaa-0123456789abcdef-0-3.csv.inprogress"
+	for _, f := range []string{stale, owned} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	release := must(a.Hold())
+	if got := strings.Join(listDir(t, dir), " "); got != owned+" "+lockName {
+		t.Errorf("after Hold: %s, want the stale hidden file gone", got)
+	}
+	if err := os.Remove(filepath.Join(dir, owned)); err != nil {
+		t.Fatal(err)
+	}
 	_, err := b.Hold()
 	want := fmt.Sprintf("%s is held by process %d", filepath.Join(dir, lockName), os.Getpid())
 	if !errors.Is(err, checkpoint.ErrLocked) || !strings.Contains(err.Error(), want) {
