@@ -351,12 +351,8 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 			}
 		}
 		if f := cp.Settle; f != nil {
-			// One at a time: a file of a finished run that is gone (a
-			// user moved the output away) stops nothing.
-			for _, p := range pendingOf(f, v.SinkUID) {
-				if err := cm.Commit([]checkpoint.PendingFile{p}); err != nil && !errors.Is(err, os.ErrNotExist) {
-					return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
-				}
+			if err := commitEach(cm, pendingOf(f, v.SinkUID)); err != nil {
+				return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
 			}
 			if err := cm.Clean(f.Job, false); err != nil {
 				return fmt.Errorf("sink %s: %w", v.SinkName, err)
@@ -366,6 +362,18 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 			if err := cm.Recover(r.ID, pendingOf(r, v.SinkUID)); err != nil {
 				return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
 			}
+		}
+	}
+	return nil
+}
+
+// commitEach commits pending files one at a time, outside a restore: a
+// file that is gone (a user moved the output away) stops neither the
+// others nor the job.
+func commitEach(cm Committer, pending []checkpoint.PendingFile) error {
+	for _, p := range pending {
+		if err := cm.Commit([]checkpoint.PendingFile{p}); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
 		}
 	}
 	return nil
@@ -398,7 +406,7 @@ func tidySinks(g *Graph, cp *Checkpointing) error {
 			continue
 		}
 		if latest != nil {
-			if err := cm.Commit(pendingOf(latest, v.SinkUID)); err != nil {
+			if err := commitEach(cm, pendingOf(latest, v.SinkUID)); err != nil {
 				// Its hidden files stay for the restore to commit.
 				errs = append(errs, fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, latest.ID, err))
 				continue
