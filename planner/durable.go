@@ -134,8 +134,8 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 	return cp, lock, nil
 }
 
-// ErrNoCheckpoint is returned when a job that did not finish has
-// checkpoints and none of them verifies.
+// ErrNoCheckpoint is returned when a job has checkpoints and none of them
+// verifies.
 var ErrNoCheckpoint = errors.New("no checkpoint verifies")
 
 // startDurable decides how a checkpointing job starts: resuming from its
