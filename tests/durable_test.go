@@ -82,7 +82,8 @@ func exitCode(err error) int {
 // one's pid and the lock, and the first's output is exact. A second job
 // writing the same sink directory is refused the same way.
 func TestTwoRunsOneStateDir(t *testing.T) {
-	query := fmt.Sprintf(crashQuery, 12000, 6000)
+	// Three seconds long: the other runs start while it runs.
+	query := fmt.Sprintf(crashQuery, 12000, 4000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), query)
