@@ -80,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	interval := fs.String("checkpoint-interval", "", "take a checkpoint this often, e.g. 2s (execution.checkpointing.interval)")
 	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
 	fromCheckpoint := fs.String("from-checkpoint", "", "restore this checkpoint (a chk-<n> directory) or fail")
-	fresh := fs.Bool("fresh", false, "discard the job's old checkpoints and start from the beginning")
+	fresh := fs.Bool("fresh", false, "discard the job's checkpoints and what its unfinished run wrote, and start from the beginning")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
