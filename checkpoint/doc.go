@@ -19,6 +19,15 @@
 //	                             subtask's MANIFEST, OPTIONS and markers
 //	chk-<n>/_metadata            written last: checkpoint n is complete
 //	                             exactly when this file exists and verifies
+//	lineage                      the lineage the job's latest run started
+//	                             or continued (see Storage.SetLineage)
+//
+// Beside the root, <job>.lock is the job's lock (see Lock): one process at
+// a time uses a job's checkpoints and work directory. An OS file lock
+// (flock) is used because the kernel drops it with its process, so a
+// kill -9 leaves no stale lock; the file records the holder's pid for the
+// message that refuses the next one, and is removed on release (a waiter
+// that then holds a lock on the removed file notices and locks again).
 //
 // Per-checkpoint files live in chk-<n>/ rather than a separate taskowned/
 // directory, so that a checkpoint and everything only it needs are deleted
@@ -44,11 +53,12 @@
 // max parallelism and, per subtask, its key-group range, its Handle (every
 // file with size and CRC32C) and inline state; for each source its splits'
 // positions and watermarks; for each sink its pending (pre-committed)
-// files; and whether the job had finished. JSON keeps the file readable
-// with standard tools when a user has to look into a failed recovery; it
-// is small next to the state, and the header makes a damaged or foreign
-// file fail with a clear reason. A reader refuses any other format
-// version.
+// files, with size and CRC32C; and whether the job had finished. JSON
+// keeps the file readable with standard tools when a user has to look
+// into a failed recovery; it is small next to the state, and the header
+// makes a damaged or foreign file fail with a clear reason. Version 2 added the pending files' size
+// and CRC32C; version 1 is still read, its pending files unverified. A
+// reader refuses any other format version.
 //
 // # Writing a checkpoint
 //
@@ -68,11 +78,14 @@
 // Load reads _metadata (header, version, checksum, that every path is one
 // this checkpoint may use) and then every file it references in full,
 // comparing size and CRC32C, before it returns: state is never restored
-// from a file that has not been checked. Restores check again as they copy
+// from a file that has not been checked, and no pending sink file is
+// committed unchecked (where it is: still hidden, or already committed
+// under its final name). Restores check again as they copy
 // (state.OpenHandle), since files may change between the two. A failure
-// wraps ErrCorrupt and names the file and the reason: missing (for
-// _metadata: the checkpoint is incomplete), truncated, too long, checksum
-// mismatch. Latest walks checkpoints newest first and returns the first
+// wraps ErrCorrupt and names the file and the reason: missing, truncated,
+// too long, checksum mismatch. A checkpoint directory without _metadata is
+// incomplete (ErrIncomplete, which also matches ErrCorrupt): normal after
+// a crash, and reported as such, not as corruption. Latest walks checkpoints newest first and returns the first
 // that loads, reporting each one it skips. An error that is not
 // corruption (a permission, an I/O failure) stops it instead: falling back
 // past a checkpoint that may well be good would silently redo work and,

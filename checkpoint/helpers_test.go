@@ -3,8 +3,12 @@ package checkpoint
 import (
 	"encoding/binary"
 	"fmt"
+	"hash/crc32"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -76,7 +80,7 @@ func checkpoint(t *testing.T, st *Storage, id int64, subs []*subtask) (*Metadata
 	md := &Metadata{
 		ID: id, Kind: Periodic, Job: "test", CreatedUnixMs: 1700000000000 + id,
 		Sources: []SourceState{{UID: "src", Splits: []SplitState{{ID: "a.csv", Pos: 100 * id, Line: id, Watermark: 5000 * id}}}},
-		Sinks:   []SinkState{{UID: "sink", Pending: []PendingFile{{Subtask: 0, Tmp: fmt.Sprintf(".part-%d", id), Final: fmt.Sprintf("part-%d", id)}}}},
+		Sinks:   []SinkState{{UID: "sink", Pending: []PendingFile{pendingFile(t, id)}}},
 	}
 	op := OperatorState{UID: uid, Fingerprint: "v1", MaxParallelism: maxPar}
 	var snaps []data
@@ -166,4 +170,18 @@ func write(t *testing.T, st *Storage, md *Metadata) {
 	if err := st.Write(md); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// pendingFile writes a hidden sink file for checkpoint id in a temporary
+// directory and returns it as pending, with its size and checksum.
+func pendingFile(t *testing.T, id int64) PendingFile {
+	t.Helper()
+	dir := t.TempDir()
+	body := []byte(strings.Repeat(fmt.Sprintf("row of checkpoint %d\n", id), 10))
+	tmp := filepath.Join(dir, fmt.Sprintf(".part-%d.inprogress", id))
+	if err := os.WriteFile(tmp, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return PendingFile{Subtask: 0, Tmp: tmp, Final: filepath.Join(dir, fmt.Sprintf("part-%d", id)),
+		Size: int64(len(body)), CRC32C: crc32.Checksum(body, castagnoli)}
 }

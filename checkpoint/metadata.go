@@ -9,6 +9,7 @@ import (
 	"hash/crc32"
 	"io"
 	iofs "io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,9 @@ type Metadata struct {
 	// Parallelism is the parallelism a savepoint was taken at (any
 	// parallelism restores it).
 	Parallelism int `json:",omitempty"`
+
+	// version is the format version the metadata was read in.
+	version uint32
 }
 
 // OperatorState is the state of one stateful operator, by subtask.
@@ -83,10 +87,33 @@ type SinkState struct {
 	Pending []PendingFile
 }
 
-// PendingFile is one pre-committed sink file.
+// PendingFile is one pre-committed sink file: hidden at Tmp until the
+// checkpoint's commit renames it to Final. Size and CRC32C are its content
+// at the barrier, checked before a restore commits it.
 type PendingFile struct {
 	Subtask    int
 	Tmp, Final string
+	Size       int64
+	CRC32C     uint32
+}
+
+// verify checks the pending file where it is: still hidden, or already
+// committed. The error names the file.
+func (p PendingFile) verify() error {
+	path := p.Tmp
+	f, err := os.Open(path)
+	if errors.Is(err, iofs.ErrNotExist) {
+		path = p.Final
+		f, err = os.Open(path)
+	}
+	if errors.Is(err, iofs.ErrNotExist) {
+		return corrupt(p.Tmp, errors.New("pending sink file missing, and not committed either"))
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return state.FileRef{Path: path, Size: p.Size, CRC32C: p.CRC32C}.Verify(f)
 }
 
 // files returns every file reference of md.
@@ -120,9 +147,12 @@ func checkRef(f state.FileRef, id int64) error {
 //	magic "strandck" | format version uint32 | body length uint32 | CRC32C of body uint32 | body
 //
 // with integers little-endian.
+//
+// Version 2 added the size and CRC32C of pending sink files. Version 1 is
+// still read: its pending files are taken as they are, unverified.
 const (
 	magic      = "strandck"
-	version    = 1
+	version    = 2
 	headerSize = len(magic) + 12
 )
 
@@ -150,8 +180,9 @@ func decode(b []byte) (*Metadata, error) {
 	if string(b[:8]) != magic {
 		return nil, fmt.Errorf("not a checkpoint metadata file (magic %q)", b[:8])
 	}
-	if v := binary.LittleEndian.Uint32(b[8:]); v != version {
-		return nil, fmt.Errorf("format version %d, this strand reads version %d", v, version)
+	v := binary.LittleEndian.Uint32(b[8:])
+	if v < 1 || v > version {
+		return nil, fmt.Errorf("format version %d, this strand reads versions 1 to %d", v, version)
 	}
 	n, body := int64(binary.LittleEndian.Uint32(b[12:])), b[headerSize:]
 	if int64(len(body)) < n {
@@ -163,7 +194,7 @@ func decode(b []byte) (*Metadata, error) {
 	if got, want := crc32.Checksum(body, castagnoli), binary.LittleEndian.Uint32(b[16:]); got != want {
 		return nil, fmt.Errorf("checksum mismatch: crc32c %08x, want %08x", got, want)
 	}
-	md := new(Metadata)
+	md := &Metadata{version: v}
 	if err := json.Unmarshal(body, md); err != nil {
 		return nil, fmt.Errorf("bad body: %v", err)
 	}
@@ -283,6 +314,15 @@ func (s *Storage) load(n int64) (*Metadata, error) {
 			return nil, err
 		}
 	}
+	if md.version >= 2 {
+		for _, sk := range md.Sinks {
+			for _, p := range sk.Pending {
+				if err := p.verify(); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
 	return md, nil
 }
 
@@ -292,7 +332,7 @@ func (s *Storage) readMetadata(n int64) (*Metadata, error) {
 	rel := chkDir(n) + "/" + metadataName
 	f, err := s.fs.Open(s.path(rel))
 	if errors.Is(err, iofs.ErrNotExist) {
-		return nil, corrupt(rel, errors.New("missing: the checkpoint is incomplete"))
+		return nil, fmt.Errorf("%w: %s is missing", ErrIncomplete, rel)
 	}
 	if err != nil {
 		return nil, err
@@ -343,6 +383,9 @@ func (s *Storage) LoadPath(p string) (*Metadata, error) {
 	if !ok {
 		return nil, fmt.Errorf("checkpoint: %s is neither a checkpoint directory (%s<n>) nor its %s", p, chkPrefix, metadataName)
 	}
+	if _, err := s.fs.Stat(dir); errors.Is(err, iofs.ErrNotExist) {
+		return nil, fmt.Errorf("checkpoint: %s does not exist", dir)
+	}
 	root := s.fs.PathDir(dir)
 	if filepath.Clean(root) == filepath.Clean(s.root) {
 		return s.Load(id)
@@ -367,11 +410,32 @@ func (s *Storage) LoadPath(p string) (*Metadata, error) {
 	return md, nil
 }
 
+// Newest returns the newest checkpoint whose _metadata reads, without
+// verifying its files, or nil if there is none: what a restore would
+// commit, for tidying up after a run.
+func (s *Storage) Newest() (*Metadata, error) {
+	ids, err := s.ids()
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range slices.Backward(ids) {
+		md, err := s.readMetadata(n)
+		if err == nil {
+			return md, nil
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			return nil, fmt.Errorf("checkpoint %d in %s: %w", n, s.root, err)
+		}
+	}
+	return nil, nil
+}
+
 // Latest returns the newest checkpoint that Load accepts, or nil if there
 // is none. It calls report, if not nil, with every newer checkpoint that
-// it skipped because it is incomplete or corrupt (an error wrapping
-// ErrCorrupt). Any other error stops it: a checkpoint that cannot be read
-// now may be good, and falling back past it would lose its progress.
+// it skipped because it is incomplete (an error wrapping ErrIncomplete) or
+// corrupt (ErrCorrupt). Any other error stops it: a checkpoint that cannot
+// be read now may be good, and falling back past it would lose its
+// progress.
 func (s *Storage) Latest(report func(n int64, err error)) (*Metadata, error) {
 	ids, err := s.ids()
 	if err != nil {

@@ -21,11 +21,23 @@ import (
 // state.ErrCorrupt, so a restore's own verification matches it too.
 var ErrCorrupt = state.ErrCorrupt
 
+// ErrIncomplete is wrapped by the error for a checkpoint directory without
+// _metadata: a checkpoint that was being written when its run stopped,
+// normal after a crash. errors.Is matches it to ErrCorrupt as well: such a
+// checkpoint is never used either.
+var ErrIncomplete error = incomplete{}
+
+type incomplete struct{}
+
+func (incomplete) Error() string        { return "incomplete checkpoint" }
+func (incomplete) Is(target error) bool { return target == ErrCorrupt }
+
 // Names inside a job's checkpoint root.
 const (
 	sharedDir    = "shared"
 	chkPrefix    = "chk-"
 	metadataName = "_metadata"
+	lineageName  = "lineage"
 )
 
 // Storage is the checkpoint storage of one job: the directory tree under
@@ -239,4 +251,43 @@ func (s *Storage) Discard() error {
 	}
 	clear(s.claimed)
 	return s.mkdirs()
+}
+
+// Lineage returns the lineage the job's latest run started or continued
+// (see SetLineage), or "" if none is recorded. Storage written before the
+// record existed answers with the newest readable checkpoint's job.
+func (s *Storage) Lineage() (string, error) {
+	f, err := s.fs.Open(s.path(lineageName))
+	if errors.Is(err, iofs.ErrNotExist) {
+		md, err := s.Newest()
+		if md == nil || err != nil {
+			return "", err
+		}
+		return md.Job, nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", fmt.Errorf("checkpoint: %s: %w", s.path(lineageName), err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}
+
+// SetLineage records, durably, the lineage a run starts, before it writes
+// any output: if its checkpoints are later lost or all corrupt, a fresh
+// start still knows whose output to remove.
+func (s *Storage) SetLineage(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tmp := lineageName + ".tmp"
+	if err := s.create(tmp, strings.NewReader(name+"\n")); err != nil {
+		return err
+	}
+	if err := s.fs.Rename(s.path(tmp), s.path(lineageName)); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return s.syncDir(s.root)
 }

@@ -175,8 +175,15 @@ func TestLoadPath(t *testing.T) {
 			t.Fatalf("LoadPath(%s) = %v, want an error saying what a path must be", p, err)
 		}
 	}
-	if _, err := a.LoadPath("/state/checkpoints/a/chk-7"); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "chk-7/_metadata: missing") {
-		t.Fatalf("LoadPath of a missing checkpoint = %v", err)
+	if _, err := a.LoadPath("/state/checkpoints/a/chk-7"); err == nil || errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "chk-7 does not exist") {
+		t.Fatalf("LoadPath of a missing checkpoint = %v, want one saying it does not exist", err)
+	}
+	if err := fs.MkdirAll("/state/checkpoints/a/chk-8", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.LoadPath("/state/checkpoints/a/chk-8"); !errors.Is(err, ErrIncomplete) || !errors.Is(err, ErrCorrupt) ||
+		!strings.Contains(err.Error(), "incomplete checkpoint: chk-8/_metadata is missing") {
+		t.Fatalf("LoadPath of an incomplete checkpoint = %v", err)
 	}
 }
 

@@ -44,6 +44,15 @@ type Checkpointing struct {
 	// cannot be mapped to it (MatchState): that state is dropped, and
 	// reported on Log. Without it such a start is refused.
 	AllowNonRestored bool
+	// Settle is the final checkpoint of the job's previous lineage, which
+	// finished: before a fresh start its pending sink files are committed
+	// (a crash may have come between the checkpoint and its commit) and
+	// that lineage's hidden files removed.
+	Settle *checkpoint.Metadata
+	// Abandon names a lineage whose every sink file, visible or hidden, is
+	// removed before the run: one discarded with --fresh, or one that
+	// never completed a checkpoint.
+	Abandon string
 	// FirstID is the id of the first checkpoint this run takes.
 	FirstID int64
 	// Log receives a line per completed or failed checkpoint.

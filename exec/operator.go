@@ -90,6 +90,9 @@ type TaskContext struct {
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
 	Checkpoint *Checkpointing
+	// Scratch is the run's directory for spilled state that is not
+	// checkpointed.
+	Scratch *Scratch
 
 	// match is the restored state matched to the job (Restored).
 	match *Match

@@ -36,7 +36,6 @@ type Match struct {
 
 	ops     map[string]*checkpoint.OperatorState
 	sources map[string]bool
-	sinks   map[string]bool
 }
 
 // Unmapped is one piece of state that the job cannot take back, and why.
@@ -51,7 +50,7 @@ func (u Unmapped) String() string { return u.UID + ": " + u.Reason }
 // is in the result, for Err to refuse or for a caller that allows
 // non-restored state to report.
 func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
-	m := &Match{ops: map[string]*checkpoint.OperatorState{}, sources: map[string]bool{}, sinks: map[string]bool{}}
+	m := &Match{ops: map[string]*checkpoint.OperatorState{}, sources: map[string]bool{}}
 	maxPar := g.MaxParallelism
 	if maxPar <= 0 {
 		maxPar = DefaultMaxParallelism
@@ -102,7 +101,6 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 		case !sinks[s.UID] && len(s.Pending) > 0:
 			m.Unmapped = append(m.Unmapped, Unmapped{s.UID, fmt.Sprintf("%d pre-committed files of a sink the job does not write", len(s.Pending))})
 		case sinks[s.UID]:
-			m.sinks[s.UID] = true
 			m.Restored = append(m.Restored, s.UID)
 		}
 	}

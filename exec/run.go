@@ -32,6 +32,9 @@ type Options struct {
 	// Memory is the managed memory operators keep their state in
 	// (default: memory.managed.size's default, 256 MiB).
 	Memory *memseg.Manager
+	// Scratch holds the spill stores of a job without checkpoints
+	// (default: os.TempDir()); removed at the end of Run.
+	Scratch *Scratch
 }
 
 func (o *Options) defaults() {
@@ -139,13 +142,33 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	var holds []func()
+	release := func() {
+		for _, r := range holds {
+			r()
+		}
+	}
+	defer func() {
+		if !started {
+			release()
+		}
+	}()
+	for _, v := range g.Vertices {
+		if h, ok := v.Sink.(Holder); ok {
+			r, err := h.Hold()
+			if err != nil {
+				return nil, fmt.Errorf("sink %s: %w", v.SinkName, err)
+			}
+			holds = append(holds, r)
+		}
+	}
 	var coord *coordinator
 	var match *Match
 	if cp := opts.Checkpoint; cp != nil {
 		if match, err = matchRestore(g, cp); err != nil {
 			return nil, err
 		}
-		if err := recoverSinks(g, cp, match); err != nil {
+		if err := recoverSinks(g, cp); err != nil {
 			return nil, err
 		}
 		coord = newCoordinator(ctx, cp, g, maxPar, fail)
@@ -164,7 +187,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
-				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, match: match, vertex: vertices[i],
+				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Scratch: opts.Scratch, match: match, vertex: vertices[i],
 			}
 			if n := memoryOps(v); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
@@ -212,11 +235,15 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	started = true
 	go func() {
 		defer cancel(nil)
+		defer release()
 		wg.Wait()
+		if err := opts.Scratch.Remove(); err != nil {
+			fail(err)
+		}
 		mu.Lock()
 		err := firstErr
 		mu.Unlock()
-		j.settle(finishRun(parent, err, coord, opts, writers))
+		j.settle(finishRun(parent, g, err, coord, opts, writers))
 	}()
 	return j, nil
 }
@@ -225,7 +252,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 // checkpoints and makes the output visible if the whole job succeeded, or
 // discards what is not committed. After a stop-with-savepoint the output
 // is the savepoint's, committed; anything written after it is discarded.
-func finishRun(parent context.Context, err error, coord *coordinator, opts Options, writers []SinkWriter) error {
+func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []SinkWriter) error {
 	stopped := false
 	if coord != nil {
 		coord.uploads.Wait()
@@ -248,6 +275,9 @@ func finishRun(parent context.Context, err error, coord *coordinator, opts Optio
 		}
 	}
 	if err != nil {
+		if cp := opts.Checkpoint; cp != nil {
+			errs = append(errs, tidySinks(g, cp))
+		}
 		return errors.Join(append([]error{err}, errs...)...)
 	}
 	return errors.Join(errs...)
@@ -377,29 +407,89 @@ func matchRestore(g *Graph, cp *Checkpointing) (*Match, error) {
 	return m, nil
 }
 
-// recoverSinks commits the restored checkpoint's pending sink files and
-// removes the output of later, incomplete checkpoints, before any task
-// writes.
-func recoverSinks(g *Graph, cp *Checkpointing, m *Match) error {
-	if cp.Restore == nil {
-		return nil
-	}
+// recoverSinks prepares the sinks' output before any task writes: it
+// removes an abandoned lineage's files, finishes the commit of a finished
+// one, and commits the restored checkpoint's pending files and removes the
+// output of later, incomplete checkpoints. matchRestore has refused
+// pending files of sinks the job does not have.
+func recoverSinks(g *Graph, cp *Checkpointing) error {
 	for _, v := range g.Vertices {
 		cm, ok := v.Sink.(Committer)
-		if !ok || !m.sinks[v.SinkUID] {
+		if !ok {
 			continue
 		}
-		var pending []checkpoint.PendingFile
-		for _, s := range cp.Restore.Sinks {
-			if s.UID == v.SinkUID {
-				pending = append(pending, s.Pending...)
+		if cp.Abandon != "" {
+			if err := cm.Clean(cp.Abandon, true); err != nil {
+				return fmt.Errorf("sink %s: removing the output of %s: %w", v.SinkName, cp.Abandon, err)
 			}
 		}
-		if err := cm.Recover(cp.Restore.ID, pending); err != nil {
-			return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
+		if f := cp.Settle; f != nil {
+			if err := commitEach(cm, pendingOf(f, v.SinkUID)); err != nil {
+				return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
+			}
+			if err := cm.Clean(f.Job, false); err != nil {
+				return fmt.Errorf("sink %s: %w", v.SinkName, err)
+			}
+		}
+		if r := cp.Restore; r != nil {
+			if err := cm.Recover(r.ID, pendingOf(r, v.SinkUID)); err != nil {
+				return fmt.Errorf("restoring sink %s: %w", v.SinkName, err)
+			}
 		}
 	}
 	return nil
+}
+
+// commitEach commits pending files one at a time, outside a restore: a
+// file that is gone (a user moved the output away) stops neither the
+// others nor the job.
+func commitEach(cm Committer, pending []checkpoint.PendingFile) error {
+	for _, p := range pending {
+		if err := cm.Commit([]checkpoint.PendingFile{p}); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+func pendingOf(md *checkpoint.Metadata, uid string) []checkpoint.PendingFile {
+	var pending []checkpoint.PendingFile
+	for _, s := range md.Sinks {
+		if s.UID == uid {
+			pending = append(pending, s.Pending...)
+		}
+	}
+	return pending
+}
+
+// tidySinks leaves no hidden file behind a run that failed or was stopped:
+// it commits the pending files of the newest complete checkpoint, which
+// the coordinator may not have reached, then removes the lineage's hidden
+// files, which no complete checkpoint needs any more. A later restore
+// finds the same output it would have made itself.
+func tidySinks(g *Graph, cp *Checkpointing) error {
+	latest, err := cp.Storage.Newest()
+	if err != nil {
+		return fmt.Errorf("removing hidden sink files: %w", err)
+	}
+	var errs []error
+	for _, v := range g.Vertices {
+		cm, ok := v.Sink.(Committer)
+		if !ok {
+			continue
+		}
+		if latest != nil {
+			if err := commitEach(cm, pendingOf(latest, v.SinkUID)); err != nil {
+				// Its hidden files stay for the restore to commit.
+				errs = append(errs, fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, latest.ID, err))
+				continue
+			}
+		}
+		if err := cm.Clean(cp.Job, false); err != nil {
+			errs = append(errs, fmt.Errorf("sink %s: %w", v.SinkName, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // memoryOps is the number of v's operators that keep state in managed

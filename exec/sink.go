@@ -25,3 +25,13 @@ type SinkWriter interface {
 	// instead of Close when the job fails, and is idempotent.
 	Abort() error
 }
+
+// Holder is a Sink that holds something for the whole run: the filesystem
+// sink locks its directory, so that no other run writes or cleans it
+// meanwhile.
+type Holder interface {
+	Sink
+	// Hold is called before the run writes anything; release after the
+	// run ends.
+	Hold() (release func(), err error)
+}

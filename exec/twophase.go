@@ -29,4 +29,8 @@ type Committer interface {
 	// replay after id writes each row exactly once. id 0 means a fresh
 	// start: only hidden leftovers are removed.
 	Recover(id int64, pending []checkpoint.PendingFile) error
+	// Clean removes the hidden files that lineage left and, with
+	// committed, the files it made visible as well: the output of a
+	// lineage that is discarded.
+	Clean(lineage string, committed bool) error
 }

@@ -17,7 +17,7 @@ import (
 // their windows, and a watermark fires the windows it passes. Its state
 // lives in the subtask's managed memory and spills to a state store when
 // that runs out: the checkpointed store when the job checkpoints, else a
-// private one in a temporary directory, removed on Close.
+// private one in the run's scratch directory, removed on Close.
 type WindowAgg struct {
 	Spec window.Spec
 	UID  string
@@ -28,11 +28,12 @@ type WindowAgg struct {
 
 	// Checkpointed state, or the private spill store (tmp its directory);
 	// nil until a checkpointing job opens it or a spill needs it.
-	store  *state.Store
-	tmp    string
-	sorted *state.Sorted
-	maxPar int
-	lo, hi int
+	store   *state.Store
+	tmp     string
+	scratch *Scratch
+	sorted  *state.Sorted
+	maxPar  int
+	lo, hi  int
 }
 
 // Open implements Opener.
@@ -50,6 +51,7 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 	if ctx.Checkpoint != nil {
 		return w.openState(ctx)
 	}
+	w.scratch = ctx.Scratch
 	agg.UseStore(w.spillStore, w.UID, w.keyGroup, 0)
 	return nil
 }
@@ -58,7 +60,11 @@ func (w *WindowAgg) keyGroup(key []byte) uint16 { return uint16(KeyGroup(key, w.
 
 // spillStore opens a private store for a job that does not checkpoint.
 func (w *WindowAgg) spillStore() (*state.Store, error) {
-	dir, err := os.MkdirTemp("", "strand-spill-")
+	parent, err := w.scratch.Dir()
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp(parent, "spill-")
 	if err != nil {
 		return nil, err
 	}

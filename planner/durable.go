@@ -70,16 +70,42 @@ func (s *Session) jobName(n int) string {
 	return fmt.Sprintf("%s_%d", name, n)
 }
 
+// stateDir is the session's state directory, absolute.
+func (s *Session) stateDir() (string, error) {
+	dir := s.config(KeyStateDir, s.Durable.StateDir)
+	if dir == "" {
+		dir = ".strand"
+	}
+	return filepath.Abs(dir)
+}
+
+// scratch gives a job that does not checkpoint its run's directory for
+// spilled state, under the job's work directory, after removing what dead
+// runs of the job left there.
+func (s *Session) scratch(job string) (*exec.Scratch, error) {
+	dir, err := s.stateDir()
+	if err != nil {
+		return nil, err
+	}
+	work := filepath.Join(dir, "work", job)
+	if err := exec.Sweep(work, false); err != nil {
+		return nil, err
+	}
+	return &exec.Scratch{Parent: work}, nil
+}
+
 // checkpointing builds a run's checkpoint configuration from the session
-// settings; nil when the job does not checkpoint.
-func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
+// settings; nil when the job does not checkpoint. It locks the job's state
+// directory for the life of the job (the caller releases the lock): two
+// processes on one job's checkpoints would delete each other's files.
+func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lock, error) {
 	iv, ok := s.Config[KeyCheckpointInterval]
 	if !ok {
-		return nil, nil
+		return nil, nil, nil
 	}
 	interval, err := types.ParseDuration(iv)
 	if err != nil || interval <= 0 {
-		return nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
+		return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
 	}
 	cp := &exec.Checkpointing{Interval: interval, Job: job, FS: vfs.Default, Log: s.Log, Retained: 2, Timeout: 10 * time.Minute,
 		AllowNonRestored: s.Durable.AllowNonRestored}
@@ -88,49 +114,104 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, error) {
 		cp.AllowNonRestored = true
 	case "false":
 	default:
-		return nil, fmt.Errorf("%w: '%s' must be true or false, got '%s'", ErrOption, KeyIgnoreUnclaimed, v)
+		return nil, nil, fmt.Errorf("%w: '%s' must be true or false, got '%s'", ErrOption, KeyIgnoreUnclaimed, v)
 	}
 	switch m := strings.ToUpper(s.config(KeyCheckpointMode, "EXACTLY_ONCE")); m {
 	case "EXACTLY_ONCE":
 	case "AT_LEAST_ONCE":
 		cp.AtLeastOnce = true
 	default:
-		return nil, fmt.Errorf("%w: '%s' must be EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", ErrOption, KeyCheckpointMode, m)
+		return nil, nil, fmt.Errorf("%w: '%s' must be EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", ErrOption, KeyCheckpointMode, m)
 	}
 	if cp.Retained, err = s.intConfig(KeyCheckpointRetained, 2, 1); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if cp.Tolerable, err = s.intConfig(KeyTolerableFailures, 0, 0); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if v, ok := s.Config[KeyCheckpointTimeout]; ok {
 		if cp.Timeout, err = types.ParseDuration(v); err != nil || cp.Timeout <= 0 {
-			return nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", ErrOption, KeyCheckpointTimeout, v)
+			return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", ErrOption, KeyCheckpointTimeout, v)
 		}
 	}
-	dir := s.config(KeyStateDir, s.Durable.StateDir)
-	if dir == "" {
-		dir = ".strand"
-	}
-	dir, err = filepath.Abs(dir)
+	dir, err := s.stateDir()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	// Beside the directories it guards, not in them: --fresh removes the
+	// checkpoint directory, and with it would go a lock inside.
+	lock, err := checkpoint.Acquire(filepath.Join(dir, "checkpoints", job+".lock"))
+	if err != nil {
+		return nil, nil, fmt.Errorf("job %s cannot use state directory %s: %w", job, dir, err)
 	}
 	cp.WorkDir = filepath.Join(dir, "work", job)
-	root := filepath.Join(dir, "checkpoints", job)
+	if err := exec.Sweep(cp.WorkDir, true); err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	if cp.Storage, err = checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, "checkpoints", job)); err != nil {
+		lock.Release()
+		return nil, nil, err
+	}
+	return cp, lock, nil
+}
+
+// ErrNoCheckpoint is returned when a job has checkpoints and none of them
+// verifies.
+var ErrNoCheckpoint = errors.New("no checkpoint verifies")
+
+// startDurable decides how a checkpointing job starts: resuming from its
+// latest checkpoint that verifies (or the one asked for), or afresh; and
+// which output of earlier lineages its sinks settle or remove first.
+func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
+	st := cp.Storage
+	prev, err := st.Lineage()
+	if err != nil {
+		return err
+	}
 	if s.Durable.Fresh {
-		if err := vfs.Default.RemoveAll(root); err != nil {
-			return nil, err
+		// A lineage that finished is not abandoned: its output is a
+		// whole run's, and its last commit is finished before the
+		// checkpoint that lists it goes.
+		last, err := st.Newest()
+		if err != nil {
+			return err
+		}
+		if last != nil && last.Finished && last.Job == prev {
+			cp.Settle = last
+		} else {
+			cp.Abandon = prev
+		}
+		if err := st.Discard(); err != nil {
+			return err
 		}
 	}
-	if cp.Storage, err = checkpoint.OpenStorage(vfs.Default, root); err != nil {
-		return nil, err
+	finished, err := s.restorePoint(cp)
+	if err != nil {
+		return err
 	}
-	return cp, nil
+	if finished != nil {
+		fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
+		cp.Settle = finished
+	}
+	cp.Job = lineage(job, cp.Restore)
+	// A fresh start after a lineage that did not finish: that lineage has
+	// no checkpoint left that verifies (restorePoint refused the start if
+	// it had some that do not), so it either committed nothing or was
+	// discarded with --fresh; its output goes.
+	if cp.Restore == nil && prev != "" && (cp.Settle == nil || cp.Settle.Job != prev) {
+		cp.Abandon = prev
+	}
+	if cp.Job != prev {
+		return st.SetLineage(cp.Job)
+	}
+	return nil
 }
 
 // restorePoint picks the checkpoint a run starts from: the one asked for,
-// or the latest that verifies, unless the job finished.
+// or the latest that verifies, unless the job finished. A job with
+// checkpoints none of which verifies is refused: starting it from scratch
+// would write again what they committed.
 //
 // It returns the finished checkpoint instead when the latest one is a
 // job's final checkpoint: a new run of that job starts afresh, a restart
@@ -146,11 +227,21 @@ func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Met
 			return nil, fmt.Errorf("--from-checkpoint %s: %w", p, err)
 		}
 	} else {
+		var bad []string
 		md, err = st.Latest(func(n int64, err error) {
+			if errors.Is(err, checkpoint.ErrIncomplete) {
+				fmt.Fprintf(s.Log, "incomplete checkpoint %d, skipped\n", n)
+				return
+			}
 			fmt.Fprintf(s.Log, "skipping checkpoint %d: %v\n", n, err)
+			bad = append(bad, "  "+err.Error())
 		})
 		if err != nil {
 			return nil, err
+		}
+		if md == nil && len(bad) > 0 {
+			return nil, fmt.Errorf("%w: job %s has checkpoints and none of them verifies; starting it from scratch would write again what they committed:\n%s\n"+
+				"run with --fresh to discard them and the output they committed, or --from-checkpoint to name one", ErrNoCheckpoint, cp.Job, strings.Join(bad, "\n"))
 		}
 		if md != nil && md.Finished {
 			finished, md = md, nil
@@ -250,7 +341,11 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 		}
 		opts.Checkpoint = cp
 		err = s.attempt(ctx, job, graph, opts)
-		if err == nil || errors.Is(err, exec.ErrCanceled) || errors.Is(err, exec.ErrUnmapped) || ctx.Err() != nil || attempt >= attempts {
+		cp.Settle, cp.Abandon = nil, "" // done by the first run
+		// Another process's lock does not go away by trying again soon,
+		// nor does state that cannot be mapped.
+		if err == nil || errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
+			ctx.Err() != nil || attempt >= attempts {
 			return err
 		}
 		fmt.Fprintf(s.Log, "job %s failed: %v; restarting in %s (restart %d of %d)\n", cp.Job, err, delay, attempt+1, attempts)

@@ -327,24 +327,24 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	}
 	s.jobs++
 	job := s.jobName(s.jobs)
-	cp, err := s.checkpointing(job)
+	cp, lock, err := s.checkpointing(job)
 	if err != nil {
 		return s.at(st, err)
 	}
+	defer lock.Release()
 	// A savepoint is the state of one job: the next one started restores
 	// it, later ones start as they would without it.
 	defer s.consumeSavepoint()
 	env := Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
-		finished, err := s.restorePoint(cp)
-		if err != nil {
+		if err := s.startDurable(cp, job); err != nil {
 			return s.at(st, err)
 		}
-		if finished != nil {
-			fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
-		}
-		cp.Job = lineage(job, cp.Restore)
 		env.Job = cp.Job
+	}
+	scratch, err := s.scratch(job)
+	if err != nil {
+		return s.at(st, err)
 	}
 	optimized := Optimize(logical)
 	env.JobID = newJobID()
@@ -361,7 +361,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	}
 	m := &exec.Metrics{}
 	s.LastMetrics = m
-	opts := exec.Options{Metrics: m, Now: s.Now}
+	opts := exec.Options{Metrics: m, Now: s.Now, Scratch: scratch}
 	if v, ok := s.Config[KeyBatchSize]; ok {
 		opts.BatchSize, _ = strconv.Atoi(v)
 	}

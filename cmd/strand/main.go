@@ -82,9 +82,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	interval := fs.String("checkpoint-interval", "", "take a checkpoint this often, e.g. 2s (execution.checkpointing.interval)")
 	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
 	fromCheckpoint := fs.String("from-checkpoint", "", "restore this checkpoint (a chk-<n> directory) or fail")
-	fresh := fs.Bool("fresh", false, "discard the job's old checkpoints and start from the beginning")
 	fromSavepoint := fs.String("from-savepoint", "", "restore this savepoint (a savepoint-... directory) or fail (execution.savepoint.path)")
 	allowNonRestored := fs.Bool("allow-non-restored-state", false, "start even if some restored state cannot be mapped to the query's operators, dropping it")
+	fresh := fs.Bool("fresh", false, "discard the job's checkpoints and what its unfinished run wrote, and start from the beginning")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
@@ -130,7 +130,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := withSignals()
 	defer stop()
 
 	// The files run in order in one session: tables declared by one are
@@ -145,6 +145,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, exec.ErrCanceled) {
 			fmt.Fprintln(stderr, "strand: stopped; output not committed was discarded")
+			var sig stopped
+			if errors.As(context.Cause(ctx), &sig) {
+				return 128 + int(sig.sig)
+			}
 			return 130
 		}
 		if err != nil {
@@ -153,6 +157,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	return 0
+}
+
+// stopped is the cause of a run stopped by a signal.
+type stopped struct{ sig syscall.Signal }
+
+func (s stopped) Error() string { return s.sig.String() + " received" }
+
+// withSignals returns a context canceled by SIGINT or SIGTERM, with the
+// signal as its cause: the exit status is 128 plus the signal's number,
+// as a shell reports a process the signal killed (130 for SIGINT, 143 for
+// SIGTERM).
+func withSignals() (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-sigs:
+			cancel(stopped{sig: s.(syscall.Signal)})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel(nil)
+	}
 }
 
 // explain executes the file's DDL and SET statements and prints the plans

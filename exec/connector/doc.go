@@ -196,6 +196,11 @@
 // hidden; Close renames every file of the subtask into place and syncs the
 // directory; Abort removes them. Nothing is created for a subtask that
 // writes no rows. The sink needs Env.JobID, so that runs never collide.
+// A job holds an OS lock on .strand.lock in the directory while it runs
+// (exec.Holder, checkpoint.Lock): a second job writing the directory is
+// refused at once, naming the holder's pid. With checkpoints, each pending
+// file is read back at pre-commit for the size and CRC32C the checkpoint
+// records, and Clean removes a lineage's hidden or all of its files.
 //
 // Datagen. Each value is splitmix64 of a key (derived from the seed and
 // the lower-cased column name) plus the row number, so rows are

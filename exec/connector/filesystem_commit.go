@@ -3,6 +3,8 @@ package connector
 import (
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -33,7 +35,11 @@ func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 	for _, p := range w.pending {
 		base := strings.TrimSuffix(filepath.Base(p)[1:], ".inprogress")
 		final := strings.TrimSuffix(base, w.ext) + fmt.Sprintf("-ck%d", id) + w.ext
-		w.handed = append(w.handed, checkpoint.PendingFile{Subtask: w.subtask, Tmp: p, Final: filepath.Join(w.dir, final)})
+		size, sum, err := checksum(p)
+		if err != nil {
+			return nil, err
+		}
+		w.handed = append(w.handed, checkpoint.PendingFile{Subtask: w.subtask, Tmp: p, Final: filepath.Join(w.dir, final), Size: size, CRC32C: sum})
 	}
 	w.pending = nil
 	kept := w.handed[:0]
@@ -44,6 +50,23 @@ func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 	}
 	w.handed = kept
 	return slices.Clone(w.handed), nil
+}
+
+// checksum reads a finished file back, as it is on disk, for the
+// checkpoint to record its size and CRC32C: a restore commits it only if
+// it still holds exactly that.
+func checksum(path string) (int64, uint32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, fmt.Errorf("filesystem sink: %w", err)
+	}
+	defer f.Close()
+	h := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return 0, 0, fmt.Errorf("filesystem sink: %w", err)
+	}
+	return n, h.Sum32(), nil
 }
 
 func (s *fileSink) isCommitted(tmp string) bool {
@@ -69,7 +92,7 @@ func (s *fileSink) Commit(pending []checkpoint.PendingFile) error {
 			if _, serr := os.Stat(p.Final); serr == nil {
 				continue // committed before a crash
 			}
-			return fmt.Errorf("filesystem sink: pending file %s is missing", p.Tmp)
+			return fmt.Errorf("filesystem sink: pending file %s: %w", p.Tmp, os.ErrNotExist)
 		}
 		if err != nil {
 			return fmt.Errorf("filesystem sink: %w", err)
@@ -138,6 +161,34 @@ func (s *fileSink) recoverDir(dir string, id int64) error {
 	}
 	if removed {
 		return syncDir(dir)
+	}
+	return nil
+}
+
+// Clean implements exec.Committer.
+func (s *fileSink) Clean(lineage string, committed bool) error {
+	entries, err := os.ReadDir(s.cfg.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("filesystem sink: %w", err)
+	}
+	mine := "part-" + lineage + "-"
+	removed := false
+	for _, e := range entries {
+		name := e.Name()
+		hidden := strings.HasPrefix(name, "."+mine) && strings.HasSuffix(name, ".inprogress")
+		if !hidden && !(committed && strings.HasPrefix(name, mine) && committedBy.MatchString(name)) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.cfg.path, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("filesystem sink: %w", err)
+		}
+		removed = true
+	}
+	if removed {
+		return syncDir(s.cfg.path)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 
@@ -26,6 +27,38 @@ type fileSink struct {
 	mu        sync.Mutex
 	committed map[string]bool
 }
+
+// lockName is the lock file in a sink's directory: a job holds it while
+// it runs, so that two jobs never write, commit or clean one directory at
+// once (see checkpoint.Lock). Hidden, so that readers skip it.
+const lockName = ".strand.lock"
+
+// Hold implements exec.Holder. Holding the lock, it removes the hidden
+// files of runs without checkpoints that a kill -9 left: no such run is
+// writing now, and nothing will ever commit them. A checkpointing job's
+// hidden files (their names carry the job) are its own next run's to
+// commit or remove.
+func (s *fileSink) Hold() (func(), error) {
+	l, err := checkpoint.Acquire(filepath.Join(s.cfg.path, lockName))
+	if err != nil {
+		return nil, fmt.Errorf("filesystem sink: directory %s: %w", s.cfg.path, err)
+	}
+	entries, err := os.ReadDir(s.cfg.path)
+	for _, e := range entries {
+		if err == nil && unowned.MatchString(e.Name()) {
+			err = os.Remove(filepath.Join(s.cfg.path, e.Name()))
+		}
+	}
+	if err != nil {
+		l.Release()
+		return nil, fmt.Errorf("filesystem sink: %w", err)
+	}
+	return l.Release, nil
+}
+
+// unowned matches the hidden file of a run without checkpoints, named
+// .part-<run id>-<subtask>-<n>.<ext>.inprogress (see prefix).
+var unowned = regexp.MustCompile(`^\.part-[0-9a-f]{16}-\d+-\d+\.[a-z]+\.inprogress$`)
 
 // encoder appends one row as one line, line break included.
 type encoder interface {
