@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/strandsql/strand/parser"
 )
@@ -52,7 +53,13 @@ func FormatError(file, src string, err error) string {
 			prefix = file + ":"
 		}
 		caret := (&parser.Error{Pos: pe.Pos}).Caret(src)
-		return fmt.Sprintf("%s\n%s", parser.Printable(prefix+pe.Error()), caret)
+		// A message may have lines of its own (a list of checkpoints or
+		// operators); each is escaped, the breaks are kept.
+		lines := strings.Split(prefix+pe.Error(), "\n")
+		for i, l := range lines {
+			lines[i] = parser.Printable(l)
+		}
+		return fmt.Sprintf("%s\n%s", strings.Join(lines, "\n"), caret)
 	}
 	var se *parser.Error
 	if errors.As(err, &se) {
