@@ -4,12 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/planner"
 )
 
 // ErrNotRegistered is returned for a job id that no entry of the registry
@@ -154,4 +158,21 @@ func alive(pid int) bool {
 	}
 	err := syscall.Kill(pid, 0)
 	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// Track keeps an entry for each running job of jobs, served at addr by
+// this process, from its start to its end. Failures to write the registry
+// are reported on log: they do not stop the job.
+func (r Registry) Track(jobs *planner.Jobs, addr string, log io.Writer) {
+	jobs.Watch(func(j *planner.Job) {
+		var err error
+		if st, _, _ := j.Status(); st == exec.Running {
+			err = r.Add(Entry{ID: j.ID, Name: j.Name, PID: os.Getpid(), HTTP: addr, Started: j.Started})
+		} else {
+			err = r.Remove(j.ID)
+		}
+		if err != nil {
+			fmt.Fprintf(log, "strand: %v\n", err)
+		}
+	})
 }
