@@ -279,3 +279,49 @@ func TestRegistry(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestServerCancelJob checks the wire format of a savepoint request with
+// cancel-job, Flink's savepoint-then-cancel: a request id at once, its
+// status, and a job that has stopped once the status says COMPLETED.
+func TestServerCancelJob(t *testing.T) {
+	s, job, done := startJob(t, "1h")
+	srv := httptest.NewServer(NewServer(&s.Jobs))
+	defer srv.Close()
+	dir := t.TempDir()
+	body, _ := json.Marshal(map[string]any{"target-directory": dir, "cancel-job": true})
+	resp, err := http.Post(srv.URL+"/jobs/"+job.ID+"/savepoints", "application/json", strings.NewReader(string(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var trig map[string]string
+	err = json.NewDecoder(resp.Body).Decode(&trig)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusAccepted || len(trig["request-id"]) != 32 {
+		t.Fatalf("POST savepoints: %s %v %v", resp.Status, err, trig)
+	}
+	var st map[string]map[string]any
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if err := json.Unmarshal(get(t, srv.URL+"/jobs/"+job.ID+"/savepoints/"+trig["request-id"], http.StatusOK), &st); err != nil {
+			t.Fatal(err)
+		}
+		if id := st["status"]["id"]; id == "COMPLETED" {
+			break
+		} else if id != "IN_PROGRESS" {
+			t.Fatalf("status %v", st)
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the savepoint did not complete")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	loc, _ := st["operation"]["location"].(string)
+	if !strings.HasPrefix(loc, dir) {
+		t.Fatalf("completed without a location under %s: %v", dir, st)
+	}
+	<-done.done
+	if st, _, _ := job.Status(); st != exec.Stopped || done.err != nil {
+		t.Fatalf("after savepoint with cancel-job the job is %s (%v)", st, done.err)
+	}
+	get(t, srv.URL+"/jobs/"+job.ID+"/savepoints/"+strings.Repeat("0", 32), http.StatusNotFound)
+}
