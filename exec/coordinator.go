@@ -69,6 +69,8 @@ type coordinator struct {
 	mu        sync.Mutex
 	completed int64
 	failed    int64
+	// last is the latest completed checkpoint (not savepoint).
+	last CheckpointStats
 	// savepoints maps the id of each savepoint in flight to its request.
 	savepoints map[int64]*savepointRequest
 }
@@ -366,6 +368,7 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	c.failures = 0
 	c.mu.Lock()
 	c.completed++
+	c.last.LastID, c.last.Last = p.id, time.UnixMilli(md.CreatedUnixMs)
 	c.mu.Unlock()
 	c.logf("checkpoint %d completed in %s", p.id, time.Since(p.start).Round(time.Millisecond))
 	return nil
@@ -408,6 +411,15 @@ func (c *coordinator) counts() (completed, failed int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.completed, c.failed
+}
+
+// stats returns the run's checkpoint counts and latest checkpoint.
+func (c *coordinator) stats() CheckpointStats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.last
+	s.Completed, s.Failed = c.completed, c.failed
+	return s
 }
 
 // send delivers a subtask's ack unless the job is over.

@@ -90,6 +90,25 @@ func (j *Job) Status() Status {
 	return j.mu.status
 }
 
+// CheckpointStats are a run's checkpoints so far. Metrics holds the same
+// counts only once the run has ended.
+type CheckpointStats struct {
+	Completed, Failed int64
+	// LastID and Last are the id and time of the latest completed
+	// checkpoint; zero before the first.
+	LastID int64
+	Last   time.Time
+}
+
+// Checkpoints returns the run's checkpoints so far, live; zero for a job
+// that does not checkpoint.
+func (j *Job) Checkpoints() CheckpointStats {
+	if j.coord == nil {
+		return CheckpointStats{}
+	}
+	return j.coord.stats()
+}
+
 // Cancel stops the job without a savepoint; uncommitted output is
 // discarded.
 func (j *Job) Cancel() { j.cancel(ErrCanceled) }

@@ -27,8 +27,9 @@ var ErrNoJob = errors.New("no such job")
 // JOBS, STOP JOB and the HTTP API. Its methods may be called from any
 // goroutine.
 type Jobs struct {
-	mu   sync.Mutex
-	list []*Job
+	mu    sync.Mutex
+	list  []*Job
+	watch func(*Job)
 }
 
 // Job is a session's job across its restarts: each restart from a
@@ -42,9 +43,12 @@ type Job struct {
 	// SavepointDir is where a savepoint goes when a request names none.
 	SavepointDir string
 
-	mu struct {
+	jobs *Jobs
+	mu   struct {
 		sync.Mutex
-		cur    *exec.Job
+		cur *exec.Job
+		// past are the checkpoints of the runs before cur.
+		past   exec.CheckpointStats
 		status exec.Status
 		ended  time.Time
 		err    error
@@ -53,9 +57,23 @@ type Job struct {
 
 func (js *Jobs) add(j *Job) {
 	js.mu.Lock()
-	defer js.mu.Unlock()
 	j.mu.status = exec.Running
+	j.jobs = js
 	js.list = append(js.list, j)
+	watch := js.watch
+	js.mu.Unlock()
+	if watch != nil {
+		watch(j)
+	}
+}
+
+// Watch makes fn be called when a job starts and when it ends (its
+// Status says which), on the goroutine that runs the job, as the registry
+// of jobs served over HTTP needs.
+func (js *Jobs) Watch(fn func(*Job)) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	js.watch = fn
 }
 
 // List returns every job of the session, oldest first.
@@ -91,12 +109,12 @@ func (js *Jobs) Find(id string) (*Job, error) {
 func (j *Job) attempt(cur *exec.Job) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	j.mu.past = j.checkpoints()
 	j.mu.cur = cur
 }
 
 func (j *Job) end(err error) {
 	j.mu.Lock()
-	defer j.mu.Unlock()
 	j.mu.err, j.mu.ended = err, time.Now()
 	if j.mu.cur != nil {
 		j.mu.status = j.mu.cur.Status()
@@ -104,6 +122,37 @@ func (j *Job) end(err error) {
 	if err != nil && j.mu.status == exec.Running {
 		j.mu.status = exec.Failed
 	}
+	j.mu.Unlock()
+	if j.jobs == nil {
+		return
+	}
+	j.jobs.mu.Lock()
+	watch := j.jobs.watch
+	j.jobs.mu.Unlock()
+	if watch != nil {
+		watch(j)
+	}
+}
+
+// Checkpoints returns the job's checkpoints across its restarts.
+func (j *Job) Checkpoints() exec.CheckpointStats {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.checkpoints()
+}
+
+func (j *Job) checkpoints() exec.CheckpointStats {
+	s := j.mu.past
+	if j.mu.cur == nil {
+		return s
+	}
+	c := j.mu.cur.Checkpoints()
+	s.Completed += c.Completed
+	s.Failed += c.Failed
+	if c.LastID != 0 {
+		s.LastID, s.Last = c.LastID, c.Last
+	}
+	return s
 }
 
 // Status returns the job's status and, once it has ended, when and with

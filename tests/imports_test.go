@@ -23,9 +23,10 @@ var allowed = map[string][]string{
 	"window":     {"state", "memseg", "types"},
 	"exec":       {"window", "state", "memseg", "checkpoint", "types"},
 	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
+	"session":    {"planner", "exec", "checkpoint", "types"},
 	"repl":       {"planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
-	"tests":      {"planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
+	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
 	"queries":    {},
 }
 

@@ -16,10 +16,12 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -31,7 +33,12 @@ Usage:
   strand run FILE.sql... [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
              [--from-savepoint DIR] [--allow-non-restored-state]
+             [--http ADDR] [--http-allow-remote]
   strand explain FILE.sql... [--parallelism N] [--set key=value ...]
+  strand jobs [--http ADDR]
+  strand savepoint JOBID [--dir DIR] [--http ADDR]
+  strand stop JOBID [--savepoint DIR] [--drain] [--http ADDR]
+  strand check-savepoint SAVEPOINT FILE.sql... [--set key=value ...] [--allow-non-restored-state]
   strand bench nexmark [--query q0,q1,...|all] [--events N] [--baseline] [--format json] ...
   strand version
 
@@ -40,6 +47,19 @@ file of shared DDL can come first); INSERT and SELECT
 statements run as jobs until their bounded input is consumed and every
 window has fired (Ctrl-C stops an unbounded job). explain prints the
 logical and physical plans of the file's INSERT and SELECT statements.
+
+With --http, run serves an HTTP API (jobs, savepoints, stop, metrics) on
+ADDR, e.g. 127.0.0.1:8081 or localhost:0, and lists its jobs in the job
+registry ($STRAND_HOME/jobs). The API has no authentication: a non-loopback
+ADDR is refused without --http-allow-remote. jobs lists the jobs of every
+registered run (or of the one at --http ADDR); savepoint writes a savepoint
+of a running job, which keeps running, and prints its path; stop ends a job
+with a savepoint (after firing every window with --drain) and prints its
+path. JOBID may be a unique prefix of at least four characters.
+check-savepoint verifies a savepoint and prints, for each INSERT and SELECT
+of the files, which operator, source and sink state maps, which operators
+start empty, and which state cannot be mapped and why; it exits non-zero
+if any cannot, unless --allow-non-restored-state.
 `
 
 func main() {
@@ -68,6 +88,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "bench":
 		return bench(args, stdout, stderr)
+	case "jobs", "savepoint", "stop":
+		return jobControl(cmd, args, stdout, stderr)
+	case "check-savepoint":
+		return checkSavepoint(args, stdout, stderr)
 	case "run", "explain":
 	default:
 		fmt.Fprintf(stderr, "strand: unknown command %q\n\n%s", cmd, usage)
@@ -85,6 +109,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fromSavepoint := fs.String("from-savepoint", "", "restore this savepoint (a savepoint-... directory) or fail (execution.savepoint.path)")
 	allowNonRestored := fs.Bool("allow-non-restored-state", false, "start even if some restored state cannot be mapped to the query's operators, dropping it")
 	fresh := fs.Bool("fresh", false, "discard the job's checkpoints and what its unfinished run wrote, and start from the beginning")
+	var httpAddr *string
+	var allowRemote *bool
+	if cmd == "run" {
+		httpAddr = fs.String("http", "", "serve the HTTP API (jobs, savepoints, stop, metrics) on this address, e.g. 127.0.0.1:8081 or localhost:0; it has no authentication")
+		allowRemote = fs.Bool("http-allow-remote", false, "let --http listen on an address other machines can reach")
+	}
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return 2
@@ -128,6 +158,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "strand: --set %s=%s: %v\n", k, v, err)
 			return 2
 		}
+	}
+
+	if httpAddr != nil && *httpAddr != "" {
+		srv, err := serveHTTP(sess, *httpAddr, *allowRemote, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "strand: %v\n", err)
+			return 1
+		}
+		// Close waits for the outcome of a stop to be fetched.
+		defer srv.Close(5 * time.Second)
 	}
 
 	ctx, stop := withSignals()
@@ -207,6 +247,25 @@ func explain(ctx context.Context, sess *planner.Session, src string, out io.Writ
 		}
 	}
 	return nil
+}
+
+// serveHTTP serves the session's jobs on addr and registers each job, as
+// it runs, in the user's job registry.
+func serveHTTP(sess *planner.Session, addr string, allowRemote bool, stderr io.Writer) (*session.Server, error) {
+	reg, err := session.DefaultRegistry()
+	if err != nil {
+		return nil, err
+	}
+	l, err := session.Listen(addr, allowRemote)
+	if err != nil {
+		return nil, err
+	}
+	srv := session.NewServer(&sess.Jobs)
+	srv.Serve(l)
+	bound := l.Addr().String()
+	fmt.Fprintf(stderr, "http serving on %s\n", bound)
+	reg.Track(&sess.Jobs, bound, stderr)
+	return srv, nil
 }
 
 // parseInterleaved parses flags that may come before or after the
