@@ -13,22 +13,34 @@ import (
 // rooted at a Sink.
 func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 	b := &binder{cat: cat}
+	var root Node
+	var err error
 	switch st := st.(type) {
 	case *parser.Insert:
-		return b.insert(st)
+		root, err = b.insert(st)
 	case parser.Query:
-		r, err := b.statement(st)
-		if err != nil {
-			return nil, err
+		var r *relation
+		if r, err = b.statement(st); err == nil {
+			root = &Sink{Input: r.node}
 		}
-		return &Sink{Input: r.node}, nil
+	default:
+		return nil, errorf(st.Pos(), ErrUnsupported, "%T is not a query", st)
 	}
-	return nil, errorf(st.Pos(), ErrUnsupported, "%T is not a query", st)
+	if err == nil {
+		err = distinctUIDs(root, st.Pos())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 func (b *binder) insert(st *parser.Insert) (Node, error) {
 	if st.Overwrite {
 		return nil, errorf(st.Start, ErrUnsupported, "INSERT OVERWRITE is not supported on streams")
+	}
+	if err := tableHints(st.Hints); err != nil {
+		return nil, err
 	}
 	t := b.cat.Table(identName(st.Table))
 	if t == nil {
