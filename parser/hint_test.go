@@ -22,6 +22,8 @@ func TestHints(t *testing.T) {
 		{"SELECT /* x */ a /**/ FROM t /*+x*/", "SELECT a FROM t /*+ X */"},
 		{"SELECT /* +x */ a FROM t /***/", "SELECT a FROM t"},
 		{"SELECT /*+ A(b) -- c\n */ 1", "SELECT /*+ A(b) */ 1"},
+		// Comments do not nest: the first */ ends one.
+		{"SELECT 1 /* a /* b */", "SELECT 1"},
 	}
 	for _, tc := range tests {
 		stmts, err := Parse(tc.in)
@@ -96,6 +98,9 @@ func TestHintErrors(t *testing.T) {
 		{"SELECT /*+ X(1 = '2') */ 1", `1:16: syntax error: unexpected "=", expecting "," or ")"`},
 		{"SELECT /*+ FROM */ 1", `1:12: syntax error: unexpected "FROM", expecting hint name`},
 		{"SELECT\n /*+ X('a\n */ 1", "2:2: syntax error: unterminated /*+ hint: no */ closes it outside quotes"},
+		// The first */ ends a hint, leaving a comment opened in it open.
+		{"SELECT /*+ A /* b */ 1", `1:14: syntax error: unterminated /* comment`},
+		{"SELECT 1 /* a /* b */ */", `1:24: syntax error: unexpected "/", expecting expression`},
 		{"SELECT\n  /*+ X(\n  ;) */ 1", `3:3: syntax error: unexpected ";", expecting ")", string, number or identifier`},
 	}
 	for _, tc := range tests {
