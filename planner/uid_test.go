@@ -212,3 +212,18 @@ func TestUIDHintErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDerivedUIDsDiffer: two operators that derive one uid, a Top-N over
+// the same Top-N, would share state on restore; the statement is refused
+// until a hint names one of them.
+func TestDerivedUIDsDiffer(t *testing.T) {
+	inner := "SELECT window_start, window_end, i, d FROM " + tvf + " ORDER BY d DESC LIMIT 3"
+	_, err := planUIDs(t, "SELECT * FROM ("+inner+") ORDER BY d DESC LIMIT 2")
+	if !errors.Is(err, ErrHint) || !strings.HasPrefix(err.Error(), "1:1: two stateful operators of this statement have the uid topn-") {
+		t.Fatalf("error %v", err)
+	}
+	got := mustUIDs(t, "SELECT /*+ UID('top2') */ * FROM ("+inner+") ORDER BY d DESC LIMIT 2")
+	if len(got) != 2 || got[0] != "top2" || !strings.HasPrefix(got[1], "topn-") {
+		t.Errorf("uids %v", got)
+	}
+}
