@@ -337,7 +337,7 @@ func (p *parser) statement() (Statement, error) {
 	case p.isQueryStart():
 		return p.query()
 	}
-	if t.kind == tkBad {
+	if t.kind == tkBad || t.kind == tkHint {
 		return nil, p.unexpected()
 	}
 	return nil, errorf(t.pos, "unexpected %s, expecting a statement (SELECT, INSERT, CREATE, SET, ...)", describe(t))

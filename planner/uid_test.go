@@ -160,6 +160,11 @@ func TestUIDHint(t *testing.T) {
 	if got := mustUIDs(t, rownum); !slices.Equal(got, []string{"B", "A"}) {
 		t.Errorf("ROW_NUMBER Top-N: %v", got)
 	}
+	// GROUP BY TUMBLE(...) is a window aggregate too.
+	legacy := "SELECT /*+ UID('legacy') */ TUMBLE_START(ts, INTERVAL '1' MINUTE), COUNT(*) FROM t GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)"
+	if got := mustUIDs(t, legacy); !slices.Equal(got, []string{"legacy"}) {
+		t.Errorf("legacy window: %v", got)
+	}
 	// A view's hint holds wherever the view is read.
 	if got := mustUIDs(t, "CREATE VIEW v AS "+hinted(agg, "in_view")+";\nSELECT /* */ * FROM v ORDER BY n LIMIT 1"); got[1] != "in_view" {
 		t.Errorf("view: %v", got)
