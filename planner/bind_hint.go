@@ -2,9 +2,11 @@ package planner
 
 import (
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/parser"
 )
 
@@ -68,16 +70,76 @@ func uidValue(h *parser.Hint) (string, error) {
 	return s.Value, nil
 }
 
-// tableHints refuses the hints after a table name: strand has none yet.
-// OPTIONS would override the table's WITH options for this one reference.
-func tableHints(hints []*parser.Hint) error {
+// tableOptions checks the hints after a table name and returns the
+// options its OPTIONS hints give, as WITH options with their positions, or
+// nil. OPTIONS is the only table hint strand has.
+func tableOptions(hints []*parser.Hint) ([]*parser.Option, error) {
+	var opts []*parser.Option
 	for _, h := range hints {
-		if h.Name == "UID" {
-			return errorf(h.Start, ErrHint, "UID is a query hint: write it right after the SELECT that defines the operator")
+		switch h.Name {
+		case "OPTIONS":
+		case "UID":
+			return nil, errorf(h.Start, ErrHint, "UID is a query hint: write it right after the SELECT that defines the operator")
+		default:
+			return nil, errorf(h.Start, ErrUnsupported, "hint %s is not supported yet", h.Name)
 		}
-		return errorf(h.Start, ErrUnsupported, "hint %s is not supported yet", h.Name)
+		if len(h.Options) == 0 {
+			return nil, errorf(h.Start, ErrHint, "OPTIONS takes 'key' = 'value' pairs, as in /*+ OPTIONS('path' = 'data/other.csv') */")
+		}
+		for _, o := range h.Options {
+			v, ok := o.Value.(*parser.StringLit)
+			if !ok || o.Key == nil {
+				return nil, errorf(o.Start, ErrHint, "OPTIONS takes 'key' = 'value' pairs, as in /*+ OPTIONS('path' = 'data/other.csv') */")
+			}
+			var key string
+			switch k := o.Key.(type) {
+			case *parser.StringLit:
+				key = k.Value
+			case *parser.Ident:
+				key = identName(k)
+			}
+			opts = append(opts, &parser.Option{Start: o.Start, Key: key, Value: v.Value, ValuePos: v.Start})
+		}
 	}
-	return nil
+	return opts, nil
+}
+
+// withOptions is t with opts overriding its WITH options, for the one
+// reference they follow, as Flink's dynamic table options: checked for
+// reading (asSource) or writing, with errors placed on the hint's option.
+// Later options win over earlier ones.
+func withOptions(t *Table, opts []*parser.Option, asSource bool) (*Table, error) {
+	c := *t
+	c.Options, c.OptionPos = maps.Clone(t.Options), maps.Clone(t.OptionPos)
+	for _, o := range opts {
+		c.Options[o.Key] = o.Value
+		c.OptionPos[o.Key] = o.Start
+	}
+	if err := connector.Validate(connector.Table{Name: c.Name, Schema: c.PhysicalSchema(), Options: c.Options}, asSource); err != nil {
+		return nil, optionError(&c, err)
+	}
+	return &c, nil
+}
+
+// hintedRef binds a table reference with its table hints.
+func (b *binder) hintedRef(t *parser.TableRef) (*relation, error) {
+	opts, err := tableOptions(t.Hints)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.named(t.Name)
+	if err != nil || opts == nil {
+		return r, err
+	}
+	scan, ok := r.node.(*Scan)
+	if !ok {
+		return nil, errorf(t.Hints[0].Start, ErrHint, "OPTIONS overrides the WITH options of a table, and '%s' is a view or WITH query", identName(t.Name))
+	}
+	tab, err := withOptions(scan.Table, opts, true)
+	if err != nil {
+		return nil, err
+	}
+	return &relation{node: &Scan{Table: tab}, scope: r.scope}, nil
 }
 
 // checkHints checks the hints of q and the queries within it without
@@ -90,7 +152,7 @@ func checkHints(q parser.Query) error {
 		case *parser.Select:
 			_, err = queryHints(n)
 		case *parser.TableRef:
-			err = tableHints(n.Hints)
+			_, err = tableOptions(n.Hints)
 		}
 		return err == nil
 	})

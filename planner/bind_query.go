@@ -244,10 +244,7 @@ func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprC
 func (b *binder) from(t parser.TableExpr) (*relation, error) {
 	switch t := t.(type) {
 	case *parser.TableRef:
-		if err := tableHints(t.Hints); err != nil {
-			return nil, err
-		}
-		r, err := b.named(t.Name)
+		r, err := b.hintedRef(t)
 		if err != nil {
 			return nil, err
 		}

@@ -78,4 +78,19 @@
 // rows are first among all of its rows), fires a window when the watermark
 // reaches window_end - 1, as the window aggregate does, and checkpoints the
 // rows it holds, since rows of a window can be buffered across a barrier.
+//
+// # Hints
+//
+// The parser keeps the hints after a SELECT and after a table name; the
+// binder gives each an effect or refuses it with its position (bind_hint.go),
+// so that no hint a user wrote is silently ignored. UID('name') names the one
+// stateful operator its SELECT defines: the window aggregate of its GROUP BY,
+// the Top-N of its ORDER BY ... LIMIT, or the Top-N whose rownum its WHERE
+// bounds (the SELECT with ROW_NUMBER() defines no operator by itself). The
+// binder records what each SELECT defines while binding it (binder.made)
+// and sets UIDHint on that node; uids must differ within a statement, hinted
+// or derived. OPTIONS('k' = 'v', ...) after a table, or an INSERT target,
+// binds that reference to a copy of the table whose WITH options it
+// overrides, checked for reading or writing. Every other hint is "not
+// supported yet".
 package planner

@@ -39,7 +39,8 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 	if st.Overwrite {
 		return nil, errorf(st.Start, ErrUnsupported, "INSERT OVERWRITE is not supported on streams")
 	}
-	if err := tableHints(st.Hints); err != nil {
+	opts, err := tableOptions(st.Hints)
+	if err != nil {
 		return nil, err
 	}
 	t := b.cat.Table(identName(st.Table))
@@ -48,6 +49,11 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 			return nil, errorf(st.Table.Start, ErrUnsupported, "cannot INSERT INTO view '%s'", identName(st.Table))
 		}
 		return nil, errorf(st.Table.Start, ErrUnknownTable, "unknown table '%s'%s", identName(st.Table), b.known())
+	}
+	if opts != nil {
+		if t, err = withOptions(t, opts, false); err != nil {
+			return nil, err
+		}
 	}
 	r, err := b.statement(st.Query)
 	if err != nil {
