@@ -106,19 +106,42 @@ func tableOptions(hints []*parser.Hint) ([]*parser.Option, error) {
 
 // withOptions is t with opts overriding its WITH options, for the one
 // reference they follow, as Flink's dynamic table options: checked for
-// reading (asSource) or writing, with errors placed on the hint's option.
-// Later options win over earlier ones.
+// reading (asSource) or writing. Later options win over earlier ones.
 func withOptions(t *Table, opts []*parser.Option, asSource bool) (*Table, error) {
 	c := *t
-	c.Options, c.OptionPos = maps.Clone(t.Options), maps.Clone(t.OptionPos)
+	c.Options = maps.Clone(t.Options)
 	for _, o := range opts {
 		c.Options[o.Key] = o.Value
-		c.OptionPos[o.Key] = o.Start
 	}
-	if err := connector.Validate(connector.Table{Name: c.Name, Schema: c.PhysicalSchema(), Options: c.Options}, asSource); err != nil {
+	c.Hinted = append(slices.Clone(t.Hinted), opts...)
+	ct := c.Sink()
+	if asSource {
+		ct = c.Source()
+	}
+	if err := connector.Validate(ct, asSource); err != nil {
 		return nil, optionError(&c, err)
 	}
 	return &c, nil
+}
+
+// hintedOptionError places a connector's error about an option a hint set
+// on that hint's option, in the statement's text, or returns nil.
+func hintedOptionError(t *Table, err error) error {
+	var oe *connector.OptionError
+	if !errors.As(err, &oe) {
+		return nil
+	}
+	for _, o := range slices.Backward(t.Hinted) {
+		if o.Key != oe.Key {
+			continue
+		}
+		pos := o.Start
+		if oe.AtValue {
+			pos = o.ValuePos
+		}
+		return &Error{Pos: pos, Kind: ErrOption, Msg: err.Error()}
+	}
+	return nil
 }
 
 // hintedRef binds a table reference with its table hints.
