@@ -10,8 +10,9 @@ import (
 	"github.com/strandsql/strand/parser"
 )
 
-// ErrHint is the kind of an error in a hint strand knows: a UID hint with
-// a bad value, or one that names no operator or one named before.
+// ErrHint is the kind of an error in a hint strand has: a UID or OPTIONS
+// hint with bad arguments, or where it cannot apply (a UID on a SELECT
+// without one stateful operator, or taken twice; OPTIONS on a view).
 var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
