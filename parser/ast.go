@@ -125,6 +125,7 @@ type Insert struct {
 	Start     Pos
 	Overwrite bool
 	Table     *Ident
+	Hints     []*Hint // INSERT INTO t /*+ ... */
 	Columns   []*Ident
 	Query     Query
 }
@@ -182,6 +183,7 @@ type DropView struct {
 type Select struct {
 	Start    Pos
 	With     []*CTE
+	Hints    []*Hint // SELECT /*+ ... */
 	Distinct bool
 	Items    []*SelectItem
 	From     TableExpr // nil for SELECT without FROM
@@ -245,8 +247,27 @@ type OrderItem struct {
 type TableRef struct {
 	Start Pos
 	Name  *Ident
+	Hints []*Hint // t /*+ ... */, before AsOf and Alias
 	AsOf  Expr
 	Alias string
+}
+
+// Hint is one item of a /*+ ... */ after SELECT (a query hint) or after a
+// table name (a table hint): NAME, or NAME(options). Start is the position
+// of the name.
+type Hint struct {
+	Start   Pos
+	Name    string // upper-case
+	Options []*HintOption
+}
+
+// HintOption is one option of a Hint: a name, a string or a number
+// (BROADCAST(t), UID('x')), or a key-value pair Key = Value
+// (OPTIONS('k' = 'v')).
+type HintOption struct {
+	Start Pos
+	Key   Expr // *Ident or *StringLit; nil unless a key-value pair
+	Value Expr // *Ident, *StringLit or *NumberLit; a *StringLit when Key is set
 }
 
 // Subquery is a derived table: (query) [AS] alias.
@@ -575,6 +596,8 @@ func (n *CTE) Pos() Pos            { return n.Start }
 func (n *SelectItem) Pos() Pos     { return n.Start }
 func (n *OrderItem) Pos() Pos      { return n.Start }
 func (n *TableRef) Pos() Pos       { return n.Start }
+func (n *Hint) Pos() Pos           { return n.Start }
+func (n *HintOption) Pos() Pos     { return n.Start }
 func (n *Subquery) Pos() Pos       { return n.Start }
 func (n *TableFunc) Pos() Pos      { return n.Start }
 func (n *TableFuncArg) Pos() Pos   { return n.Start }

@@ -15,8 +15,11 @@
 // Tokens come from participle's lexer (lexer.MustSimple): words, back-quoted
 // identifiers and single-quoted strings (in both, a doubled quote character
 // stands for one), numbers and operators; white space, -- line comments and
-// /* */ block comments are dropped. Unterminated literals and stray
-// characters become error tokens, reported where the parser reaches them.
+// /* */ block comments are dropped. Block comments do not nest: the first */
+// ends one. A hint, /*+ ... */, is not a comment but one token whose
+// contents are lexed in turn (see Hints). Unterminated literals, comments
+// and hints and stray characters become error tokens, reported where the
+// parser reaches them.
 //
 // The grammar itself is a hand-written recursive-descent parser over those
 // tokens, with precedence climbing for expressions, rather than participle's
@@ -73,8 +76,22 @@
 //
 // A few Flink forms beyond the core are parsed for the planner to accept or
 // reject: PARTITIONED BY, METADATA columns, FOR SYSTEM_TIME AS OF, OVER
-// windows, joins, subqueries, CREATE FUNCTION. Optimizer hints (/*+ ... */)
-// are comments and are dropped.
+// windows, joins, subqueries, CREATE FUNCTION, and hints.
+//
+// # Hints
+//
+// As in Flink, /*+ hint, ... */ right after SELECT holds query hints
+// (Select.Hints), and right after a table name, before FOR SYSTEM_TIME AS
+// OF and the alias, table hints (TableRef.Hints; Insert.Hints for the
+// target of an INSERT). A hint is NAME or NAME(option, ...); an option is a
+// name, a string, a number, or key = 'value' with a name or string key;
+// names are upper-cased. Several /*+ */ in one place read as one list.
+// A hint ends at the first */ outside quotes, so 'a*/b' may stand in it.
+// Flink's parser (Calcite) reads /*+ as a token, not a comment, so it
+// rejects a hint anywhere else; this parser does too, with a syntax error
+// at the hint that says where hints go, rather than dropping a hint the
+// user meant to apply. Which hints have an effect is the planner's
+// business.
 //
 // # Positions
 //

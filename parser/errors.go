@@ -116,6 +116,9 @@ func FormatError(file, src string, err error) string {
 func describe(t token) string {
 	switch t.kind {
 	case tkEOF:
+		if t.text != "" { // the end of a hint
+			return quote(t.text)
+		}
 		return "end of input"
 	case tkString:
 		return "string " + abbrev(t.text)

@@ -218,7 +218,7 @@ func (n *Insert) String() string {
 	if n.Overwrite {
 		s = "INSERT OVERWRITE "
 	}
-	s += n.Table.String()
+	s += n.Table.String() + hintsSuffix(n.Hints)
 	if len(n.Columns) > 0 {
 		s += " " + identList(n.Columns)
 	}
@@ -280,6 +280,9 @@ func orderLimitSuffix(order []*OrderItem, limit Expr) string {
 func (n *Select) String() string {
 	var b strings.Builder
 	b.WriteString(withPrefix(n.With) + "SELECT ")
+	if len(n.Hints) > 0 {
+		b.WriteString(hintsSuffix(n.Hints)[1:] + " ")
+	}
 	if n.Distinct {
 		b.WriteString("DISTINCT ")
 	}
@@ -349,11 +352,37 @@ func (n *OrderItem) String() string {
 }
 
 func (n *TableRef) String() string {
-	s := n.Name.String()
+	s := n.Name.String() + hintsSuffix(n.Hints)
 	if n.AsOf != nil {
 		s += " FOR SYSTEM_TIME AS OF " + n.AsOf.String()
 	}
 	return s + aliasSuffix(n.Alias)
+}
+
+// hintsSuffix renders hints as one /*+ ... */ after a space, or nothing.
+func hintsSuffix(hints []*Hint) string {
+	if len(hints) == 0 {
+		return ""
+	}
+	return " /*+ " + joinNodes(hints) + " */"
+}
+
+func (n *Hint) String() string {
+	name := n.Name
+	if !bare(name) {
+		name = backquote(name)
+	}
+	if len(n.Options) == 0 {
+		return name
+	}
+	return name + "(" + joinNodes(n.Options) + ")"
+}
+
+func (n *HintOption) String() string {
+	if n.Key != nil {
+		return n.Key.String() + " = " + n.Value.String()
+	}
+	return n.Value.String()
 }
 
 func (n *Subquery) String() string { return "(" + n.Query.String() + ")" + aliasSuffix(n.Alias) }

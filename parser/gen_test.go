@@ -151,6 +151,22 @@ func (g *gen) alias() string {
 	return g.maybe(g.pick(" AS ", " ") + g.ident())
 }
 
+// hints is a /*+ ... */ of query or table hints in each option form.
+func (g *gen) hints() string {
+	return "/*+ " + g.list(3, func() string {
+		name := g.pick("UID", "OPTIONS", "broadcast", "`my hint`", "X")
+		switch g.r.IntN(4) {
+		case 0:
+			return name
+		case 1:
+			return name + "()"
+		case 2:
+			return name + "(" + g.list(3, func() string { return g.pick(g.ident(), "'a*/b'", "'it''s'", "1", "2.5") }) + ")"
+		}
+		return name + "(" + g.list(3, func() string { return g.pick(g.ident(), "'k'", "'x.y'") + " = " + g.pick("'v'", "''") }) + ")"
+	}) + " */"
+}
+
 func (g *gen) from(d int) string {
 	var s string
 	switch g.r.IntN(5) {
@@ -162,7 +178,7 @@ func (g *gen) from(d int) string {
 	case 2:
 		s = "TABLE(TUMBLE(DATA => TABLE t, TIMECOL => DESCRIPTOR(ts), SIZE => " + g.expr(d-1) + "))" + g.alias()
 	default:
-		s = g.name() + g.maybe(" FOR SYSTEM_TIME AS OF "+g.name()) + g.alias()
+		s = g.name() + g.maybe(" "+g.hints()) + g.maybe(" FOR SYSTEM_TIME AS OF "+g.name()) + g.alias()
 	}
 	if d > 0 && g.r.IntN(3) == 0 {
 		if g.r.IntN(2) == 0 {
@@ -190,7 +206,7 @@ func (g *gen) query(d int) string {
 	case d > 0 && g.r.IntN(6) == 0:
 		s += "(" + g.query(d-1) + ") " + g.pick("UNION", "UNION ALL", "INTERSECT", "EXCEPT", "UNION DISTINCT") + " (" + g.query(d-1) + ")"
 	default:
-		s += "SELECT " + g.pick("", "DISTINCT ", "ALL ") + g.list(3, func() string {
+		s += "SELECT " + g.maybe(g.hints()+" ") + g.pick("", "DISTINCT ", "ALL ") + g.list(3, func() string {
 			switch g.r.IntN(6) {
 			case 0:
 				return "*"
@@ -227,7 +243,7 @@ func (g *gen) statement(d int) string {
 	case 1:
 		return "CREATE " + g.maybe("TEMPORARY ") + "VIEW " + g.maybe("IF NOT EXISTS ") + g.name() + g.maybe(" ("+g.ident()+")") + " AS " + g.query(d)
 	case 2:
-		return "INSERT " + g.pick("INTO", "OVERWRITE") + " " + g.name() + g.maybe(" ("+g.list(2, g.ident)+")") + " " + g.query(d)
+		return "INSERT " + g.pick("INTO", "OVERWRITE") + " " + g.name() + g.maybe(" "+g.hints()) + g.maybe(" ("+g.list(2, g.ident)+")") + " " + g.query(d)
 	case 3:
 		return g.pick("SET", "SET 'k' = 'v'", "RESET", "RESET 'k'", "SHOW TABLES", "SHOW VIEWS", "DESCRIBE "+g.name(), "DESC "+g.name(),
 			"DROP TABLE IF EXISTS "+g.name(), "DROP TEMPORARY VIEW "+g.name(), "CREATE FUNCTION "+g.name()+" AS 'c'")

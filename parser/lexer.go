@@ -15,7 +15,8 @@ const (
 	tkString         // 'string'
 	tkNumber
 	tkOp
-	tkBad // text no rule accepts; Msg says why
+	tkHint // /*+ ... */; sub holds the tokens between the delimiters
+	tkBad  // text no rule accepts; Msg says why
 )
 
 type token struct {
@@ -23,7 +24,8 @@ type token struct {
 	text string // as written
 	val  string // unescaped value of strings and quoted identifiers
 	pos  Pos
-	msg  string // for tkBad
+	msg  string  // for tkBad
+	sub  []token // for tkHint, ending in a tkEOF token at the closing */
 }
 
 // The rules are tried in order and the first match wins. Each rule is a
@@ -34,12 +36,20 @@ type token struct {
 // numbers ("-", "/", ".") come after those. The unterminated-literal and
 // catch-all rules turn what would be a lexer failure into a token, so that
 // the parser reports it at the right place with a readable message.
+//
+// A hint, /*+ ... */, is one token, as the hint begin and end are tokens in
+// Calcite: it ends at the first */ outside quotes (so a string or quoted
+// name in it may hold */), and its contents are lexed like any SQL for the
+// parser to read where a hint may stand. A /*+ that nothing closes is an
+// error token, never a comment, so a broken hint is not silently dropped.
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Space", Pattern: `\s+`},
 	{Name: "Word", Pattern: `[\p{L}_][\p{L}\p{N}_$]*`},
 	{Name: "Op", Pattern: `<[>=]?|>=?|!=|=>?|\|\||[+*%(),;]`},
 	{Name: "Number", Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
 	{Name: "LineComment", Pattern: `--[^\n]*`},
+	{Name: "Hint", Pattern: `/\*\+(?:[^*'\x60]|'[^']*'|\x60[^\x60]*\x60|\*+(?:[^*/'\x60]|'[^']*'|\x60[^\x60]*\x60))*\*+/`},
+	{Name: "OpenHint", Pattern: `/\*\+(?s:.*)`},
 	{Name: "BlockComment", Pattern: `/\*[^*]*\*+(?:[^/*][^*]*\*+)*/`},
 	{Name: "OpenComment", Pattern: `/\*(?s:.*)`},
 	{Name: "Op2", Pattern: `[-/.]`},
@@ -95,6 +105,11 @@ func lex(src string) []token {
 			tk.kind = tkWord
 		case tokTypes["Op"], tokTypes["Op2"]:
 			tk.kind = tkOp
+		case tokTypes["Hint"]:
+			tk.kind = tkHint
+			tk.sub = lexHint(t.Value, tk.pos)
+		case tokTypes["OpenHint"]:
+			tk.kind, tk.msg = tkBad, "unterminated /*+ hint: no */ closes it outside quotes"
 		case tokTypes["OpenComment"]:
 			tk.kind, tk.msg = tkBad, "unterminated /* comment"
 		case tokTypes["OpenString"]:
@@ -110,6 +125,23 @@ func lex(src string) []token {
 		toks = append(toks, tk)
 	}
 	return append(toks, token{kind: tkEOF, pos: end(len(src))})
+}
+
+// lexHint lexes the contents of hint, a /*+ ... */ token at pos, with
+// positions in the whole source. Its final tkEOF token stands at the
+// closing */ and is named so in messages.
+func lexHint(hint string, pos Pos) []token {
+	toks := lex(hint[3 : len(hint)-2])
+	for i := range toks {
+		p := &toks[i].pos
+		if p.Line == 1 {
+			p.Column += pos.Column + 2
+		}
+		p.Offset += pos.Offset + 3
+		p.Line += pos.Line - 1
+	}
+	toks[len(toks)-1].text = "*/"
+	return toks
 }
 
 // upper upper-cases ASCII letters only. Keywords are ASCII, and Unicode case

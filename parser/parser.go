@@ -155,6 +155,9 @@ func (p *parser) unexpected() error {
 	if t.kind == tkBad {
 		return &Error{Pos: t.pos, Msg: t.msg}
 	}
+	if t.kind == tkHint {
+		return errorf(t.pos, "a hint /*+ ... */ may only follow SELECT, or a table name before its alias; write /* ... */ for a comment")
+	}
 	if p.i > 0 && p.implicitAlias == p.i-1 {
 		a := p.toks[p.i-1]
 		if kw := misspelt(a.text); kw != "" {
@@ -334,7 +337,7 @@ func (p *parser) statement() (Statement, error) {
 	case p.isQueryStart():
 		return p.query()
 	}
-	if t.kind == tkBad {
+	if t.kind == tkBad || t.kind == tkHint {
 		return nil, p.unexpected()
 	}
 	return nil, errorf(t.pos, "unexpected %s, expecting a statement (SELECT, INSERT, CREATE, SET, ...)", describe(t))
@@ -603,6 +606,9 @@ func (p *parser) insert() (Statement, error) {
 	if ins.Table, err = p.name(); err != nil {
 		return nil, err
 	}
+	if ins.Hints, err = p.hints(); err != nil {
+		return nil, err
+	}
 	// "(" starts a column list unless it opens a parenthesised query.
 	if isOp(p.peek(), "(") {
 		if n := p.peekAt(1); !isWord(n, "SELECT") && !isWord(n, "WITH") && !isWord(n, "VALUES") && !isOp(n, "(") {
@@ -856,6 +862,10 @@ func (p *parser) exprList() ([]Expr, error) {
 
 func (p *parser) selectCore() (Query, error) {
 	s := &Select{Start: p.next().pos}
+	var err error
+	if s.Hints, err = p.hints(); err != nil {
+		return nil, err
+	}
 	if p.acceptKw("DISTINCT") {
 		s.Distinct = true
 	} else {
@@ -871,7 +881,6 @@ func (p *parser) selectCore() (Query, error) {
 			break
 		}
 	}
-	var err error
 	if p.acceptKw("FROM") {
 		if s.From, err = p.from(); err != nil {
 			return nil, err
@@ -1070,6 +1079,9 @@ func (p *parser) tablePrimary() (TableExpr, error) {
 	ref := &TableRef{Start: t.pos}
 	var err error
 	if ref.Name, err = p.name(); err != nil {
+		return nil, err
+	}
+	if ref.Hints, err = p.hints(); err != nil {
 		return nil, err
 	}
 	if p.acceptKw("FOR") {

@@ -21,6 +21,7 @@ var vocabulary = strings.Fields(`
 	INT BIGINT STRING VARCHAR DECIMAL DOUBLE PRECISION TIMESTAMP_LTZ ARRAY MAP ROW BOOLEAN
 	a b t x ts window_start ` + "`a` `select` `` `a``b`" + ` 'x' '' 'it''s' 1 0 2.5 1e3 .5
 	( ) ( ) , , . ; * + - / % = <> != < <= > >= || =>
+	/*+UID('x')*/ /*+OPTIONS('k'='v'),B(a,1)*/ /*+C*/
 `)
 
 func TestRandomTokens(t *testing.T) {

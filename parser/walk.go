@@ -55,6 +55,7 @@ func Children(n Node) []Node {
 		c = add(c, n.Class)
 	case *Insert:
 		c = add(c, n.Table)
+		c = add(c, n.Hints...)
 		c = add(c, n.Columns...)
 		c = add(c, n.Query)
 	case *Set:
@@ -71,6 +72,7 @@ func Children(n Node) []Node {
 		c = add(c, n.Name)
 	case *Select:
 		c = add(c, n.With...)
+		c = add(c, n.Hints...)
 		c = add(c, n.Items...)
 		c = add(c, n.From)
 		c = add(c, n.Where)
@@ -99,7 +101,12 @@ func Children(n Node) []Node {
 		c = add(c, n.Expr)
 	case *TableRef:
 		c = add(c, n.Name)
+		c = add(c, n.Hints...)
 		c = add(c, n.AsOf)
+	case *Hint:
+		c = add(c, n.Options...)
+	case *HintOption:
+		c = add(c, n.Key, n.Value)
 	case *Subquery:
 		c = add(c, n.Query)
 	case *TableFunc:

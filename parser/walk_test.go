@@ -22,7 +22,7 @@ func TestChildren(t *testing.T) {
 			" FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) AS w JOIN u FOR SYSTEM_TIME AS OF w.p ON TRUE, (SELECT 1) AS s" +
 			" WHERE TRUE GROUP BY a HAVING TRUE UNION SELECT 1 ORDER BY 1 LIMIT 1",
 		"WITH c (x) AS (SELECT 1) VALUES (1) ORDER BY 1 LIMIT 1; SET 'a' = 'b'; RESET 'a'; EXPLAIN SHOW TABLES; SHOW VIEWS; DESCRIBE t;" +
-			" DROP TABLE t; DROP VIEW v; CREATE VIEW v (a) AS SELECT 1; INSERT INTO t (a) SELECT 1;" +
+			" DROP TABLE t; DROP VIEW v; CREATE VIEW v (a) AS SELECT 1; INSERT INTO t /*+ OPTIONS('k' = 'v') */ (a) SELECT /*+ UID('u'), B(x, 1) */ 1 FROM u /*+ C */;" +
 			" CREATE TABLE t (a INT PRIMARY KEY NOT ENFORCED, b AS a, CONSTRAINT k PRIMARY KEY (a) NOT ENFORCED) COMMENT 'c' PARTITIONED BY (a) WITH ('k' = 'v')",
 	}
 	for _, f := range files {
@@ -53,7 +53,7 @@ func TestChildren(t *testing.T) {
 			}
 		}
 	}
-	if len(kinds) < 55 {
+	if len(kinds) < 57 {
 		t.Errorf("only %d node types covered: %v", len(kinds), kinds)
 	}
 }

@@ -132,6 +132,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		agg.Names = append(agg.Names, c.String())
 	}
 	agg.Input = pre
+	b.defines(agg)
 	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
 	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0}}

@@ -142,6 +142,9 @@ func bindPartitions(t *Table, st *parser.CreateTable) error {
 
 // optionError places a connector's option error on the option it names.
 func optionError(t *Table, err error) error {
+	if e := hintedOptionError(t, err); e != nil {
+		return e
+	}
 	var ce *connector.ColumnError
 	if errors.As(err, &ce) {
 		return &Error{Pos: columnPos(t, ce), Kind: ErrOption, Msg: err.Error(), Src: t.Src, File: t.File}

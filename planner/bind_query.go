@@ -18,6 +18,10 @@ type binder struct {
 	ctes []*parser.CTE
 	// depth guards against views that refer to themselves.
 	depth int
+	// made are the stateful operators the SELECT being bound defines,
+	// for its UID hint; uids are the hinted uids bound so far, and where.
+	made []stateful
+	uids map[string]parser.Pos
 }
 
 // relation is a bound FROM item or query: its plan and the names it shows.
@@ -80,8 +84,30 @@ func (b *binder) query(q parser.Query) (*relation, error) {
 	return nil, errorf(q.Pos(), ErrUnsupported, "query %s is not supported", q)
 }
 
+// selectQuery binds a SELECT and names the stateful operator it defines
+// after its UID hint.
 func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
+	uid, err := queryHints(q)
+	if err != nil {
+		return nil, err
+	}
+	outer := b.made
+	b.made = nil
+	defer func() { b.made = outer }()
+	r, err := b.selectBody(q)
+	if err != nil || uid == nil {
+		return r, err
+	}
+	return r, b.nameOperator(uid)
+}
+
+func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	if len(q.With) > 0 {
+		for _, c := range q.With {
+			if err := checkHints(c.Query); err != nil {
+				return nil, err
+			}
+		}
 		b.ctes = append(b.ctes, q.With...)
 		defer func() { b.ctes = b.ctes[:len(b.ctes)-len(q.With)] }()
 	}
@@ -218,7 +244,7 @@ func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprC
 func (b *binder) from(t parser.TableExpr) (*relation, error) {
 	switch t := t.(type) {
 	case *parser.TableRef:
-		r, err := b.named(t.Name)
+		r, err := b.hintedRef(t)
 		if err != nil {
 			return nil, err
 		}

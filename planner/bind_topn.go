@@ -258,6 +258,7 @@ func (b *binder) orderLimit(q *parser.Select, base *relation, c *exprCtx, r *rel
 	}
 	t, tp := topN(p, base, nil, order)
 	t.Limit = limit
+	b.defines(t)
 	var node Node = t
 	if len(tp.Exprs) > len(p.Exprs) {
 		top := &Project{Input: t, Out: p.Out}
@@ -341,6 +342,7 @@ func (b *binder) rankWhere(r *relation, cond parser.Expr) (*relation, error) {
 	top := r.node.(*Project)
 	t := *top.Input.(*TopN)
 	t.Limit = limit
+	b.defines(&t)
 	out := &relation{node: &Project{Input: &t, Exprs: top.Exprs, Out: top.Out}, scope: r.scope, win: r.win}
 	if len(rest) == 0 {
 		return out, nil

@@ -42,6 +42,9 @@ type Table struct {
 	// File are the text and file it was read from, when known.
 	DDL       *parser.CreateTable
 	Src, File string
+	// Hinted are the options an OPTIONS hint of one reference sets over
+	// the WITH options, for errors placed on the hint (withOptions).
+	Hinted []*parser.Option
 }
 
 // PhysicalSchema is the schema of the connector's rows when it reads the

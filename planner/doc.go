@@ -98,4 +98,18 @@
 // its spill stores in a run directory under <state-dir>/work/<job>/, made
 // on the first spill and removed at the end; what a killed run left there
 // is removed at the job's next start.
+// # Hints
+//
+// The parser keeps the hints after a SELECT and after a table name; the
+// binder gives each an effect or refuses it with its position (bind_hint.go),
+// so that no hint a user wrote is silently ignored. UID('name') names the one
+// stateful operator its SELECT defines: the window aggregate of its GROUP BY,
+// the Top-N of its ORDER BY ... LIMIT, or the Top-N whose rownum its WHERE
+// bounds (the SELECT with ROW_NUMBER() defines no operator by itself). The
+// binder records what each SELECT defines while binding it (binder.made)
+// and sets UIDHint on that node; uids must differ within a statement, hinted
+// or derived. OPTIONS('k' = 'v', ...) after a table, or an INSERT target,
+// binds that reference to a copy of the table whose WITH options it
+// overrides, checked for reading or writing. Every other hint is "not
+// supported yet".
 package planner

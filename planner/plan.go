@@ -13,22 +13,35 @@ import (
 // rooted at a Sink.
 func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 	b := &binder{cat: cat}
+	var root Node
+	var err error
 	switch st := st.(type) {
 	case *parser.Insert:
-		return b.insert(st)
+		root, err = b.insert(st)
 	case parser.Query:
-		r, err := b.statement(st)
-		if err != nil {
-			return nil, err
+		var r *relation
+		if r, err = b.statement(st); err == nil {
+			root = &Sink{Input: r.node}
 		}
-		return &Sink{Input: r.node}, nil
+	default:
+		return nil, errorf(st.Pos(), ErrUnsupported, "%T is not a query", st)
 	}
-	return nil, errorf(st.Pos(), ErrUnsupported, "%T is not a query", st)
+	if err == nil {
+		err = distinctUIDs(root, st.Pos())
+	}
+	if err != nil {
+		return nil, err
+	}
+	return root, nil
 }
 
 func (b *binder) insert(st *parser.Insert) (Node, error) {
 	if st.Overwrite {
 		return nil, errorf(st.Start, ErrUnsupported, "INSERT OVERWRITE is not supported on streams")
+	}
+	opts, err := tableOptions(st.Hints)
+	if err != nil {
+		return nil, err
 	}
 	t := b.cat.Table(identName(st.Table))
 	if t == nil {
@@ -36,6 +49,11 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 			return nil, errorf(st.Table.Start, ErrUnsupported, "cannot INSERT INTO view '%s'", identName(st.Table))
 		}
 		return nil, errorf(st.Table.Start, ErrUnknownTable, "unknown table '%s'%s", identName(st.Table), b.known())
+	}
+	if opts != nil {
+		if t, err = withOptions(t, opts, false); err != nil {
+			return nil, err
+		}
 	}
 	r, err := b.statement(st.Query)
 	if err != nil {

@@ -42,6 +42,23 @@ func UID(n Node) string {
 	return ""
 }
 
+// StatefulUIDs are the uids of the stateful operators of the plan root,
+// root first.
+func StatefulUIDs(root Node) []string {
+	var out []string
+	var walk func(Node)
+	walk = func(n Node) {
+		if uid := UID(n); uid != "" {
+			out = append(out, uid)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
+		}
+	}
+	walk(root)
+	return out
+}
+
 func uidHash(canon string) string {
 	return fmt.Sprintf("%016x", memseg.Hash([]byte(uidVersion+"\n"+canon)))
 }

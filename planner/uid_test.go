@@ -1,0 +1,234 @@
+package planner
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/strandsql/strand/parser"
+)
+
+// planUIDs runs every statement of src but the last in a session that has
+// testDDL's table t, plans the last as strand runs it (bound, then
+// optimized), and returns the uids of its stateful operators, root first.
+func planUIDs(t *testing.T, src string) ([]string, error) {
+	t.Helper()
+	s := session(t)
+	stmts, err := parser.Parse(src)
+	if err != nil {
+		t.Fatalf("%s\n%v", src, err)
+	}
+	last := stmts[len(stmts)-1]
+	for _, st := range stmts[:len(stmts)-1] {
+		if err := s.Exec(t.Context(), st); err != nil {
+			return nil, err
+		}
+	}
+	plan, err := PlanQuery(s.Catalog, last)
+	if err != nil {
+		return nil, err
+	}
+	return StatefulUIDs(Optimize(plan)), nil
+}
+
+func mustUIDs(t *testing.T, src string) []string {
+	t.Helper()
+	uids, err := planUIDs(t, src)
+	if err != nil {
+		t.Fatalf("%s\n%v", src, err)
+	}
+	if len(uids) == 0 {
+		t.Fatalf("%s\nhas no stateful operator", src)
+	}
+	return uids
+}
+
+const (
+	tvf = "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+	agg = "SELECT window_start, window_end, i, COUNT(*) AS n, SUM(d) AS total FROM " + tvf + " GROUP BY window_start, window_end, i"
+)
+
+// TestUIDStability checks which edits of a query keep the uid of its
+// window aggregate, so that a restore maps the old state, and which change
+// it, so that a restore refuses state that means something else.
+func TestUIDStability(t *testing.T) {
+	base := mustUIDs(t, agg)
+	same := map[string]string{
+		"a comment":        "-- per i\n" + strings.Replace(agg, "FROM", "/* the window */ FROM", 1),
+		"an output alias":  strings.Replace(agg, "AS n", "AS clicks", 1),
+		"no output alias":  strings.Replace(agg, " AS total", "", 1),
+		"a filter above":   "SELECT * FROM (" + agg + ") WHERE n > 1",
+		"a project above":  "SELECT i, n + 1 AS m, window_end FROM (" + agg + ")",
+		"a filter below":   strings.Replace(agg, " GROUP BY", " WHERE s <> 'x' AND b > 0 GROUP BY", 1),
+		"a view around it": "CREATE VIEW v AS " + agg + ";\nSELECT i, n FROM v",
+		"another statement": "CREATE TABLE u (a INT) WITH ('connector' = 'blackhole');\n" +
+			"CREATE VIEW w AS SELECT a FROM u;\nSET 'parallelism.default' = '3';\n" + agg,
+		"an INSERT": "CREATE TABLE o (ws TIMESTAMP(3), we TIMESTAMP(3), i INT, n BIGINT, total DOUBLE) WITH ('connector' = 'blackhole');\nINSERT INTO o " + agg,
+	}
+	for what, src := range same {
+		if got := mustUIDs(t, src); !slices.Equal(got, base) {
+			t.Errorf("%s changes the uid: %v, was %v\n%s", what, got, base, src)
+		}
+	}
+	differ := map[string]string{
+		"the window size":         strings.Replace(agg, "'10' SECOND", "'20' SECOND", 1),
+		"the window offset":       strings.Replace(agg, "'10' SECOND))", "'10' SECOND, INTERVAL '1' SECOND))", 1),
+		"a key replaced":          strings.ReplaceAll(agg, " i", " b"),
+		"a key added":             strings.Replace(agg+", s", "i, COUNT", "i, s, COUNT", 1),
+		"an aggregate added":      strings.Replace(agg, "SUM(d) AS total", "SUM(d) AS total, MAX(b) AS top", 1),
+		"an aggregate's argument": strings.Replace(agg, "SUM(d)", "SUM(b)", 1),
+		"an aggregate's kind":     strings.Replace(agg, "SUM(d)", "MIN(d)", 1),
+		"DISTINCT":                strings.Replace(agg, "COUNT(*)", "COUNT(DISTINCT s)", 1),
+		"the aggregates' order":   strings.Replace(agg, "COUNT(*) AS n, SUM(d) AS total", "SUM(d) AS total, COUNT(*) AS n", 1),
+		"the time column":         "CREATE VIEW v AS SELECT ts AS ts2, i, d FROM t;\n" + strings.ReplaceAll(strings.ReplaceAll(agg, "TABLE t", "TABLE v"), "(ts)", "(ts2)"),
+	}
+	for what, src := range differ {
+		got := mustUIDs(t, src)
+		if slices.Equal(got, base) {
+			t.Errorf("%s keeps the uid %v\n%s", what, got, src)
+		}
+	}
+	if !strings.HasPrefix(base[0], "window-") {
+		t.Errorf("derived uid %s", base[0])
+	}
+}
+
+// TestTopNUIDStability is TestUIDStability for a window Top-N, in both of
+// its forms.
+func TestTopNUIDStability(t *testing.T) {
+	limit := "SELECT window_start, window_end, i, d FROM " + tvf + " ORDER BY d DESC LIMIT 3"
+	rownum := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, i ORDER BY n DESC) AS rn FROM (" + agg + ")) WHERE rn <= 2"
+	for _, base := range []string{limit, rownum} {
+		uids := mustUIDs(t, base)
+		same := []string{
+			"-- a comment\n" + base,
+			strings.Replace(strings.Replace(base, "LIMIT 3", "LIMIT 5", 1), "rn <= 2", "rn <= 4", 1), // the limit
+			"SELECT * FROM (" + base + ") WHERE window_start IS NOT NULL",
+			"SELECT i AS x FROM (" + base + ")",
+			strings.ReplaceAll(base, "rn", "rownum"),
+		}
+		for _, src := range same {
+			if got := mustUIDs(t, src); !slices.Equal(got, uids) {
+				t.Errorf("uids %v, were %v\n%s", got, uids, src)
+			}
+		}
+		differ := []string{
+			strings.Replace(strings.Replace(base, "d DESC", "d ASC", 1), "n DESC", "n ASC", 1), // the order
+			// The Top-N keeps its input's rows, whose names are those of
+			// the select list of the SELECT it is in.
+			strings.Replace(strings.Replace(base, "i, d FROM", "i AS k, d FROM", 1), "SELECT *, ROW", "SELECT window_start, window_end, i AS k, n, total, ROW", 1),
+			strings.Replace(strings.Replace(base, "ORDER BY d", "ORDER BY i", 1), "ORDER BY n", "ORDER BY total", 1),
+		}
+		for _, src := range differ {
+			got := mustUIDs(t, src)
+			if got[0] == uids[0] {
+				t.Errorf("the Top-N keeps uid %s\n%s", got[0], src)
+			}
+		}
+		if !strings.HasPrefix(uids[0], "topn-") {
+			t.Errorf("derived uid %s", uids[0])
+		}
+	}
+}
+
+// TestUIDHint checks that /*+ UID('...') */ names the operator of the
+// SELECT it follows, and only that one.
+func TestUIDHint(t *testing.T) {
+	hinted := func(q, uid string) string { return strings.Replace(q, "SELECT", "SELECT /*+ UID('"+uid+"') */", 1) }
+	derived := mustUIDs(t, agg)
+	if got := mustUIDs(t, hinted(agg, "per_i")); !slices.Equal(got, []string{"per_i"}) {
+		t.Errorf("hinted aggregate: %v", got)
+	}
+	// The hint survives edits that change the derived uid.
+	if got := mustUIDs(t, hinted(strings.Replace(agg, "'10' SECOND", "'20' SECOND", 1), "per_i")); !slices.Equal(got, []string{"per_i"}) {
+		t.Errorf("hinted aggregate with another size: %v", got)
+	}
+	// ORDER BY ... LIMIT over the aggregate in one SELECT defines two
+	// operators; in two, each SELECT names its own.
+	twoLevels := hinted("SELECT * FROM ("+hinted(agg, "counts")+") ORDER BY n DESC LIMIT 3", "top.3")
+	if got := mustUIDs(t, twoLevels); !slices.Equal(got, []string{"top.3", "counts"}) {
+		t.Errorf("Top-N over aggregate: %v", got)
+	}
+	// Only the Top-N named: the aggregate keeps its derived uid.
+	if got := mustUIDs(t, hinted("SELECT * FROM ("+agg+") ORDER BY n DESC LIMIT 3", "top-3")); got[0] != "top-3" || got[1] != derived[0] {
+		t.Errorf("hinted Top-N: %v, aggregate was %s", got, derived[0])
+	}
+	// The ROW_NUMBER form: the outer SELECT bounds rownum and names the
+	// Top-N; the inner one's aggregate is its own.
+	rownum := hinted("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM ("+hinted(agg, "A")+")) WHERE rn <= 2", "B")
+	if got := mustUIDs(t, rownum); !slices.Equal(got, []string{"B", "A"}) {
+		t.Errorf("ROW_NUMBER Top-N: %v", got)
+	}
+	// GROUP BY TUMBLE(...) is a window aggregate too.
+	legacy := "SELECT /*+ UID('legacy') */ TUMBLE_START(ts, INTERVAL '1' MINUTE), COUNT(*) FROM t GROUP BY TUMBLE(ts, INTERVAL '1' MINUTE)"
+	if got := mustUIDs(t, legacy); !slices.Equal(got, []string{"legacy"}) {
+		t.Errorf("legacy window: %v", got)
+	}
+	// A view's hint holds wherever the view is read.
+	if got := mustUIDs(t, "CREATE VIEW v AS "+hinted(agg, "in_view")+";\nSELECT /* */ * FROM v ORDER BY n LIMIT 1"); got[1] != "in_view" {
+		t.Errorf("view: %v", got)
+	}
+}
+
+func TestUIDHintErrors(t *testing.T) {
+	tests := []struct {
+		src  string
+		kind error
+		want string
+	}{
+		{"SELECT /*+ UID('x') */ i FROM t", ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
+		{"SELECT /*+ UID('x') */ * FROM (" + agg + ")", ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
+		{"SELECT /*+ UID('x') */ *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY i) AS rn FROM " + tvf, ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
+		{"SELECT * FROM (SELECT /*+ UID('x') */ *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY i) AS rn FROM " + tvf + ") WHERE rn <= 1", ErrHint, "1:27: UID names a stateful operator, and this SELECT defines none"},
+		{"SELECT /*+ UID('x') */ window_start, i, COUNT(*) AS n FROM " + tvf + " GROUP BY window_start, window_end, i ORDER BY n LIMIT 2", ErrHint,
+			"1:12: this SELECT defines a window aggregate and a window Top-N, and UID names one operator"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID() */", 1), ErrHint, "1:12: UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a', 'b') */", 1), ErrHint, "1:12: UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID(a) */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('k' = 'v') */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('') */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a b') */", 1), ErrHint, "1:16: UID 'a b' holds ' ': UID takes one string"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('ä') */", 1), ErrHint, "1:16: UID 'ä' holds 'ä'"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('window-1') */", 1), ErrHint, "1:16: UID 'window-1' begins with 'window-', as the uids strand derives do"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('topn-1') */", 1), ErrHint, "begins with 'topn-'"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('source-t') */", 1), ErrHint, "begins with 'source-'"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a'), uid('b') */", 1), ErrHint, "1:22: a SELECT takes one UID hint; another is at 1:12"},
+		{"SELECT /*+ UID('x') */ * FROM (" + strings.Replace(agg, "SELECT", "SELECT /*+ UID('x') */", 1) + ") ORDER BY n LIMIT 1", ErrHint,
+			"1:12: UID 'x' is already given to another operator at 1:43"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ BROADCAST(t) */", 1), ErrUnsupported, "1:12: hint BROADCAST is not supported yet"},
+		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('x'), state_ttl('t' = '1d') */", 1), ErrUnsupported, "1:22: hint STATE_TTL is not supported yet"},
+		{"SELECT i FROM t /*+ LOOKUP('table' = 't') */", ErrUnsupported, "1:21: hint LOOKUP is not supported yet"},
+		{"SELECT i FROM t /*+ UID('x') */", ErrHint, "1:21: UID is a query hint"},
+		{"CREATE TABLE o (i INT) WITH ('connector' = 'blackhole');\nINSERT INTO o /*+ X */ SELECT i FROM t", ErrUnsupported, "2:19: hint X is not supported yet"},
+		{"WITH unused AS (SELECT /*+ NEST_LOOP */ 1) SELECT i FROM t", ErrUnsupported, "1:28: hint NEST_LOOP is not supported yet"},
+		{"WITH unused AS (SELECT 1 FROM t /*+ OPTIONS() */) SELECT i FROM t", ErrHint, "1:37: OPTIONS takes 'key' = 'value' pairs"},
+		{"CREATE VIEW v AS SELECT /*+ UID('x') */ i FROM t;\nSELECT 1", ErrHint, "1:29: UID names a stateful operator"},
+	}
+	for _, tc := range tests {
+		_, err := planUIDs(t, tc.src)
+		var pe *Error
+		if !errors.As(err, &pe) || !errors.Is(err, tc.kind) {
+			t.Errorf("%s\nerror %v, want a %v", tc.src, err, tc.kind)
+			continue
+		}
+		if !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// TestDerivedUIDsDiffer: two operators that derive one uid, a Top-N over
+// the same Top-N, would share state on restore; the statement is refused
+// until a hint names one of them.
+func TestDerivedUIDsDiffer(t *testing.T) {
+	inner := "SELECT window_start, window_end, i, d FROM " + tvf + " ORDER BY d DESC LIMIT 3"
+	_, err := planUIDs(t, "SELECT * FROM ("+inner+") ORDER BY d DESC LIMIT 2")
+	if !errors.Is(err, ErrHint) || !strings.HasPrefix(err.Error(), "1:1: two stateful operators of this statement have the uid topn-") {
+		t.Fatalf("error %v", err)
+	}
+	got := mustUIDs(t, "SELECT /*+ UID('top2') */ * FROM ("+inner+") ORDER BY d DESC LIMIT 2")
+	if len(got) != 2 || got[0] != "top2" || !strings.HasPrefix(got[1], "topn-") {
+		t.Errorf("uids %v", got)
+	}
+}
