@@ -98,6 +98,7 @@
 // its spill stores in a run directory under <state-dir>/work/<job>/, made
 // on the first spill and removed at the end; what a killed run left there
 // is removed at the job's next start.
+//
 // # Hints
 //
 // The parser keeps the hints after a SELECT and after a table name; the
