@@ -549,3 +549,12 @@ func memoryShare(g *Graph, m *memseg.Manager) (share int64, seg int, err error) 
 	}
 	return share / int64(seg) * int64(seg), seg, nil
 }
+
+// MinMemory is the smallest memory.managed.size: one segment.
+const MinMemory = memseg.DefaultSegmentSize
+
+// NewMemory returns the managed memory of a job with budget bytes, in
+// segments of the default size, for Options.Memory.
+func NewMemory(budget int64) (*memseg.Manager, error) {
+	return memseg.NewManager(budget, memseg.DefaultSegmentSize)
+}

@@ -23,17 +23,8 @@
 // regular file (connector.Check), so the INSERT or SELECT fails before its
 // job starts. The error points at the path in the CREATE TABLE, which may
 // be in an earlier statement or file: a Table keeps the text and file it
-// was declared in (from ExecScript and Session.File), and an Error carries
+// was declared in (from the session that executes it: session.Session.File), and an Error carries
 // them for FormatError.
-//
-// # Session options
-//
-// SET and the command line's --set (Session.SetOption) take strand's own
-// keys, whose values are checked, and Flink's keys (config_keys.go), which
-// are accepted with a warning on Log that strand ignores them, so that
-// Flink scripts run. Any other key is refused, suggesting the known keys
-// nearest to it by edit distance: a misspelt key that was kept would change
-// nothing, silently.
 //
 // # Literal arguments
 //
@@ -78,26 +69,6 @@
 // rows are first among all of its rows), fires a window when the watermark
 // reaches window_end - 1, as the window aggregate does, and checkpoints the
 // rows it holds, since rows of a window can be buffered across a barrier.
-//
-// # How a job starts (durable.go)
-//
-// A checkpointing job first locks <state-dir>/checkpoints/<job>.lock for
-// its whole life (checkpoint.Lock): a second process on the same job's
-// checkpoints is refused at once, naming the holder's pid, instead of the
-// two deleting each other's files. It then empties its work directory
-// (keeping the run directories of live runs without checkpoints, see
-// exec.Sweep) and picks its start. It resumes from the newest checkpoint
-// that verifies; if there are checkpoints and none verifies, it refuses,
-// listing each and why: starting from scratch would silently write again
-// what they committed, and --fresh is the explicit way to do that. A
-// fresh start (--fresh, no checkpoint yet, or after a run that finished)
-// begins a new lineage, recorded in the checkpoint directory before any
-// output, and removes the previous lineage's output if that lineage did
-// not finish (an abandoned lineage's committed files are a partial run),
-// or finishes its last commit if it did. A job without checkpoints keeps
-// its spill stores in a run directory under <state-dir>/work/<job>/, made
-// on the first spill and removed at the end; what a killed run left there
-// is removed at the job's next start.
 //
 // # Hints
 //

@@ -67,3 +67,8 @@ func FormatError(file, src string, err error) string {
 	}
 	return err.Error()
 }
+
+// Errorf returns a positioned error of kind, for the session's statements.
+func Errorf(pos parser.Pos, kind error, format string, args ...any) *Error {
+	return errorf(pos, kind, format, args...)
+}

@@ -1,8 +1,8 @@
 package planner
 
 import (
+	"context"
 	"errors"
-	"io"
 	"strings"
 	"testing"
 
@@ -13,14 +13,44 @@ import (
 const testDDL = `CREATE TABLE t (ts TIMESTAMP(3), i INT, b BIGINT, d DOUBLE, m DECIMAL(10, 2), s STRING,
   WATERMARK FOR ts AS ts - INTERVAL '1' SECOND) WITH ('connector' = 'blackhole')`
 
-func session(t *testing.T) *Session {
-	t.Helper()
-	s := NewSession(io.Discard, io.Discard)
-	stmts, err := parser.Parse(testDDL)
-	if err != nil {
-		t.Fatal(err)
+// testSession applies DDL to a catalog and plans queries, the part of a
+// session the planner's tests need.
+type testSession struct{ Catalog *Catalog }
+
+func (s *testSession) Exec(_ context.Context, st parser.Statement) error {
+	switch st := st.(type) {
+	case *parser.CreateTable:
+		return s.Catalog.CreateTable(st, "", "")
+	case *parser.CreateView:
+		return s.Catalog.CreateView(st)
+	case *parser.DropTable:
+		return s.Catalog.Drop(st.Name, st.IfExists, false)
+	case *parser.DropView:
+		return s.Catalog.Drop(st.Name, st.IfExists, true)
+	case *parser.Set:
+		return nil // options are the session's; planning does not read them
 	}
-	if err := s.Exec(t.Context(), stmts[0]); err != nil {
+	_, err := PlanQuery(s.Catalog, st)
+	return err
+}
+
+func (s *testSession) ExecScript(ctx context.Context, src string) error {
+	stmts, err := parser.Parse(src)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := s.Exec(ctx, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func session(t *testing.T) *testSession {
+	t.Helper()
+	s := &testSession{Catalog: NewCatalog()}
+	if err := s.ExecScript(t.Context(), testDDL); err != nil {
 		t.Fatal(err)
 	}
 	return s

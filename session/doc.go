@@ -1,9 +1,44 @@
-// Package session is a user's control over the jobs of a session: the
-// HTTP API that `strand run --http` serves (session.Server), the per-user
-// registry through which `strand jobs`, `strand savepoint` and `strand
-// stop` find a running job's API (Registry), and the client those commands
-// use (Client). Statement execution itself still lives in planner.Session;
-// DESIGN.md has it move here.
+// Package session runs a user's statements and jobs: a Session executes
+// DDL, SET/RESET/SHOW/DESCRIBE, EXPLAIN, SHOW JOBS and STOP JOB, and plans
+// (with package planner) and runs (with exec) each INSERT and SELECT as a
+// job, resuming it from a checkpoint or a savepoint; Jobs tracks its jobs
+// for SHOW JOBS, STOP JOB and the HTTP API. The planner plans; the session
+// runs. It imports parser as well as the packages DESIGN.md's table gives
+// it, because the statements it executes are parser's.
+//
+// The package also holds the HTTP API that `strand run --http` serves
+// (Server), the per-user registry through which `strand jobs`, `strand
+// savepoint` and `strand stop` find a running job's API (Registry), and the
+// client those commands use (Client).
+//
+// # Session options
+//
+// SET and the command line's --set (Session.SetOption) take strand's own
+// keys, whose values are checked, and Flink's keys (config.go), which
+// are accepted with a warning on Log that strand ignores them, so that
+// Flink scripts run. Any other key is refused, suggesting the known keys
+// nearest to it by edit distance: a misspelt key that was kept would change
+// nothing, silently.
+//
+// # How a job starts (durable.go)
+//
+// A checkpointing job first locks <state-dir>/checkpoints/<job>.lock for
+// its whole life (checkpoint.Lock): a second process on the same job's
+// checkpoints is refused at once, naming the holder's pid, instead of the
+// two deleting each other's files. It then empties its work directory
+// (keeping the run directories of live runs without checkpoints, see
+// exec.Sweep) and picks its start. It resumes from the newest checkpoint
+// that verifies; if there are checkpoints and none verifies, it refuses,
+// listing each and why: starting from scratch would silently write again
+// what they committed, and --fresh is the explicit way to do that. A
+// fresh start (--fresh, no checkpoint yet, or after a run that finished)
+// begins a new lineage, recorded in the checkpoint directory before any
+// output, and removes the previous lineage's output if that lineage did
+// not finish (an abandoned lineage's committed files are a partial run),
+// or finishes its last commit if it did. A job without checkpoints keeps
+// its spill stores in a run directory under <state-dir>/work/<job>/, made
+// on the first spill and removed at the end; what a killed run left there
+// is removed at the job's next start.
 //
 // # HTTP API
 //
@@ -34,8 +69,8 @@
 // refuses an address that is not a loopback address unless the caller
 // allows remote access explicitly (--http-allow-remote).
 //
-// Per-vertex metrics (Flink's /jobs/<id>/vertices/...) do not exist yet;
-// the job-level counters of exec.Metrics are all there is.
+// GET /jobs/<id> also lists the job's vertices (exec.VertexMetrics): rows
+// into and out of each, and its watermark.
 //
 // # Registry
 //

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/types"
 	"io"
 	"net"
 	"net/http"
@@ -14,7 +15,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/planner"
 )
 
 // ErrRemote is returned by Listen for an address other machines could
@@ -50,7 +50,7 @@ func loopback(host string) bool {
 // Server serves the HTTP API over a session's jobs. It is an http.Handler;
 // Serve runs it on a listener.
 type Server struct {
-	jobs *planner.Jobs
+	jobs *Jobs
 	mux  *http.ServeMux
 	ops  operations
 	http *http.Server
@@ -61,7 +61,7 @@ type Server struct {
 }
 
 // NewServer returns the API over jobs.
-func NewServer(jobs *planner.Jobs) *Server {
+func NewServer(jobs *Jobs) *Server {
 	s := &Server{jobs: jobs, mux: http.NewServeMux(), ops: operations{m: map[string]*operation{}}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	reg := prometheus.NewRegistry()
@@ -125,8 +125,21 @@ type JobDetail struct {
 	JobOverview
 	Statement string `json:"statement"`
 	// Error is why the job failed.
-	Error   string     `json:"error,omitempty"`
-	Metrics JobMetrics `json:"metrics"`
+	Error    string     `json:"error,omitempty"`
+	Metrics  JobMetrics `json:"metrics"`
+	Vertices []Vertex   `json:"vertices"`
+}
+
+// Vertex is one vertex of a job's graph, with its counters, as Flink's job
+// details list them. Watermark is in epoch milliseconds, absent before the
+// vertex has one.
+type Vertex struct {
+	ID          int    `json:"id"`
+	Name        string `json:"name"`
+	Parallelism int    `json:"parallelism"`
+	RowsIn      int64  `json:"rows-in"`
+	RowsOut     int64  `json:"rows-out"`
+	Watermark   *int64 `json:"watermark,omitempty"`
 }
 
 // JobMetrics are a job's counters.
@@ -140,7 +153,7 @@ type JobMetrics struct {
 	Spills               int64 `json:"spills"`
 }
 
-func overview(j *planner.Job) JobOverview {
+func overview(j *Job) JobOverview {
 	status, ended, _ := j.Status()
 	o := JobOverview{ID: j.ID, Status: string(status), Name: j.Name, Start: j.Started.UnixMilli(), End: -1,
 		RowsRead: j.Metrics.RowsRead.Load(), RowsWritten: j.Metrics.RowsWritten.Load()}
@@ -177,16 +190,24 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		d.Error = err.Error()
 	}
+	d.Vertices = []Vertex{}
+	for _, v := range j.Vertices() {
+		x := Vertex{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, RowsIn: v.RowsIn.Load(), RowsOut: v.RowsOut.Load()}
+		if wm := v.Watermark(); wm > types.MinWatermark && wm < types.MaxWatermark {
+			x.Watermark = &wm
+		}
+		d.Vertices = append(d.Vertices, x)
+	}
 	writeJSON(w, http.StatusOK, d)
 }
 
 // find resolves the request's job id, answering the request itself when
 // it names no job.
-func (s *Server) find(w http.ResponseWriter, r *http.Request) (*planner.Job, bool) {
+func (s *Server) find(w http.ResponseWriter, r *http.Request) (*Job, bool) {
 	id := r.PathValue("id")
 	j, err := s.jobs.Find(id)
 	switch {
-	case errors.Is(err, planner.ErrNoJob):
+	case errors.Is(err, ErrNoJob):
 		writeError(w, http.StatusNotFound, fmt.Errorf("no job %s", id))
 		return nil, false
 	case err != nil:
@@ -197,7 +218,7 @@ func (s *Server) find(w http.ResponseWriter, r *http.Request) (*planner.Job, boo
 }
 
 // running resolves the request's job and checks that it runs.
-func (s *Server) running(w http.ResponseWriter, r *http.Request) (*planner.Job, bool) {
+func (s *Server) running(w http.ResponseWriter, r *http.Request) (*Job, bool) {
 	j, ok := s.find(w, r)
 	if !ok {
 		return nil, false

@@ -14,7 +14,6 @@ import (
 
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/planner"
 )
 
 // throttled is a windowed query over a generator slow enough to be
@@ -34,13 +33,13 @@ type run struct {
 
 // startJob runs throttled in a session, with checkpoints if interval is
 // set, and returns the session, its running job and the run.
-func startJob(t *testing.T, interval string) (*planner.Session, *planner.Job, *run) {
+func startJob(t *testing.T, interval string) (*Session, *Job, *run) {
 	t.Helper()
-	s := planner.NewSession(io.Discard, io.Discard)
+	s := New(io.Discard, io.Discard)
 	s.Parallelism = 2
-	s.Durable = planner.Durability{StateDir: t.TempDir(), Name: "h"}
+	s.Durable = Durability{StateDir: t.TempDir(), Name: "h"}
 	if interval != "" {
-		s.Config[planner.KeyCheckpointInterval] = interval
+		s.Config[KeyCheckpointInterval] = interval
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &run{done: make(chan struct{})}
@@ -111,6 +110,9 @@ func TestServerJobs(t *testing.T) {
 	}
 	if d.ID != job.ID || !strings.HasPrefix(d.Statement, "INSERT INTO") || d.Metrics.RowsRead == 0 || d.Metrics.CheckpointsCompleted == 0 {
 		t.Fatalf("GET /jobs/<prefix>: %+v", d)
+	}
+	if len(d.Vertices) != 2 || d.Vertices[0].RowsOut == 0 || d.Vertices[1].RowsIn == 0 || d.Vertices[1].Watermark == nil {
+		t.Fatalf("GET /jobs/<prefix> vertices: %+v", d.Vertices)
 	}
 
 	var e struct{ Errors []string }

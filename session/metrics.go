@@ -2,12 +2,11 @@ package session
 
 import (
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/strandsql/strand/planner"
 )
 
 // collector exports every job's counters to Prometheus, read when
 // scraped, labeled with the job's id and name.
-type collector struct{ jobs *planner.Jobs }
+type collector struct{ jobs *Jobs }
 
 var labels = []string{"job_id", "job_name"}
 

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/planner"
 )
 
 // ErrNotRegistered is returned for a job id that no entry of the registry
@@ -163,8 +162,8 @@ func alive(pid int) bool {
 // Track keeps an entry for each running job of jobs, served at addr by
 // this process, from its start to its end. Failures to write the registry
 // are reported on log: they do not stop the job.
-func (r Registry) Track(jobs *planner.Jobs, addr string, log io.Writer) {
-	jobs.Watch(func(j *planner.Job) {
+func (r Registry) Track(jobs *Jobs, addr string, log io.Writer) {
+	jobs.Watch(func(j *Job) {
 		var err error
 		if st, _, _ := j.Status(); st == exec.Running {
 			err = r.Add(Entry{ID: j.ID, Name: j.Name, PID: os.Getpid(), HTTP: addr, Started: j.Started})

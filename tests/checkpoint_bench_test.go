@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // overheadQuery keeps up to 1M keys in one hour-long window, so that each
@@ -39,12 +39,12 @@ func cpuTime() time.Duration {
 func runOverhead(b *testing.B, rows int, interval string) (float64, string, int64) {
 	b.Helper()
 	var log bytes.Buffer
-	sess := planner.NewSession(&bytes.Buffer{}, &log)
+	sess := session.New(&bytes.Buffer{}, &log)
 	sess.Parallelism = 2
 	stateDir := filepath.Join(b.TempDir(), "state")
-	sess.Durable = planner.Durability{StateDir: stateDir, Name: "overhead"}
+	sess.Durable = session.Durability{StateDir: stateDir, Name: "overhead"}
 	if interval != "" {
-		sess.Config[planner.KeyCheckpointInterval] = interval
+		sess.Config[session.KeyCheckpointInterval] = interval
 	}
 	start := cpuTime()
 	if err := sess.ExecScript(context.Background(), fmt.Sprintf(overheadQuery, rows)); err != nil {

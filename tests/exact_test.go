@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 	"github.com/strandsql/strand/types"
 )
 
@@ -318,9 +319,9 @@ func TestWindowResultsAreExact(t *testing.T) {
 					}
 					writeFile(t, filepath.Join("in", fmt.Sprintf("part-%d.csv", f)), b.String())
 				}
-				sess := planner.NewSession(io.Discard, io.Discard)
+				sess := session.New(io.Discard, io.Discard)
 				sess.Parallelism = p
-				sess.Config[planner.KeyBatchSize] = fmt.Sprint(97 * p)
+				sess.Config[session.KeyBatchSize] = fmt.Sprint(97 * p)
 				if err := sess.ExecScript(context.Background(), exactQuery); err != nil {
 					t.Fatal(planner.FormatError("query", exactQuery, err))
 				}

@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"window":     {"state", "memseg", "types"},
 	"exec":       {"window", "state", "memseg", "checkpoint", "types"},
 	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
-	"session":    {"planner", "exec", "checkpoint", "types"},
+	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"planner", "exec", "checkpoint", "parser", "types"},
 	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
 	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},

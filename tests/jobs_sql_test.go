@@ -12,6 +12,7 @@ import (
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // TestShowAndStopJobs runs SHOW JOBS and STOP JOB ... WITH SAVEPOINT
@@ -21,10 +22,10 @@ import (
 func TestShowAndStopJobs(t *testing.T) {
 	t.Chdir(t.TempDir())
 	var out, log syncBuffer
-	s := planner.NewSession(&out, &log)
+	s := session.New(&out, &log)
 	s.Parallelism = 2
-	s.Durable = planner.Durability{StateDir: ".strand", Name: "q"}
-	s.Config[planner.KeyCheckpointInterval] = "100ms"
+	s.Durable = session.Durability{StateDir: ".strand", Name: "q"}
+	s.Config[session.KeyCheckpointInterval] = "100ms"
 	query := fmt.Sprintf(crashQuery, 200000, 5000)
 	errc := make(chan error, 1)
 	go func() { errc <- s.ExecScript(context.Background(), query) }()

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/exec/connector"
-	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 const nexmarkBidDDL = `CREATE TABLE b (
@@ -63,7 +63,7 @@ func TestNexmarkReadsOnlyNeededColumns(t *testing.T) {
 			"reads [price, dateTime]", windows},
 	} {
 		var out, log bytes.Buffer
-		sess := planner.NewSession(&out, &log)
+		sess := session.New(&out, &log)
 		sess.Parallelism = 2
 		if err := sess.ExecScript(context.Background(), nexmarkBidDDL+"EXPLAIN "+c.query+";"); err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // BenchmarkSavepoint takes a savepoint of a window that holds about a
@@ -23,14 +23,14 @@ func BenchmarkSavepoint(b *testing.B) {
 	const rows = 12_000_000
 	for i := 0; i < b.N; i++ {
 		var log syncBuffer
-		sess := planner.NewSession(&bytes.Buffer{}, &log)
+		sess := session.New(&bytes.Buffer{}, &log)
 		sess.Parallelism = 2
 		dir := b.TempDir()
-		sess.Durable = planner.Durability{StateDir: filepath.Join(dir, "state"), Name: "sp"}
-		sess.Config[planner.KeyCheckpointInterval] = "1h" // only the savepoint
+		sess.Durable = session.Durability{StateDir: filepath.Join(dir, "state"), Name: "sp"}
+		sess.Config[session.KeyCheckpointInterval] = "1h" // only the savepoint
 		errc := make(chan error, 1)
 		go func() { errc <- sess.ExecScript(context.Background(), fmt.Sprintf(overheadQuery, rows)) }()
-		var job *planner.Job
+		var job *session.Job
 		for job == nil || job.Metrics.RowsRead.Load() < 5_000_000 {
 			time.Sleep(5 * time.Millisecond)
 			if js := sess.Jobs.List(); len(js) > 0 {

@@ -15,16 +15,16 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/checkpoint"
-	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // spSession is a session as strand run makes one, on the state directory
 // .strand of the working directory.
-func spSession(p int, log io.Writer) *planner.Session {
-	s := planner.NewSession(io.Discard, log)
+func spSession(p int, log io.Writer) *session.Session {
+	s := session.New(io.Discard, log)
 	s.Parallelism = p
-	s.Durable = planner.Durability{StateDir: ".strand", Name: "q"}
-	s.Config[planner.KeyCheckpointInterval] = "100ms"
+	s.Durable = session.Durability{StateDir: ".strand", Name: "q"}
+	s.Config[session.KeyCheckpointInterval] = "100ms"
 	return s
 }
 
@@ -286,10 +286,10 @@ func TestSavepointV1(t *testing.T) {
 		writeV1(t, testdata)
 	}
 	var out, log syncBuffer
-	s := planner.NewSession(&out, &log)
+	s := session.New(&out, &log)
 	s.Parallelism = 3
-	s.Durable = planner.Durability{StateDir: ".strand", Name: "q", FromSavepoint: filepath.Join(testdata, "savepoint")}
-	s.Config[planner.KeyCheckpointInterval] = "1s"
+	s.Durable = session.Durability{StateDir: ".strand", Name: "q", FromSavepoint: filepath.Join(testdata, "savepoint")}
+	s.Config[session.KeyCheckpointInterval] = "1s"
 	if err := s.ExecScript(context.Background(), v1Query); err != nil {
 		t.Fatalf("restoring the v1 savepoint: %v\n%s", err, log.String())
 	}
@@ -315,16 +315,16 @@ func sortedLines(s string) []string {
 // and the rows of an uninterrupted run that it had not printed.
 func writeV1(t *testing.T, testdata string) {
 	var full bytes.Buffer
-	ref := planner.NewSession(&full, io.Discard)
+	ref := session.New(&full, io.Discard)
 	ref.Parallelism = 2
 	if err := ref.ExecScript(context.Background(), v1Query); err != nil {
 		t.Fatal(err)
 	}
 	var out, log syncBuffer
-	s := planner.NewSession(&out, &log)
+	s := session.New(&out, &log)
 	s.Parallelism = 2
-	s.Durable = planner.Durability{StateDir: ".strand", Name: "q"}
-	s.Config[planner.KeyCheckpointInterval] = "200ms"
+	s.Durable = session.Durability{StateDir: ".strand", Name: "q"}
+	s.Config[session.KeyCheckpointInterval] = "200ms"
 	errc := make(chan error, 1)
 	go func() { errc <- s.ExecScript(context.Background(), v1Query) }()
 	for !strings.Contains(log.String(), "checkpoint 1 completed") {

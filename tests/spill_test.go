@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // genSpill makes n rows for exactQuery whose windows hold many groups:
@@ -47,9 +48,9 @@ func TestWindowStateLargerThanMemory(t *testing.T) {
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
 			writeFile(t, filepath.Join("in", "part-0.csv"), in.String())
-			sess := planner.NewSession(io.Discard, io.Discard)
+			sess := session.New(io.Discard, io.Discard)
 			sess.Parallelism = p
-			sess.Config[planner.KeyMemory] = "256kb"
+			sess.Config[session.KeyMemory] = "256kb"
 			if err := sess.ExecScript(context.Background(), exactQuery); err != nil {
 				t.Fatal(planner.FormatError("query", exactQuery, err))
 			}

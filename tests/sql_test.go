@@ -13,6 +13,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // fixedNow is the clock of every test session, so CURRENT_TIMESTAMP is
@@ -57,15 +58,15 @@ func TestSQL(t *testing.T) {
 }
 
 type runner struct {
-	sess     *planner.Session
+	sess     *session.Session
 	out, log bytes.Buffer
 }
 
 func newRunner(v variant) *runner {
 	r := &runner{}
-	r.sess = planner.NewSession(&r.out, &r.log)
+	r.sess = session.New(&r.out, &r.log)
 	r.sess.Parallelism = v.parallelism
-	r.sess.Config[planner.KeyBatchSize] = fmt.Sprint(v.batchSize)
+	r.sess.Config[session.KeyBatchSize] = fmt.Sprint(v.batchSize)
 	r.sess.Now = func() int64 { return fixedNow }
 	return r
 }

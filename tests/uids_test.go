@@ -11,6 +11,7 @@ import (
 
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 var updateUIDs = flag.Bool("update", false, "rewrite testdata/uids.golden")
@@ -63,7 +64,7 @@ func writeUIDs(t *testing.T, w io.Writer, name, src string) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	s := planner.NewSession(io.Discard, io.Discard)
+	s := session.New(io.Discard, io.Discard)
 	n := 0
 	for _, st := range stmts {
 		switch st.(type) {

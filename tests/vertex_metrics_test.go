@@ -6,7 +6,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 	"github.com/strandsql/strand/types"
 )
 
@@ -14,7 +14,7 @@ import (
 // into and out of its chain, and its watermark.
 func TestVertexMetrics(t *testing.T) {
 	t.Chdir(t.TempDir())
-	s := planner.NewSession(io.Discard, io.Discard)
+	s := session.New(io.Discard, io.Discard)
 	s.Parallelism = 3
 	if err := s.ExecScript(context.Background(), fmt.Sprintf(crashQuery, 3000, 0)); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/queries/nexmark"
+	"github.com/strandsql/strand/session"
 )
 
 const benchUsage = `Usage:
@@ -231,7 +232,7 @@ func prepare(ctx context.Context, q string, cfg benchConfig) (benchJob, map[stri
 	if err != nil {
 		return job, nil, nil, nop, errors.New(planner.FormatError(q, src, err))
 	}
-	sess := planner.NewSession(io.Discard, io.Discard)
+	sess := session.New(io.Discard, io.Discard)
 	sess.Parallelism = cfg.parallelism
 	var insert parser.Statement
 	for _, st := range stmts {

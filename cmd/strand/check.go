@@ -13,6 +13,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/session"
 )
 
 // checkSavepoint runs strand check-savepoint: it verifies a savepoint and
@@ -39,7 +40,7 @@ func checkSavepoint(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "savepoint %s: checkpoint %d of job %s, parallelism %d, strand %s\n", pos[0], md.ID, md.Job, md.Parallelism, md.StrandVersion)
 
-	sess := planner.NewSession(io.Discard, stderr)
+	sess := session.New(io.Discard, stderr)
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
@@ -81,7 +82,7 @@ func checkSavepoint(args []string, stdout, stderr io.Writer) int {
 // checkFile executes the file's DDL and SET statements and reports, for
 // each query, how md's state maps to it. It returns the number of pieces
 // of state that cannot be mapped and the number of queries.
-func checkFile(sess *planner.Session, md *checkpoint.Metadata, file, src string, out io.Writer) (unmapped, queries int, err error) {
+func checkFile(sess *session.Session, md *checkpoint.Metadata, file, src string, out io.Writer) (unmapped, queries int, err error) {
 	stmts, err := parser.Parse(src)
 	if err != nil {
 		return 0, 0, err

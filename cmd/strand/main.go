@@ -140,12 +140,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	sess := planner.NewSession(stdout, stderr)
+	sess := session.New(stdout, stderr)
 	sess.Parallelism = *parallelism
-	sess.Durable = planner.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
+	sess.Durable = session.Durability{StateDir: *stateDir, FromCheckpoint: *fromCheckpoint, Fresh: *fresh,
 		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: *allowNonRestored, FromSavepoint: *fromSavepoint}
 	if *interval != "" {
-		sess.Config[planner.KeyCheckpointInterval] = *interval
+		sess.Config[session.KeyCheckpointInterval] = *interval
 	}
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
@@ -227,7 +227,7 @@ func withSignals() (context.Context, func()) {
 
 // explain executes the file's DDL and SET statements and prints the plans
 // of its queries instead of running them.
-func explain(ctx context.Context, sess *planner.Session, src string, out io.Writer) error {
+func explain(ctx context.Context, sess *session.Session, src string, out io.Writer) error {
 	stmts, err := parser.Parse(src)
 	if err != nil {
 		return err
@@ -251,7 +251,7 @@ func explain(ctx context.Context, sess *planner.Session, src string, out io.Writ
 
 // serveHTTP serves the session's jobs on addr and registers each job, as
 // it runs, in the user's job registry.
-func serveHTTP(sess *planner.Session, addr string, allowRemote bool, stderr io.Writer) (*session.Server, error) {
+func serveHTTP(sess *session.Session, addr string, allowRemote bool, stderr io.Writer) (*session.Server, error) {
 	reg, err := session.DefaultRegistry()
 	if err != nil {
 		return nil, err

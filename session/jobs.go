@@ -1,9 +1,10 @@
-package planner
+package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/planner"
 	"slices"
 	"strconv"
 	"sync"
@@ -238,21 +239,21 @@ func (s *Session) showJobs() error {
 func (s *Session) stopJob(ctx context.Context, st *parser.StopJob) error {
 	j, err := s.Jobs.Find(st.ID.Value)
 	if err != nil {
-		return errorf(st.ID.Start, ErrNoJob, "%v", err)
+		return planner.Errorf(st.ID.Start, ErrNoJob, "%v", err)
 	}
 	if st.Drain && !st.Savepoint {
-		return errorf(st.Start, ErrUnsupported, "STOP JOB ... WITH DRAIN needs WITH SAVEPOINT: a drained job has nothing to resume from otherwise")
+		return planner.Errorf(st.Start, planner.ErrUnsupported, "STOP JOB ... WITH DRAIN needs WITH SAVEPOINT: a drained job has nothing to resume from otherwise")
 	}
 	if !st.Savepoint {
 		if err := j.Cancel(); err != nil {
-			return errorf(st.ID.Start, ErrNoJob, "%v", err)
+			return planner.Errorf(st.ID.Start, ErrNoJob, "%v", err)
 		}
 		fmt.Fprintf(s.Out, "[INFO] Job %s canceled.\n", j.ID)
 		return nil
 	}
 	path, err := j.Stop(ctx, "", st.Drain)
 	if err != nil {
-		return errorf(st.Start, ErrUnsupported, "stopping job %s: %v", j.ID, err)
+		return planner.Errorf(st.Start, planner.ErrUnsupported, "stopping job %s: %v", j.ID, err)
 	}
 	return s.table([]string{"savepoint path"}, [][]string{{path}})
 }

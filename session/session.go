@@ -1,4 +1,4 @@
-package planner
+package session
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/planner"
 	"io"
 	"maps"
 	"path/filepath"
@@ -16,7 +17,6 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 )
@@ -30,7 +30,7 @@ const (
 
 // Session runs statements against a catalog, as a SQL client does.
 type Session struct {
-	Catalog *Catalog
+	Catalog *planner.Catalog
 	// Config holds SET values.
 	Config map[string]string
 	// Parallelism is the default parallelism (SET 'parallelism.default'
@@ -57,12 +57,12 @@ type Session struct {
 }
 
 // NewSession returns a session with an empty catalog.
-func NewSession(out, log io.Writer) *Session {
-	return &Session{Catalog: NewCatalog(), Config: map[string]string{}, Out: out, Log: log}
+func New(out, log io.Writer) *Session {
+	return &Session{Catalog: planner.NewCatalog(), Config: map[string]string{}, Out: out, Log: log}
 }
 
 // ExecScript parses src and executes its statements in order, stopping at
-// the first error. The error is returned unformatted; FormatError renders
+// the first error. The error is returned unformatted; planner.FormatError renders
 // it with file, position and caret.
 func (s *Session) ExecScript(ctx context.Context, src string) error {
 	stmts, err := parser.Parse(src)
@@ -85,13 +85,13 @@ func (s *Session) ExecScript(ctx context.Context, src string) error {
 func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 	switch st := st.(type) {
 	case *parser.CreateTable:
-		return s.createTable(st)
+		return s.Catalog.CreateTable(st, s.src, s.File)
 	case *parser.CreateView:
-		return s.createView(st)
+		return s.Catalog.CreateView(st)
 	case *parser.DropTable:
-		return s.drop(st.Name, st.IfExists, false)
+		return s.Catalog.Drop(st.Name, st.IfExists, false)
 	case *parser.DropView:
-		return s.drop(st.Name, st.IfExists, true)
+		return s.Catalog.Drop(st.Name, st.IfExists, true)
 	case *parser.Set:
 		return s.set(st)
 	case *parser.Reset:
@@ -106,7 +106,11 @@ func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 	case *parser.ShowViews:
 		return s.list("view name", s.Catalog.Views())
 	case *parser.Describe:
-		return s.describe(st)
+		header, rows, err := s.Catalog.Describe(st)
+		if err != nil {
+			return err
+		}
+		return s.table(header, rows)
 	case *parser.ShowJobs:
 		return s.showJobs()
 	case *parser.StopJob:
@@ -121,67 +125,7 @@ func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 	case *parser.Insert, parser.Query:
 		return s.run(ctx, st)
 	}
-	return errorf(st.Pos(), ErrUnsupported, "statement is not supported: %s", st)
-}
-
-func (s *Session) createTable(st *parser.CreateTable) error {
-	name := identName(st.Name)
-	if s.Catalog.Table(name) != nil || s.Catalog.View(name) != nil {
-		if st.IfNotExists {
-			return nil
-		}
-		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
-	}
-	t, err := bindCreateTable(st)
-	if err != nil {
-		return err
-	}
-	if s.src != "" {
-		t.Src, t.File = s.src, s.File
-	}
-	s.Catalog.tables[name] = t
-	return nil
-}
-
-func (s *Session) createView(st *parser.CreateView) error {
-	name := identName(st.Name)
-	if s.Catalog.Table(name) != nil || s.Catalog.View(name) != nil {
-		if st.IfNotExists {
-			return nil
-		}
-		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
-	}
-	b := &binder{cat: s.Catalog}
-	r, err := b.query(st.Query)
-	if err != nil {
-		return err
-	}
-	if r, err = renameColumns(r, st.Columns); err != nil {
-		return err
-	}
-	v := &View{Name: name, Query: st.Query, Schema: r.scope.schema()}
-	for _, c := range st.Columns {
-		v.Columns = append(v.Columns, c.Parts[len(c.Parts)-1])
-	}
-	s.Catalog.views[name] = v
-	return nil
-}
-
-func (s *Session) drop(id *parser.Ident, ifExists, view bool) error {
-	name := identName(id)
-	if view {
-		if v := s.Catalog.View(name); v != nil {
-			delete(s.Catalog.views, v.Name)
-			return nil
-		}
-	} else if t := s.Catalog.Table(name); t != nil {
-		delete(s.Catalog.tables, t.Name)
-		return nil
-	}
-	if ifExists {
-		return nil
-	}
-	return errorf(id.Start, ErrUnknownTable, "unknown %s '%s'", map[bool]string{true: "view", false: "table"}[view], name)
+	return planner.Errorf(st.Pos(), planner.ErrUnsupported, "statement is not supported: %s", st)
 }
 
 func (s *Session) set(st *parser.Set) error {
@@ -198,46 +142,9 @@ func (s *Session) set(st *parser.Set) error {
 		if atValue {
 			pos = st.Option.ValuePos
 		}
-		return errorf(pos, ErrOption, "%v", err)
+		return planner.Errorf(pos, planner.ErrOption, "%v", err)
 	}
 	return nil
-}
-
-func (s *Session) describe(st *parser.Describe) error {
-	name := identName(st.Name)
-	var rows [][]string
-	if t := s.Catalog.Table(name); t != nil {
-		for i, f := range t.Schema {
-			extras, wm := "", ""
-			if c := t.DDL.Columns[i]; c.Expr != nil {
-				extras = "AS " + c.Expr.String()
-			} else if c.Metadata {
-				extras = metadataExtras(c)
-			}
-			if i == t.TimeCol {
-				wm = t.DDL.Watermark.Expr.String()
-			}
-			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), extras, wm})
-		}
-		return s.table([]string{"name", "type", "null", "extras", "watermark"}, rows)
-	}
-	if v := s.Catalog.View(name); v != nil {
-		for _, f := range v.Schema {
-			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), "", ""})
-		}
-		return s.table([]string{"name", "type", "null", "extras", "watermark"}, rows)
-	}
-	return errorf(st.Name.Start, ErrUnknownTable, "unknown table or view '%s'", name)
-}
-
-func attrSuffix(t types.Type) string {
-	switch t.Attr {
-	case types.RowTime:
-		return " *ROWTIME*"
-	case types.ProcTime:
-		return " *PROCTIME*"
-	}
-	return ""
 }
 
 func (s *Session) list(header string, names []string) error {
@@ -296,32 +203,32 @@ func (s *Session) parallelism() int {
 }
 
 // Explain plans st without running it.
-func (s *Session) Explain(st parser.Statement) (*Explained, error) {
-	logical, err := PlanQuery(s.Catalog, st)
+func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
+	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err
 	}
-	opt := Optimize(logical)
-	g, err := Compile(opt, Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain"})
+	opt := planner.Optimize(logical)
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain"})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
-	return &Explained{Logical: logical, Optimized: opt, Physical: g.String()}, nil
+	return &planner.Explained{Logical: logical, Optimized: opt, Physical: g.String()}, nil
 }
 
 // at places an error without a position on the statement.
 func (s *Session) at(st parser.Statement, err error) error {
-	if _, ok := err.(*Error); ok {
+	if _, ok := err.(*planner.Error); ok {
 		return err
 	}
 	// The kind keeps err, so that callers can still tell it by errors.Is.
-	return &Error{Pos: st.Pos(), Kind: errors.Join(ErrUnsupported, err), Msg: err.Error()}
+	return &planner.Error{Pos: st.Pos(), Kind: errors.Join(planner.ErrUnsupported, err), Msg: err.Error()}
 }
 
 // run plans, compiles and runs a job until its bounded input is consumed,
 // ctx is canceled, or it fails.
 func (s *Session) run(ctx context.Context, st parser.Statement) error {
-	logical, err := PlanQuery(s.Catalog, st)
+	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return err
 	}
@@ -335,7 +242,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	// A savepoint is the state of one job: the next one started restores
 	// it, later ones start as they would without it.
 	defer s.consumeSavepoint()
-	env := Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
 		if err := s.startDurable(cp, job); err != nil {
 			return s.at(st, err)
@@ -346,10 +253,10 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if err != nil {
 		return s.at(st, err)
 	}
-	optimized := Optimize(logical)
+	optimized := planner.Optimize(logical)
 	env.JobID = newJobID()
 	compile := func() (*exec.Graph, error) {
-		g, err := Compile(optimized, env)
+		g, err := planner.Compile(optimized, env)
 		if err != nil {
 			return nil, s.at(st, err)
 		}
@@ -368,9 +275,9 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if v, ok := s.Config[KeyMemory]; ok {
 		n, ok := types.ParseMemorySize(v)
 		if !ok {
-			return s.at(st, fmt.Errorf("%w: '%s' must be a memory size such as '256mb', got '%s'", ErrOption, KeyMemory, v))
+			return s.at(st, fmt.Errorf("%w: '%s' must be a memory size such as '256mb', got '%s'", planner.ErrOption, KeyMemory, v))
 		}
-		if opts.Memory, err = memseg.NewManager(n, memseg.DefaultSegmentSize); err != nil {
+		if opts.Memory, err = exec.NewMemory(n); err != nil {
 			return s.at(st, err)
 		}
 	}

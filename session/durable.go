@@ -1,9 +1,10 @@
-package planner
+package session
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/planner"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -105,7 +106,7 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 	}
 	interval, err := types.ParseDuration(iv)
 	if err != nil || interval <= 0 {
-		return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", ErrOption, KeyCheckpointInterval, iv)
+		return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration such as '2s' or '1 min', got '%s'", planner.ErrOption, KeyCheckpointInterval, iv)
 	}
 	cp := &exec.Checkpointing{Interval: interval, Job: job, FS: vfs.Default, Log: s.Log, Retained: 2, Timeout: 10 * time.Minute,
 		AllowNonRestored: s.Durable.AllowNonRestored}
@@ -114,14 +115,14 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 		cp.AllowNonRestored = true
 	case "false":
 	default:
-		return nil, nil, fmt.Errorf("%w: '%s' must be true or false, got '%s'", ErrOption, KeyIgnoreUnclaimed, v)
+		return nil, nil, fmt.Errorf("%w: '%s' must be true or false, got '%s'", planner.ErrOption, KeyIgnoreUnclaimed, v)
 	}
 	switch m := strings.ToUpper(s.config(KeyCheckpointMode, "EXACTLY_ONCE")); m {
 	case "EXACTLY_ONCE":
 	case "AT_LEAST_ONCE":
 		cp.AtLeastOnce = true
 	default:
-		return nil, nil, fmt.Errorf("%w: '%s' must be EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", ErrOption, KeyCheckpointMode, m)
+		return nil, nil, fmt.Errorf("%w: '%s' must be EXACTLY_ONCE or AT_LEAST_ONCE, got '%s'", planner.ErrOption, KeyCheckpointMode, m)
 	}
 	if cp.Retained, err = s.intConfig(KeyCheckpointRetained, 2, 1); err != nil {
 		return nil, nil, err
@@ -131,7 +132,7 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 	}
 	if v, ok := s.Config[KeyCheckpointTimeout]; ok {
 		if cp.Timeout, err = types.ParseDuration(v); err != nil || cp.Timeout <= 0 {
-			return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", ErrOption, KeyCheckpointTimeout, v)
+			return nil, nil, fmt.Errorf("%w: '%s' must be a positive duration, got '%s'", planner.ErrOption, KeyCheckpointTimeout, v)
 		}
 	}
 	dir, err := s.stateDir()
@@ -321,7 +322,7 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 	}
 	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
 	if err != nil {
-		return fmt.Errorf("%w: '%s': %v", ErrOption, KeyRestartDelay, err)
+		return fmt.Errorf("%w: '%s': %v", planner.ErrOption, KeyRestartDelay, err)
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
@@ -372,7 +373,7 @@ func (s *Session) intConfig(key string, def, lo int) (int, error) {
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < lo {
-		return 0, fmt.Errorf("%w: '%s' must be an integer of at least %d, got '%s'", ErrOption, key, lo, v)
+		return 0, fmt.Errorf("%w: '%s' must be an integer of at least %d, got '%s'", planner.ErrOption, key, lo, v)
 	}
 	return n, nil
 }

@@ -1,13 +1,14 @@
-package planner
+package session
 
 import (
 	"fmt"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/planner"
 	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -20,7 +21,7 @@ import (
 const KeyTimeZone = "table.local-time-zone"
 
 // SetOption is SET 'k' = 'v' for the command line's --set: the same
-// checks, and an error that matches ErrOption but has no position.
+// checks, and an error that matches planner.ErrOption but has no position.
 func (s *Session) SetOption(k, v string) error {
 	if _, err := s.setOption(k, v); err != nil {
 		return &flagError{err.Error()}
@@ -81,7 +82,7 @@ func positiveInt(v string) error {
 }
 
 func memorySize(v string) error {
-	if n, ok := types.ParseMemorySize(v); !ok || n < memseg.DefaultSegmentSize {
+	if n, ok := types.ParseMemorySize(v); !ok || n < exec.MinMemory {
 		return fmt.Errorf("must be a memory size of at least 32kb such as '256mb', got '%s'", v)
 	}
 	return nil
@@ -369,7 +370,7 @@ func checkValue(k, v string) error {
 type flagError struct{ msg string }
 
 func (e *flagError) Error() string        { return e.msg }
-func (e *flagError) Is(target error) bool { return target == ErrOption }
+func (e *flagError) Is(target error) bool { return target == planner.ErrOption }
 
 // equivalents are Flink keys (of other Flink versions, or cluster-wide)
 // for what strand reads under another key.

@@ -1,4 +1,4 @@
-package planner
+package session
 
 import (
 	"io"
@@ -12,7 +12,7 @@ import (
 // when it starts, still running, and when it ends, and that the job's
 // checkpoints are there once it has.
 func TestJobsWatch(t *testing.T) {
-	s := NewSession(io.Discard, io.Discard)
+	s := New(io.Discard, io.Discard)
 	s.Durable = Durability{StateDir: t.TempDir(), Name: "w"}
 	s.Config[KeyCheckpointInterval] = "1h"
 	var mu sync.Mutex
