@@ -88,7 +88,7 @@ func resume(t *testing.T, query, path string, p int) string {
 }
 
 // TestStopWithSavepointResumes stops a running query with a savepoint at
-// random moments, resumes it (at the same parallelism, at another, after
+// random moments (each case its own seed), resumes it (at the same parallelism, at another, after
 // moving the savepoint directory), and checks that the committed output
 // equals an uninterrupted run's: nothing lost, nothing twice.
 func TestStopWithSavepointResumes(t *testing.T) {
@@ -101,7 +101,10 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		wantSpills bool
 	}{
 		{name: "p1", query: crashQuery, from: 1, to: 1},
+		{name: "p1 again", query: crashQuery, from: 1, to: 1},
 		{name: "p3", query: crashQuery, from: 3, to: 3},
+		{name: "p3 again", query: crashQuery, from: 3, to: 3},
+		{name: "p3 once more", query: crashQuery, from: 3, to: 3},
 		{name: "moved 2 to 3", query: crashQuery, from: 2, to: 3, move: true},
 		{name: "3 to 1", query: crashQuery, from: 3, to: 1},
 		{name: "top-n", query: topNSavepointQuery, from: 2, to: 3},
