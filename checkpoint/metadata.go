@@ -252,14 +252,8 @@ func (s *Storage) write(md *Metadata) error {
 			return err
 		}
 		st, err := s.fs.Stat(s.path(f.Path))
-		if errors.Is(err, iofs.ErrNotExist) {
-			return fmt.Errorf("%s: missing", f.Path)
-		}
-		if err != nil {
+		if err := sizeIs(st, err, f); err != nil {
 			return err
-		}
-		if st.Size() != f.Size {
-			return fmt.Errorf("%s holds %d bytes, want %d", f.Path, st.Size(), f.Size)
 		}
 	}
 	b, err := encode(md)
@@ -283,6 +277,21 @@ func (s *Storage) write(md *Metadata) error {
 		return err
 	}
 	return s.syncDir(s.path(dir))
+}
+
+// sizeIs checks what a Stat of f's file returned against f: there, with
+// f's size.
+func sizeIs(st iofs.FileInfo, err error, f state.FileRef) error {
+	if errors.Is(err, iofs.ErrNotExist) {
+		return fmt.Errorf("%s: missing", f.Path)
+	}
+	if err != nil {
+		return err
+	}
+	if st.Size() != f.Size {
+		return fmt.Errorf("%s holds %d bytes, want %d", f.Path, st.Size(), f.Size)
+	}
+	return nil
 }
 
 // Load reads checkpoint n and verifies it before returning it: its

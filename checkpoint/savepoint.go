@@ -77,11 +77,8 @@ func writeSavepoint(tmp, final string, md *Metadata) error {
 			return fmt.Errorf("state file %q is not a plain name", f.Path)
 		}
 		st, err := os.Stat(filepath.Join(tmp, f.Path))
-		if err != nil {
+		if err := sizeIs(st, err, f); err != nil {
 			return err
-		}
-		if st.Size() != f.Size {
-			return fmt.Errorf("%s holds %d bytes, want %d", f.Path, st.Size(), f.Size)
 		}
 	}
 	b, err := encode(md)

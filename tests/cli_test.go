@@ -53,8 +53,17 @@ func strandBinary(t *testing.T) string {
 // code.
 func runStrand(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	return runStrandEnv(t, dir, nil, args...)
+}
+
+// runStrandEnv is runStrand with env added to the environment.
+func runStrandEnv(t *testing.T, dir string, env []string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(strandBinary(t), args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

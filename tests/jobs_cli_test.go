@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -103,19 +102,7 @@ func (s *served) running() bool {
 // strandIn runs the binary in dir with the job registry under home.
 func strandIn(t *testing.T, dir, home string, args ...string) (string, string, int) {
 	t.Helper()
-	cmd := exec.Command(strandBinary(t), args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "STRAND_HOME="+home)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return out.String(), errb.String(), code
+	return runStrandEnv(t, dir, []string{"STRAND_HOME=" + home}, args...)
 }
 
 func httpGet(t *testing.T, url string) (int, string) {
