@@ -177,8 +177,11 @@ func loadSavepoint(dir string) (*Metadata, error) {
 		if len(b) < headerSize {
 			return nil, fmt.Errorf("%s: truncated: %d bytes, shorter than the header", meta, len(b))
 		}
-		if v := binary.LittleEndian.Uint32(b[8:]); v > spVersion {
+		switch v := binary.LittleEndian.Uint32(b[8:]); {
+		case v > spVersion:
 			return nil, fmt.Errorf("%s: savepoint format version %d is newer than this strand reads (%d)", meta, v, spVersion)
+		case v < 1:
+			return nil, fmt.Errorf("%s: corrupt: savepoint format version %d, which no strand writes", meta, v)
 		}
 		// The checkpoint decoder checks the rest of the header and body.
 		b = bytes.Clone(b)

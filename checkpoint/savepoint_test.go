@@ -1,0 +1,58 @@
+package checkpoint
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/strandsql/strand/state"
+)
+
+// writeTestSavepoint writes a complete savepoint of one operator subtask
+// under parent and returns its directory.
+func writeTestSavepoint(t *testing.T, parent string) string {
+	t.Helper()
+	tmp, final, err := NewSavepointDir(parent, "job123456")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := []byte("strandkv\x01\x00\x00\x00")
+	if err := os.WriteFile(filepath.Join(tmp, "agg-0.state"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ref := state.FileRef{Path: "agg-0.state", Name: "agg-0.state", Size: int64(len(data)), CRC32C: crc32.Checksum(data, castagnoli)}
+	md := &Metadata{ID: 3, Job: "q_1", Operators: []OperatorState{{UID: "agg", Fingerprint: "f", MaxParallelism: 128,
+		Subtasks: []SubtaskState{{KeyGroupHi: 127, Data: &ref}}}}}
+	if err := WriteSavepoint(tmp, final, md); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadSavepoint(final); err != nil {
+		t.Fatal(err)
+	}
+	return final
+}
+
+// TestLoadSavepointBadVersion: a _metadata whose format version is not
+// one this strand writes (0 never was; a flipped bit makes it) is refused.
+func TestLoadSavepointBadVersion(t *testing.T) {
+	for _, v := range []uint32{0, spVersion + 1} {
+		dir := writeTestSavepoint(t, t.TempDir())
+		meta := filepath.Join(dir, metadataName)
+		b, err := os.ReadFile(meta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint32(b[8:], v)
+		if err := os.WriteFile(meta, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err = LoadSavepoint(dir)
+		if !errors.Is(err, ErrSavepoint) || !strings.Contains(err.Error(), meta) || !strings.Contains(err.Error(), "version") {
+			t.Errorf("version %d: err = %v, want it refused naming %s", v, err, meta)
+		}
+	}
+}
