@@ -11,7 +11,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/strandsql/strand/state"
@@ -198,7 +197,9 @@ func loadSavepoint(dir string) (*Metadata, error) {
 		return nil, fmt.Errorf("%s: holds a %v, not a savepoint", meta, md.Kind)
 	}
 	for _, f := range spFiles(md) {
-		if !validName(f.Path) || f.Path == metadataName || strings.Contains(f.Path, "..") {
+		// A plain name cannot leave the directory; dots inside it (a uid
+		// may hold them) are no way out.
+		if !validName(f.Path) || f.Path == metadataName {
 			return nil, fmt.Errorf("%s: state file %q is not a plain name", meta, f.Path)
 		}
 		if err := verifyFile(filepath.Join(dir, f.Path), f); err != nil {

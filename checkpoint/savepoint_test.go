@@ -16,16 +16,24 @@ import (
 // under parent and returns its directory.
 func writeTestSavepoint(t *testing.T, parent string) string {
 	t.Helper()
+	return writeSavepointOf(t, parent, "agg")
+}
+
+// writeSavepointOf writes a complete savepoint of one subtask of operator
+// uid under parent and returns its directory.
+func writeSavepointOf(t *testing.T, parent, uid string) string {
+	t.Helper()
 	tmp, final, err := NewSavepointDir(parent, "job123456")
 	if err != nil {
 		t.Fatal(err)
 	}
 	data := []byte("strandkv\x01\x00\x00\x00")
-	if err := os.WriteFile(filepath.Join(tmp, "agg-0.state"), data, 0o644); err != nil {
+	name := uid + "-0.state" // as exec names it
+	if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ref := state.FileRef{Path: "agg-0.state", Name: "agg-0.state", Size: int64(len(data)), CRC32C: crc32.Checksum(data, castagnoli)}
-	md := &Metadata{ID: 3, Job: "q_1", Operators: []OperatorState{{UID: "agg", Fingerprint: "f", MaxParallelism: 128,
+	ref := state.FileRef{Path: name, Name: name, Size: int64(len(data)), CRC32C: crc32.Checksum(data, castagnoli)}
+	md := &Metadata{ID: 3, Job: "q_1", Operators: []OperatorState{{UID: uid, Fingerprint: "f", MaxParallelism: 128,
 		Subtasks: []SubtaskState{{KeyGroupHi: 127, Data: &ref}}}}}
 	if err := WriteSavepoint(tmp, final, md); err != nil {
 		t.Fatal(err)
@@ -55,4 +63,10 @@ func TestLoadSavepointBadVersion(t *testing.T) {
 			t.Errorf("version %d: err = %v, want it refused naming %s", v, err, meta)
 		}
 	}
+}
+
+// TestSavepointOfDottedUID: a uid may hold dots ('a..b' is a valid UID
+// hint), and the savepoint it names a state file after restores.
+func TestSavepointOfDottedUID(t *testing.T) {
+	writeSavepointOf(t, t.TempDir(), "per_user..v2")
 }
