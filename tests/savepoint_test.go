@@ -107,6 +107,9 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		{name: "top-n", query: topNSavepointQuery, from: 2, to: 3},
 		{name: "spilling window", query: spillCrashQuery, from: 2, to: 2, wantSpills: true},
 		{name: "drain", query: crashQuery, from: 2, to: 2, drain: true},
+		// A savepoint is aligned whatever the mode.
+		{name: "at-least-once 3 to 2", query: "SET 'execution.checkpointing.mode' = 'AT_LEAST_ONCE';\n" + crashQuery, from: 3, to: 2},
+		{name: "top-n 3 to 1", query: topNSavepointQuery, from: 3, to: 1},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -366,3 +369,4 @@ func writeV1(t *testing.T, testdata string) {
 		t.Fatal(err)
 	}
 }
+
