@@ -370,3 +370,24 @@ func writeV1(t *testing.T, testdata string) {
 	}
 }
 
+// TestCheckSavepointFirstQueryOnly: strand run restores a savepoint into
+// the first INSERT or SELECT of its files only, so check-savepoint
+// matches it to that one and says the later ones start without it,
+// instead of reporting their operators' state as unmapped and exiting 1
+// for a run that starts.
+func TestCheckSavepointFirstQueryOnly(t *testing.T) {
+	sp, err := filepath.Abs("testdata/savepoints/v1/savepoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), v1Query+`
+SELECT window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+GROUP BY window_start, window_end;
+`)
+	out, errs, code := runStrand(t, dir, "check-savepoint", sp, "q.sql")
+	if code != 0 || strings.Contains(out, "cannot map") || strings.Count(out, "starts without the savepoint") != 1 {
+		t.Fatalf("check-savepoint of a file whose second query is new: exit %d\n%s%s", code, out, errs)
+	}
+}
