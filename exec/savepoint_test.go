@@ -238,3 +238,61 @@ func TestSavepointWhileEnding(t *testing.T) {
 		}
 	}
 }
+
+// TestStopsWhileCheckpointing stops a job that checkpoints every few
+// milliseconds twice at once, with a savepoint asked for meanwhile: one
+// stop completes, the other and anything after it is refused, nothing
+// hangs, and resuming from the stop's savepoint completes the output, in
+// either checkpointing mode: a savepoint is aligned in both.
+func TestStopsWhileCheckpointing(t *testing.T) {
+	t.Run("exactly-once", func(t *testing.T) { testStopsWhileCheckpointing(t, false) })
+	t.Run("at-least-once", func(t *testing.T) { testStopsWhileCheckpointing(t, true) })
+}
+
+func testStopsWhileCheckpointing(t *testing.T, atLeastOnce bool) {
+	rows := spRows(3000)
+	ref := &memSink{}
+	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cp := spCheckpointing(t)
+	cp.Interval, cp.AtLeastOnce = 2*time.Millisecond, atLeastOnce
+	first := &memSink{}
+	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 7, splits: rows}, time.Millisecond}, first, 2, nil), Options{Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	var wg sync.WaitGroup
+	paths := make([]string, 3)
+	errs := make([]error, 3)
+	for i := range 2 {
+		wg.Go(func() { paths[i], errs[i] = j.Stop(ctx, dir, false) })
+	}
+	wg.Go(func() { paths[2], errs[2] = j.Savepoint(ctx, dir) })
+	wg.Wait()
+	var stop string
+	for i := range 2 {
+		if errs[i] == nil {
+			if stop != "" {
+				t.Fatal("both stops completed")
+			}
+			stop = paths[i]
+		}
+	}
+	if stop == "" || j.Status() != Stopped {
+		t.Fatalf("stops: %v; status %s", errs, j.Status())
+	}
+	if _, err := j.Savepoint(ctx, dir); err == nil {
+		t.Fatal("a savepoint of a stopped job")
+	}
+	rest := &memSink{}
+	resumeFrom(t, spGraph(&memSource{batch: 7, splits: rows}, rest, 2, nil), stop)
+	got := slices.Sorted(slices.Values(append(slices.Clone(first.rows), rest.rows...)))
+	if want := slices.Sorted(slices.Values(ref.rows)); !slices.Equal(got, want) {
+		t.Fatalf("stopped and resumed: %d rows, uninterrupted: %d", len(got), len(want))
+	}
+}
