@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -294,5 +295,62 @@ func testStopsWhileCheckpointing(t *testing.T, atLeastOnce bool) {
 	got := slices.Sorted(slices.Values(append(slices.Clone(first.rows), rest.rows...)))
 	if want := slices.Sorted(slices.Values(ref.rows)); !slices.Equal(got, want) {
 		t.Fatalf("stopped and resumed: %d rows, uninterrupted: %d", len(got), len(want))
+	}
+}
+
+// stallSink is a memSink whose writers hold barrier 1 until release is
+// closed.
+type stallSink struct {
+	memSink
+	release chan struct{}
+}
+
+func (s *stallSink) Open(types.Schema, int, int) (SinkWriter, error) {
+	return &stallWriter{memWriter{s: &s.memSink}, s.release}, nil
+}
+
+type stallWriter struct {
+	memWriter
+	release chan struct{}
+}
+
+func (w *stallWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
+	if id == 1 {
+		<-w.release
+	}
+	return nil, nil
+}
+
+// TestSavepointTimeout: a savepoint not complete in time fails with the
+// reason, leaves nothing in its directory, and the job runs on to the end
+// of its input with all of its output.
+func TestSavepointTimeout(t *testing.T) {
+	rows := spRows(2000)
+	ref := &memSink{}
+	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	cp := spCheckpointing(t)
+	cp.Timeout = 100 * time.Millisecond
+	sink := &stallSink{release: make(chan struct{})}
+	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 7, splits: rows}, time.Millisecond}, sink, 2, nil), Options{Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Stop(ctx, dir, false); err == nil || !strings.Contains(err.Error(), "not complete after") {
+		t.Fatalf("stop: %v, want a timeout", err)
+	}
+	close(sink.release)
+	if err := j.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if l := leftovers(t, dir); len(l) != 0 {
+		t.Fatalf("a timed-out savepoint left %v", l)
+	}
+	if got, want := slices.Sorted(slices.Values(sink.rows)), slices.Sorted(slices.Values(ref.rows)); !slices.Equal(got, want) {
+		t.Fatalf("%d rows after a timed-out stop, want %d", len(got), len(want))
 	}
 }
