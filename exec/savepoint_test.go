@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -352,5 +353,38 @@ func TestSavepointTimeout(t *testing.T) {
 	}
 	if got, want := slices.Sorted(slices.Values(sink.rows)), slices.Sorted(slices.Values(ref.rows)); !slices.Equal(got, want) {
 		t.Fatalf("%d rows after a timed-out stop, want %d", len(got), len(want))
+	}
+}
+
+// tickCount counts the processing-time callbacks it gets.
+type tickCount struct{ n atomic.Int64 }
+
+func (o *tickCount) Process(b arrow.RecordBatch, out Emitter) error { return out.Emit(b) }
+func (o *tickCount) OnProcessingTime(Emitter) error                 { o.n.Add(1); return nil }
+
+// TestNoProcessingTimeAfterStop: once a stop-with-savepoint is complete,
+// a task waiting for its inputs to end no longer lets operators act on
+// processing time: what they would fire is in the savepoint, and would be
+// emitted again after the resume.
+func TestNoProcessingTimeAfterStop(t *testing.T) {
+	op := &tickCount{}
+	sink := &sinkOutput{w: &memWriter{s: &memSink{}}, metrics: &Metrics{}}
+	c, err := newChain(&TaskContext{}, []OpSpec{{Name: "tick", New: func() (Operator, error) { return op, nil }}}, sink)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coord := &coordinator{cfg: &Checkpointing{}}
+	coord.stopped.Store(true)
+	in := make(chan Element, 1)
+	task := &inputTask{ctx: context.Background(), name: "t", ins: []<-chan Element{in}, chain: c, out: sink, coord: coord}
+	errc := make(chan error, 1)
+	go func() { errc <- task.run() }()
+	time.Sleep(3 * ProcessingTimeInterval)
+	in <- Element{Kind: ElemEnd}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if n := op.n.Load(); n != 0 {
+		t.Fatalf("%d processing-time callbacks after the stop", n)
 	}
 }

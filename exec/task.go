@@ -63,7 +63,7 @@ func (t *inputTask) run() error {
 			select {
 			case e = <-t.ins[from]:
 			case <-tick:
-				if err := t.chain.processingTime(); err != nil {
+				if err := t.processingTime(); err != nil {
 					return err
 				}
 				continue
@@ -76,7 +76,7 @@ func (t *inputTask) run() error {
 			case 0:
 				return context.Cause(t.ctx)
 			case 1:
-				if err := t.chain.processingTime(); err != nil {
+				if err := t.processingTime(); err != nil {
 					return err
 				}
 				continue
@@ -135,6 +135,15 @@ func (t *inputTask) run() error {
 		return err
 	}
 	return t.out.end()
+}
+
+// processingTime lets the chain act on its clock, unless the job has
+// stopped with a savepoint: what would fire is in the savepoint.
+func (t *inputTask) processingTime() error {
+	if t.stopped() {
+		return nil
+	}
+	return t.chain.processingTime()
 }
 
 // stopped reports whether the job's stop-with-savepoint is complete.
