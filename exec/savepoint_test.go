@@ -388,3 +388,60 @@ func TestNoProcessingTimeAfterStop(t *testing.T) {
 		t.Fatalf("%d processing-time callbacks after the stop", n)
 	}
 }
+
+// gatedSource is a memSource whose readers wait for open to be closed
+// before their first batch.
+type gatedSource struct {
+	memSource
+	open chan struct{}
+}
+
+func (s *gatedSource) Open(sp Split, off Offset, ro ReadOptions) (SplitReader, error) {
+	r, err := s.memSource.Open(sp, off, ro)
+	return &gatedReader{SplitReader: r, open: s.open}, err
+}
+
+type gatedReader struct {
+	SplitReader
+	open  chan struct{}
+	reads int
+}
+
+func (r *gatedReader) Next() (arrow.RecordBatch, error) {
+	if r.reads++; r.reads == 1 {
+		<-r.open
+	}
+	return r.SplitReader.Next()
+}
+
+// TestStaleDrainBarrier: a stop --drain whose savepoint timed out before
+// the sources took its barrier is over; a source that takes the barrier
+// later must not drain (fire every window and run on with the watermark
+// at its end, every later row late) but go on as if it had never come.
+func TestStaleDrainBarrier(t *testing.T) {
+	rows := spRows(2000)
+	ref := &memSink{}
+	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cp := spCheckpointing(t)
+	cp.Timeout = 100 * time.Millisecond
+	src := &gatedSource{memSource{batch: 7, splits: rows}, make(chan struct{})}
+	sink := &memSink{}
+	j, err := Start(ctx, spGraph(src, sink, 2, nil), Options{Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Stop(ctx, t.TempDir(), true); err == nil || !strings.Contains(err.Error(), "not complete after") {
+		t.Fatalf("stop --drain: %v, want a timeout", err)
+	}
+	close(src.open)
+	if err := j.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(slices.Values(sink.rows)), slices.Sorted(slices.Values(ref.rows)); !slices.Equal(got, want) {
+		t.Fatalf("%d rows after a stale drain barrier, want %d", len(got), len(want))
+	}
+}
