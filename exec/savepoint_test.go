@@ -445,3 +445,32 @@ func TestStaleDrainBarrier(t *testing.T) {
 		t.Fatalf("%d rows after a stale drain barrier, want %d", len(got), len(want))
 	}
 }
+
+// failCommitSink is a twoPhaseSink whose commits fail.
+type failCommitSink struct{ twoPhaseSink }
+
+func (s *failCommitSink) Commit([]checkpoint.PendingFile) error { return errBoom }
+
+// TestSavepointCommitFails: a savepoint whose _metadata is written is
+// complete even if committing the sinks then fails (a restore repeats the
+// commit): the job fails, and whoever asked gets the savepoint's path, not
+// an error saying it was not complete.
+func TestSavepointCommitFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	sink := &failCommitSink{twoPhaseSink{job: "j", handed: map[string]bool{}}}
+	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 7, splits: spRows(2000)}, time.Millisecond}, sink, 2, nil), Options{Checkpoint: spCheckpointing(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, err := j.Savepoint(ctx, t.TempDir())
+	if err != nil {
+		t.Fatalf("savepoint: %v", err)
+	}
+	if _, err := checkpoint.LoadSavepoint(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Wait(); !errors.Is(err, errBoom) {
+		t.Fatalf("job: %v, want the commit's failure", err)
+	}
+}
