@@ -29,6 +29,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParseExpr -fuzztime 60s ./parser
 	$(GO) test -run '^$$' -fuzz FuzzKeyOrder -fuzztime 60s ./memseg
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s ./window
+	$(GO) test -run '^$$' -fuzz FuzzReadExport -fuzztime 60s ./state
 
 # The Nexmark queries with their hand-written baselines: events per
 # CPU-second, peak RSS, and the ratio to the baseline (docs/performance.md).

@@ -11,7 +11,6 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/strandsql/strand/state"
@@ -174,8 +173,11 @@ func loadSavepoint(dir string) (*Metadata, error) {
 		if len(b) < headerSize {
 			return nil, fmt.Errorf("%s: truncated: %d bytes, shorter than the header", meta, len(b))
 		}
-		if v := binary.LittleEndian.Uint32(b[8:]); v > spVersion {
+		switch v := binary.LittleEndian.Uint32(b[8:]); {
+		case v > spVersion:
 			return nil, fmt.Errorf("%s: savepoint format version %d is newer than this strand reads (%d)", meta, v, spVersion)
+		case v < 1:
+			return nil, fmt.Errorf("%s: corrupt: savepoint format version %d, which no strand writes", meta, v)
 		}
 		// The checkpoint decoder checks the rest of the header and body.
 		b = bytes.Clone(b)
@@ -192,7 +194,9 @@ func loadSavepoint(dir string) (*Metadata, error) {
 		return nil, fmt.Errorf("%s: holds a %v, not a savepoint", meta, md.Kind)
 	}
 	for _, f := range spFiles(md) {
-		if !validName(f.Path) || f.Path == metadataName || strings.Contains(f.Path, "..") {
+		// A plain name cannot leave the directory; dots inside it (a uid
+		// may hold them) are no way out.
+		if !validName(f.Path) || f.Path == metadataName {
 			return nil, fmt.Errorf("%s: state file %q is not a plain name", meta, f.Path)
 		}
 		if err := verifyFile(filepath.Join(dir, f.Path), f); err != nil {

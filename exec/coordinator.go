@@ -347,18 +347,18 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 		if cm := c.sinks[s.UID]; cm != nil {
 			if err := cm.Commit(s.Pending); err != nil {
 				c.fail(fmt.Errorf("committing checkpoint %d: %w", p.id, err))
+				if p.sp != nil {
+					c.settled(p)
+				}
 				return nil
 			}
 		}
 	}
 	if p.sp != nil {
-		c.mu.Lock()
-		delete(c.savepoints, p.id)
-		c.mu.Unlock()
 		if p.sp.stop {
 			c.stopped.Store(true)
 		}
-		p.sp.settle(p.sp.final, nil)
+		c.settled(p)
 		c.logf("savepoint %d completed in %s: %s", p.id, time.Since(p.start).Round(time.Millisecond), p.sp.final)
 		return nil
 	}
@@ -372,6 +372,15 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	c.mu.Unlock()
 	c.logf("checkpoint %d completed in %s", p.id, time.Since(p.start).Round(time.Millisecond))
 	return nil
+}
+
+// settled reports savepoint p, whose _metadata is written, complete to
+// whoever asked for it.
+func (c *coordinator) settled(p *pendingCheckpoint) {
+	c.mu.Lock()
+	delete(c.savepoints, p.id)
+	c.mu.Unlock()
+	p.sp.settle(p.sp.final, nil)
 }
 
 // failure records that checkpoint p failed. A failed savepoint is

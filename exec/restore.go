@@ -55,7 +55,7 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 	if maxPar <= 0 {
 		maxPar = DefaultMaxParallelism
 	}
-	ops, sources, sinks := map[string]*OpSpec{}, map[string]bool{}, map[string]bool{}
+	ops, sources, sinks := map[string]*OpSpec{}, map[string]*SourceSpec{}, map[string]bool{}
 	for _, v := range g.Vertices {
 		for i := range v.Ops {
 			if op := &v.Ops[i]; op.UID != "" {
@@ -63,7 +63,7 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 			}
 		}
 		if v.Source != nil {
-			sources[v.Source.UID] = true
+			sources[v.Source.UID] = v.Source
 		}
 		if _, ok := v.Sink.(Committer); ok && v.SinkUID != "" {
 			sinks[v.SinkUID] = true
@@ -88,9 +88,12 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 	}
 	for _, s := range md.Sources {
 		seen[s.UID] = true
-		if sources[s.UID] {
+		if spec := sources[s.UID]; spec != nil {
 			m.sources[s.UID] = true
 			m.Restored = append(m.Restored, s.UID)
+			if gone := goneSplits(spec, s); len(gone) > 0 {
+				m.Unmapped = append(m.Unmapped, Unmapped{s.UID, "read positions of splits the source no longer has: " + strings.Join(gone, ", ")})
+			}
 		} else {
 			m.Unmapped = append(m.Unmapped, Unmapped{s.UID, "read positions of a source the job does not read"})
 		}
@@ -118,6 +121,27 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 	slices.Sort(m.Empty)
 	slices.SortFunc(m.Unmapped, func(a, b Unmapped) int { return strings.Compare(a.UID, b.UID) })
 	return m
+}
+
+// goneSplits lists the splits of st that the job's source spec does not
+// have: their read positions cannot be mapped. A source that cannot list
+// its splits now fails its task with the reason, so nothing is listed.
+func goneSplits(spec *SourceSpec, st checkpoint.SourceState) []string {
+	splits, err := spec.Source.Splits()
+	if err != nil {
+		return nil
+	}
+	has := map[string]bool{}
+	for _, sp := range splits {
+		has[sp.ID] = true
+	}
+	var gone []string
+	for _, sp := range st.Splits {
+		if !has[sp.ID] {
+			gone = append(gone, sp.ID)
+		}
+	}
+	return gone
 }
 
 // Err refuses the start when some state cannot be mapped, naming every

@@ -167,7 +167,11 @@ func (t *sourceTask) awaitFinalCheckpoint(states []*splitState) error {
 // have fired then, and rows after them would be late, so the job fails
 // and restarts from its last checkpoint instead.
 func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (stop bool, err error) {
-	if b.Stop && b.Drain {
+	// A savepoint abandoned before the barrier got here (nil sp) is over:
+	// draining for it would fire every window and leave the job running
+	// with its watermark at the end of time, every later row late.
+	sp := t.coord.savepoint(b.ID)
+	if b.Stop && b.Drain && sp != nil {
 		if err := t.advance(types.MaxWatermark); err != nil {
 			return false, err
 		}
@@ -177,7 +181,6 @@ func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (sto
 		off := st.r.Offset()
 		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm})
 	}
-	sp := t.coord.savepoint(b.ID)
 	if err := takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src); err != nil {
 		return false, err
 	}

@@ -63,7 +63,7 @@ func (t *inputTask) run() error {
 			select {
 			case e = <-t.ins[from]:
 			case <-tick:
-				if err := t.chain.processingTime(); err != nil {
+				if err := t.processingTime(); err != nil {
 					return err
 				}
 				continue
@@ -76,7 +76,7 @@ func (t *inputTask) run() error {
 			case 0:
 				return context.Cause(t.ctx)
 			case 1:
-				if err := t.chain.processingTime(); err != nil {
+				if err := t.processingTime(); err != nil {
 					return err
 				}
 				continue
@@ -115,7 +115,9 @@ func (t *inputTask) run() error {
 		default:
 			return fmt.Errorf("%s: unexpected element %v", t.name, e.Kind)
 		}
-		if wm := minLive(wms, ended); wm > current && live > 0 {
+		// After a stop-with-savepoint a channel's end is no watermark: the
+		// others' would fire windows the savepoint holds.
+		if wm := minLive(wms, ended); wm > current && live > 0 && !t.stopped() {
 			current = wm
 			if err := t.advance(current); err != nil {
 				return err
@@ -124,7 +126,7 @@ func (t *inputTask) run() error {
 	}
 	// After a stop-with-savepoint, what is open stays in the savepoint:
 	// firing it now would emit it twice, here and after the resume.
-	if current < types.MaxWatermark && (t.coord == nil || !t.coord.stopped.Load()) {
+	if current < types.MaxWatermark && !t.stopped() {
 		if err := t.advance(types.MaxWatermark); err != nil {
 			return err
 		}
@@ -134,6 +136,18 @@ func (t *inputTask) run() error {
 	}
 	return t.out.end()
 }
+
+// processingTime lets the chain act on its clock, unless the job has
+// stopped with a savepoint: what would fire is in the savepoint.
+func (t *inputTask) processingTime() error {
+	if t.stopped() {
+		return nil
+	}
+	return t.chain.processingTime()
+}
+
+// stopped reports whether the job's stop-with-savepoint is complete.
+func (t *inputTask) stopped() bool { return t.coord != nil && t.coord.stopped.Load() }
 
 // checkpoint takes the aligned checkpoint or savepoint. b.ID 0 means the barrier being
 // aligned, completed by a channel's end rather than by a barrier.

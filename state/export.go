@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -111,11 +112,22 @@ func ReadExport(r io.Reader, where string, kgLo, kgHi uint16, name string, fn Sc
 		if n > 1<<31 {
 			return nil, bad("entry %s of %d bytes", what, n)
 		}
-		b := make([]byte, n)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, bad("entry %s: %v", what, err)
+		if n <= 1<<16 {
+			b := make([]byte, n)
+			if _, err := io.ReadFull(br, b); err != nil {
+				return nil, bad("entry %s: %v", what, err)
+			}
+			return b, nil
 		}
-		return b, nil
+		// A long field's length is not trusted until its bytes are there:
+		// a corrupt one must not allocate gigabytes before the read fails.
+		var b bytes.Buffer
+		if m, err := b.ReadFrom(io.LimitReader(br, int64(n))); err != nil {
+			return nil, bad("entry %s: %v", what, err)
+		} else if uint64(m) != n {
+			return nil, bad("entry %s: %d bytes, want %d", what, m, n)
+		}
+		return b.Bytes(), nil
 	}
 	for {
 		var kgb [2]byte

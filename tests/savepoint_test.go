@@ -110,6 +110,9 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		{name: "top-n", query: topNSavepointQuery, from: 2, to: 3},
 		{name: "spilling window", query: spillCrashQuery, from: 2, to: 2, wantSpills: true},
 		{name: "drain", query: crashQuery, from: 2, to: 2, drain: true},
+		// A savepoint is aligned whatever the mode.
+		{name: "at-least-once 3 to 2", query: "SET 'execution.checkpointing.mode' = 'AT_LEAST_ONCE';\n" + crashQuery, from: 3, to: 2},
+		{name: "top-n 3 to 1", query: topNSavepointQuery, from: 3, to: 1},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -367,5 +370,27 @@ func writeV1(t *testing.T, testdata string) {
 	}
 	if err := os.WriteFile(filepath.Join(testdata, "query.sql"), []byte(v1Query), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCheckSavepointFirstQueryOnly: strand run restores a savepoint into
+// the first INSERT or SELECT of its files only, so check-savepoint
+// matches it to that one and says the later ones start without it,
+// instead of reporting their operators' state as unmapped and exiting 1
+// for a run that starts.
+func TestCheckSavepointFirstQueryOnly(t *testing.T) {
+	sp, err := filepath.Abs("testdata/savepoints/v1/savepoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), v1Query+`
+SELECT window_start, COUNT(*)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '2' SECOND))
+GROUP BY window_start, window_end;
+`)
+	out, errs, code := runStrand(t, dir, "check-savepoint", sp, "q.sql")
+	if code != 0 || strings.Contains(out, "cannot map") || strings.Count(out, "starts without the savepoint") != 1 {
+		t.Fatalf("check-savepoint of a file whose second query is new: exit %d\n%s%s", code, out, errs)
 	}
 }
