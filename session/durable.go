@@ -203,7 +203,9 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
 	if cp.Restore == nil && prev != "" && (cp.Settle == nil || cp.Settle.Job != prev) {
 		cp.Abandon = prev
 	}
-	if cp.Job != prev {
+	if cp.Job != prev || cp.SavepointDir != "" {
+		// A savepoint's restore discarded the record with the
+		// checkpoints it superseded.
 		return st.SetLineage(cp.Job)
 	}
 	return nil
@@ -289,6 +291,14 @@ func (s *Session) restoreSavepoint(cp *exec.Checkpointing, p string) error {
 	md, err := checkpoint.LoadSavepoint(p)
 	if err != nil {
 		return err
+	}
+	if s.Durable.savepointRun == 0 {
+		// The job's checkpoints are superseded: a restore from one of
+		// them later (a run of the job without the savepoint) would take
+		// back state whose output the savepoint's restore removes.
+		if err := st.Discard(); err != nil {
+			return err
+		}
 	}
 	cp.Restore, cp.SavepointDir, cp.FirstID = md, p, max(next, md.ID+1)
 	if s.Durable.savepointRun == 0 {

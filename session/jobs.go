@@ -117,10 +117,16 @@ func (j *Job) attempt(cur *exec.Job) {
 func (j *Job) end(err error) {
 	j.mu.Lock()
 	j.mu.err, j.mu.ended = err, time.Now()
-	if j.mu.cur != nil {
-		j.mu.status = j.mu.cur.Status()
-	}
-	if err != nil && j.mu.status == exec.Running {
+	// The job's outcome is the session's, across restarts: a restart that
+	// finds the job finished ends it without error after a failed run.
+	switch {
+	case err == nil && j.mu.cur != nil && j.mu.cur.Status() == exec.Stopped:
+		j.mu.status = exec.Stopped
+	case err == nil:
+		j.mu.status = exec.Finished
+	case errors.Is(err, exec.ErrCanceled):
+		j.mu.status = exec.Canceled
+	default:
 		j.mu.status = exec.Failed
 	}
 	j.mu.Unlock()
@@ -169,6 +175,10 @@ func (j *Job) current() (*exec.Job, error) {
 	defer j.mu.Unlock()
 	if j.mu.status != exec.Running || j.mu.cur == nil {
 		return nil, errors.New("job " + j.ID + " is not running")
+	}
+	if j.mu.cur.Status() != exec.Running {
+		// Between a failed run and its restart.
+		return nil, errors.New("job " + j.ID + " is restarting after a failure; try again")
 	}
 	return j.mu.cur, nil
 }

@@ -239,6 +239,10 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 		return s.at(st, err)
 	}
 	defer lock.Release()
+	if cp == nil && s.savepointPath() != "" {
+		return planner.Errorf(st.Pos(), planner.ErrOption, "restoring a savepoint needs checkpointing: the restored state lives in "+
+			"checkpointed state stores; run with --checkpoint-interval (execution.checkpointing.interval)")
+	}
 	// A savepoint is the state of one job: the next one started restores
 	// it, later ones start as they would without it.
 	defer s.consumeSavepoint()

@@ -394,3 +394,77 @@ GROUP BY window_start, window_end;
 		t.Fatalf("check-savepoint of a file whose second query is new: exit %d\n%s%s", code, out, errs)
 	}
 }
+
+// TestSavepointSupersedesCheckpoints takes a savepoint of a job that goes
+// on checkpointing, restores the savepoint in a run that is stopped before
+// its first checkpoint, and runs the job again without the savepoint: the
+// restore removed the output of the checkpoints after the savepoint, so
+// they must not be resumed from either, and the output is exact.
+func TestSavepointSupersedesCheckpoints(t *testing.T) {
+	query := fmt.Sprintf(crashQuery, 12000, 6000)
+	want := referenceRun(t, query)
+	t.Chdir(t.TempDir())
+	ctx := context.Background()
+	running := func(s *session.Session) *session.Job {
+		for {
+			if js := s.Jobs.List(); len(js) > 0 && js[0].Metrics.RowsRead.Load() > 0 {
+				return js[0]
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+
+	var log syncBuffer
+	a := spSession(2, &log)
+	errc := make(chan error, 1)
+	go func() { errc <- a.ExecScript(ctx, query) }()
+	for !strings.Contains(log.String(), "checkpoint 1 completed") {
+		time.Sleep(5 * time.Millisecond)
+	}
+	path, err := running(a).Savepoint(ctx, "sp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for !strings.Contains(log.String(), "checkpoint 5 completed") {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := running(a).Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	<-errc
+
+	b := spSession(2, io.Discard)
+	b.Config[session.KeyCheckpointInterval] = "1h"
+	b.Durable.FromSavepoint = path
+	go func() { errc <- b.ExecScript(ctx, query) }()
+	if err := running(b).Cancel(); err != nil {
+		t.Fatal(err)
+	}
+	<-errc
+
+	var clog syncBuffer
+	c := spSession(2, &clog)
+	if err := c.ExecScript(ctx, query); err != nil {
+		t.Fatalf("%v\n%s", err, clog.String())
+	}
+	if strings.Contains(clog.String(), "resuming from checkpoint") {
+		t.Errorf("the run resumed from a checkpoint the savepoint superseded:\n%s", clog.String())
+	}
+	diffRows(t, committed(t, "out"), want)
+}
+
+// TestSavepointNeedsCheckpointing: a savepoint restored into a job that
+// does not checkpoint is refused, not ignored.
+func TestSavepointNeedsCheckpointing(t *testing.T) {
+	sp, err := filepath.Abs("testdata/savepoints/v1/savepoint")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	s := session.New(io.Discard, io.Discard)
+	s.Durable.FromSavepoint = sp
+	err = s.ExecScript(context.Background(), v1Query)
+	if err == nil || !strings.Contains(err.Error(), "restoring a savepoint needs checkpointing") {
+		t.Fatalf("a savepoint into a job without checkpoints: %v", err)
+	}
+}
