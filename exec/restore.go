@@ -28,8 +28,8 @@ var ErrIncompatible = errors.New("incompatible checkpoint")
 type Match struct {
 	// Restored lists the uids whose state the job takes back.
 	Restored []string
-	// Empty lists the job's stateful operators, sources and committing
-	// sinks that have no state in the restore point: they start empty.
+	// Empty lists the job's stateful operators and sources that have no
+	// state in the restore point: they start empty.
 	Empty []string
 	// Unmapped is the state the job cannot take back.
 	Unmapped []Unmapped
