@@ -312,21 +312,22 @@ func lineage(job string, restore *checkpoint.Metadata) string {
 // runDurable runs a checkpointing job, first as graph, then, after a
 // failure, as recompile builds it, restarting from the latest checkpoint as
 // the fixed-delay restart strategy says.
+//
+// It runs without s.mu, which it takes to read the session's options and
+// to pick a restart's restore point.
 func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
-	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
+	s.mu.Lock()
+	attempts, delay, err := s.restarts()
+	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
-	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
-		attempts = 0
-	}
-	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
-	if err != nil {
-		return fmt.Errorf("%w: '%s': %v", planner.ErrOption, KeyRestartDelay, err)
-	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
+			s.mu.Lock()
+			s.Durable.FromCheckpoint = ""
 			finished, err := s.restorePoint(cp)
+			s.mu.Unlock()
 			if err != nil {
 				return err
 			}
@@ -350,13 +351,28 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			return err
 		}
 		fmt.Fprintf(s.Log, "job %s failed: %v; restarting in %s (restart %d of %d)\n", cp.Job, err, delay, attempt+1, attempts)
-		s.Durable.FromCheckpoint = ""
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
 			return err
 		}
 	}
+}
+
+// restarts reads the restart strategy: how many restarts, how far apart.
+func (s *Session) restarts() (int, time.Duration, error) {
+	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
+		attempts = 0
+	}
+	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: '%s': %v", planner.ErrOption, KeyRestartDelay, err)
+	}
+	return attempts, delay, nil
 }
 
 func (s *Session) config(key, def string) string {
