@@ -99,4 +99,3 @@ CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');`)
 		t.Errorf("SELECT printed %d rows, want 3:\n%s", got, out.String())
 	}
 }
-
