@@ -57,6 +57,7 @@ type Session struct {
 	// Detach makes Exec return from an INSERT once its job has started,
 	// printing "[INFO] Job <id> submitted." on Out, as the REPL needs;
 	// Wait waits for such jobs. Without it Exec runs every job to its end.
+	// With it, a SELECT's job is not logged on Log: its results show it.
 	Detach bool
 	// Results, if set, receives a SELECT's rows instead of the print sink
 	// on Out; it is called with the query's output schema when the job
@@ -357,8 +358,14 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		return nil, s.at(st, err)
 	}
 	s.Jobs.add(j)
-	fmt.Fprintf(s.Log, "job %s started\n", id)
-	if _, ok := st.(*parser.Insert); ok && s.Detach {
+	_, insert := st.(*parser.Insert)
+	// A SELECT at the REPL's prompt shows its rows: lines about its job
+	// would only break its table.
+	logged := !s.Detach || insert
+	if logged {
+		fmt.Fprintf(s.Log, "job %s started\n", id)
+	}
+	if insert && s.Detach {
 		fmt.Fprintf(s.Out, "[INFO] Job %s submitted.\n", id)
 	}
 	started = true
@@ -387,7 +394,9 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		} else if st, _, _ := j.Status(); st == exec.Stopped {
 			status = "stopped with a savepoint"
 		}
-		fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
+		if logged {
+			fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
+		}
 		return err
 	}, nil
 }

@@ -1,0 +1,227 @@
+package tests
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+// term is the REPL running in the real binary on a pseudo-terminal.
+type term struct {
+	t    *testing.T
+	cmd  *exec.Cmd
+	tty  *os.File
+	mu   sync.Mutex
+	out  bytes.Buffer
+	seen int // output before seen has been matched by expect
+	done chan struct{}
+}
+
+// startREPL starts `strand repl` with args in dir on a terminal.
+func startREPL(t *testing.T, dir string, args ...string) *term {
+	t.Helper()
+	cmd := exec.Command(strandBinary(t), append([]string{"repl"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir)
+	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 250})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := &term{t: t, cmd: cmd, tty: tty, done: make(chan struct{})}
+	go func() {
+		defer close(tm.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := tty.Read(buf)
+			tm.mu.Lock()
+			tm.out.Write(buf[:n])
+			tm.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		tty.Close()
+	})
+	tm.expect(Prompt)
+	return tm
+}
+
+// Prompt is the REPL's prompt, as the terminal shows it.
+const Prompt = "strand> "
+
+// send types s.
+func (tm *term) send(s string) {
+	tm.t.Helper()
+	if _, err := tm.tty.Write([]byte(s)); err != nil {
+		tm.t.Fatal(err)
+	}
+}
+
+// expect waits until the output after what was matched last holds want,
+// and returns the output up to and including it.
+func (tm *term) expect(want string) string {
+	tm.t.Helper()
+	return tm.expectRe(regexp.MustCompile(regexp.QuoteMeta(want)))
+}
+
+func (tm *term) expectRe(re *regexp.Regexp) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		tm.mu.Lock()
+		rest := tm.out.String()[tm.seen:]
+		if loc := re.FindStringIndex(rest); loc != nil {
+			tm.seen += loc[1]
+			tm.mu.Unlock()
+			return rest[:loc[1]]
+		}
+		tm.mu.Unlock()
+		select {
+		case <-tm.done:
+			tm.t.Fatalf("the REPL ended before %q; its output:\n%s", re, rest)
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("no %q in the REPL's output:\n%s", re, rest)
+		}
+	}
+}
+
+// exit leaves the REPL with Ctrl-D and checks that it exits with status 0.
+func (tm *term) exit() {
+	tm.t.Helper()
+	tm.send("\x04")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		tm.t.Fatal("the REPL did not exit on Ctrl-D")
+	}
+	if err := tm.cmd.Wait(); err != nil {
+		tm.t.Fatalf("the REPL's exit: %v", err)
+	}
+}
+
+const replClicks = "1970-01-01 00:00:01,1,/a,1.5\n1970-01-01 00:00:02,2,/b,2.5\n1970-01-01 00:00:03,1,/c,3\n"
+
+// TestREPLTerminal types a multi-line CREATE TABLE, a SELECT over a
+// bounded file table (its rows in a tableau table), a syntax error (the
+// caret under the right column), a SELECT over an unbounded datagen table
+// stopped with Ctrl-C, and a second query after it.
+func TestREPLTerminal(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data/clicks.csv"), replClicks)
+	tm := startREPL(t, dir, "--parallelism", "1")
+	tm.send("CREATE TABLE clicks (\r")
+	tm.expect("     -> ")
+	tm.send("  ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE\r")
+	tm.expect("     -> ")
+	tm.send(") WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv');\r")
+	tm.expect(Prompt)
+	tm.send("SELECT user_id, url, amount FROM clicks WHERE amount > 2;\r")
+	got := tm.expect("rows in set")
+	want := `+----------------------+--------------------------------+--------------+
+|              user_id | url                            |       amount |
++----------------------+--------------------------------+--------------+
+|                    2 | /b                             |          2.5 |
+|                    1 | /c                             |          3.0 |
++----------------------+--------------------------------+--------------+
+2 rows in set`
+	if !strings.Contains(strings.ReplaceAll(got, "\r\n", "\n"), want) {
+		t.Errorf("SELECT printed\n%s\nwant\n%s", got, want)
+	}
+	tm.expect(Prompt)
+	tm.send("SELECT url FORM clicks;\r")
+	got = tm.expect("^")
+	if !strings.Contains(got, "1:12: syntax error") || !strings.Contains(got, "SELECT url FORM clicks;\r\n             ^") {
+		t.Errorf("syntax error shown as\n%s", got)
+	}
+	tm.expect(Prompt)
+	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');\r")
+	tm.expect(Prompt)
+	tm.send("SELECT n FROM g;\r")
+	tm.expectRe(regexp.MustCompile(`\|\s+-?\d+ \|`)) // a row arrived
+	tm.send("\x03")
+	tm.expect("Query stopped after")
+	tm.expect(Prompt)
+	tm.send("SELECT url FROM clicks WHERE user_id = 2;\r")
+	got = tm.expect("1 row in set")
+	if !strings.Contains(got, "| /b ") {
+		t.Errorf("the query after Ctrl-C printed\n%s", got)
+	}
+	tm.expect(Prompt)
+	tm.exit()
+}
+
+// runStrandStdin runs the binary in dir with stdin from a file and
+// returns stdout, stderr and the exit code.
+func runStrandStdin(t *testing.T, dir, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	cmd := exec.Command(strandBinary(t), args...)
+	cmd.Dir = dir
+	f, err := os.Open(filepath.Join(dir, stdin))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = f, &out, &errb
+	err = cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// TestREPLPiped runs a script piped into `strand` and checks that it does
+// what `strand run` does with the file: the same output, and for a script
+// with an error, a non-zero exit and the error at the same line and column,
+// after the statements before it ran.
+func TestREPLPiped(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "data/clicks.csv"), replClicks)
+	script := fmt2(clicksDDL, "") + `CREATE TABLE out (user_id BIGINT, url STRING) WITH ('connector' = 'print');
+INSERT INTO out SELECT user_id, url FROM clicks; INSERT INTO out
+  SELECT user_id + 10, url FROM clicks WHERE amount > 2;
+`
+	writeFile(t, filepath.Join(dir, "ok.sql"), script)
+	want, _, code := runStrand(t, dir, "run", "ok.sql", "--parallelism", "1")
+	if code != 0 || strings.Count(want, "+I[") != 5 {
+		t.Fatalf("strand run: exit %d, output\n%s", code, want)
+	}
+	for _, args := range [][]string{nil, {"repl"}, {"--parallelism", "1"}} {
+		got, stderr, code := runStrandStdin(t, dir, "ok.sql", args...)
+		if code != 0 || got != want {
+			t.Errorf("strand %v < ok.sql: exit %d, output\n%s\nwant\n%s\nstderr:\n%s", args, code, got, want, stderr)
+		}
+	}
+	got, _, code := runStrand(t, dir, "repl", "-f", "ok.sql", "--parallelism", "1")
+	if code != 0 || got != want {
+		t.Errorf("strand repl -f ok.sql: exit %d, output\n%s\nwant\n%s", code, got, want)
+	}
+
+	writeFile(t, filepath.Join(dir, "bad.sql"), script+"SELECT url,\n  amout FROM clicks;\nINSERT INTO out SELECT user_id, url FROM clicks;\n")
+	wantOut, wantErr, wantCode := runStrand(t, dir, "run", "bad.sql", "--parallelism", "1")
+	gotOut, gotErr, gotCode := runStrandStdin(t, dir, "bad.sql", "--parallelism", "1")
+	const msg = ":9:3: unknown column 'amout'"
+	if wantCode != 1 || !strings.Contains(wantErr, "bad.sql"+msg) {
+		t.Fatalf("strand run bad.sql: exit %d, stderr\n%s", wantCode, wantErr)
+	}
+	if gotCode != 1 || !strings.Contains(gotErr, "<stdin>"+msg) || gotOut != wantOut {
+		t.Errorf("strand < bad.sql: exit %d, output\n%s\nstderr\n%s", gotCode, gotOut, gotErr)
+	}
+}
