@@ -225,3 +225,95 @@ INSERT INTO out SELECT user_id, url FROM clicks; INSERT INTO out
 		t.Errorf("strand < bad.sql: exit %d, output\n%s\nstderr\n%s", gotCode, gotOut, gotErr)
 	}
 }
+
+// TestREPLHistory runs a statement of two lines in one session and recalls
+// it, as one entry, with the up arrow in the next; the history file is
+// the one --history-file names.
+func TestREPLHistory(t *testing.T) {
+	dir := t.TempDir()
+	hist := filepath.Join(dir, "hist")
+	tm := startREPL(t, dir, "--history-file", hist)
+	tm.send("CREATE TABLE t (a INT)\r")
+	tm.expect("     -> ")
+	tm.send("  WITH ('connector' = 'blackhole');\r")
+	tm.expect(Prompt)
+	tm.send("SHOW TABLES;\r")
+	tm.expect("1 row in set")
+	tm.expect(Prompt)
+	tm.exit()
+	b, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "CREATE TABLE t (a INT)   WITH ('connector' = 'blackhole');\nSHOW TABLES;\n"; string(b) != want {
+		t.Fatalf("history file holds %q, want %q", b, want)
+	}
+
+	tm = startREPL(t, dir, "--history-file", hist)
+	tm.send("\x1b[A\x1b[A\r") // two entries back: the CREATE TABLE
+	tm.expect("CREATE TABLE t (a INT)   WITH ('connector' = 'blackhole');")
+	tm.expect(Prompt)
+	tm.send("SHOW TABLES;\r")
+	got := tm.expect("row in set")
+	if !strings.Contains(got, "| t ") {
+		t.Errorf("the recalled CREATE TABLE did not run:\n%s", got)
+	}
+	tm.expect(Prompt)
+	tm.exit()
+}
+
+// TestREPLJobs submits an INSERT, which runs in the background while the
+// prompt takes SHOW JOBS and then STOP JOB ... WITH SAVEPOINT; leaving the
+// REPL with a job running asks first.
+func TestREPLJobs(t *testing.T) {
+	dir := t.TempDir()
+	tm := startREPL(t, dir, "--parallelism", "1")
+	tm.send("SET 'execution.checkpointing.interval' = '100ms';\r")
+	tm.expect(Prompt)
+	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');\r")
+	tm.expect(Prompt)
+	tm.send("CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');\r")
+	tm.expect(Prompt)
+	tm.send("INSERT INTO o SELECT n FROM g;\r")
+	m := regexp.MustCompile(`\[INFO\] Job ([0-9a-f]{16}) submitted\.`).FindStringSubmatch(tm.expectRe(regexp.MustCompile(`\[INFO\] Job [0-9a-f]{16} submitted\.`)))
+	id := m[1]
+	tm.expect(Prompt)
+	tm.send("SHOW JOBS;\r")
+	got := tm.expect("1 row in set")
+	if !regexp.MustCompile(`\| ` + id + ` \| repl_\d+ +\| RUNNING `).MatchString(got) {
+		t.Fatalf("SHOW JOBS:\n%s", got)
+	}
+	tm.expect(Prompt)
+	tm.send("INSERT INTO o SELECT n FROM g;\r")
+	tm.expect("submitted.")
+	tm.expect(Prompt)
+	tm.send("STOP JOB '" + id + "' WITH SAVEPOINT;\r")
+	got = tm.expectRe(regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`))
+	path := regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`).FindStringSubmatch(got)[1]
+	if _, err := os.Stat(filepath.Join(path, "_metadata")); err != nil {
+		entries, _ := os.ReadDir(path)
+		t.Errorf("savepoint %s: %v (holds %v)", path, err, entries)
+	}
+	tm.expect(Prompt)
+	tm.send("SHOW JOBS;\r")
+	got = tm.expect("2 rows in set")
+	if !strings.Contains(got, "| "+id+" | ") || !regexp.MustCompile(id+` \| repl_\d+ +\| STOPPED `).MatchString(got) {
+		t.Errorf("SHOW JOBS after the stop:\n%s", got)
+	}
+	tm.expect(Prompt)
+	tm.send("\x04")
+	tm.expect("1 job(s) still running; cancel them and quit? [y/N] ")
+	tm.send("n\r")
+	tm.expect(Prompt)
+	tm.send("QUIT;\r")
+	tm.expect("cancel them and quit? [y/N] ")
+	tm.send("y\r")
+	select {
+	case <-tm.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the REPL did not exit")
+	}
+	if err := tm.cmd.Wait(); err != nil {
+		t.Fatalf("the REPL's exit: %v", err)
+	}
+}
