@@ -316,18 +316,20 @@ func lineage(job string, restore *checkpoint.Metadata) string {
 // It runs without s.mu, which it takes to read the session's options and
 // to pick a restart's restore point.
 func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
-	s.mu.Lock()
-	attempts, delay, err := s.restarts()
-	s.mu.Unlock()
+	var attempts int
+	var delay time.Duration
+	var err error
+	s.locked(func() { attempts, delay, err = s.restarts() })
 	if err != nil {
 		return err
 	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			s.mu.Lock()
-			s.Durable.FromCheckpoint = ""
-			finished, err := s.restorePoint(cp)
-			s.mu.Unlock()
+			var finished *checkpoint.Metadata
+			s.locked(func() {
+				s.Durable.FromCheckpoint = ""
+				finished, err = s.restorePoint(cp)
+			})
 			if err != nil {
 				return err
 			}

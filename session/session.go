@@ -263,9 +263,7 @@ func (s *Session) at(st parser.Statement, err error) error {
 // ctx is canceled, or it fails; a detached INSERT's job runs on in the
 // background.
 func (s *Session) run(ctx context.Context, st parser.Statement) error {
-	s.mu.Lock()
-	wait, err := s.start(ctx, st)
-	s.mu.Unlock()
+	wait, err := s.started(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -280,6 +278,14 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 		return nil
 	}
 	return wait()
+}
+
+// started is start with s.mu held, released even if planning panics, so
+// that a REPL that reports the panic can go on.
+func (s *Session) started(ctx context.Context, st parser.Statement) (wait func() error, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.start(ctx, st)
 }
 
 // start plans, compiles and starts st's job, with s.mu held, and returns
@@ -384,9 +390,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 		// A savepoint is the state of one job: the next one started
 		// restores it, later ones start as they would without it.
-		s.mu.Lock()
-		s.consumeSavepoint()
-		s.mu.Unlock()
+		s.locked(s.consumeSavepoint)
 		j.end(err)
 		status := "finished"
 		if err != nil {
@@ -399,6 +403,13 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 		return err
 	}, nil
+}
+
+// locked runs fn with s.mu held.
+func (s *Session) locked(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
 }
 
 func (s *Session) consumeSavepoint() {
