@@ -115,7 +115,8 @@ func (tm *term) exit() {
 
 const replClicks = "1970-01-01 00:00:01,1,/a,1.5\n1970-01-01 00:00:02,2,/b,2.5\n1970-01-01 00:00:03,1,/c,3\n"
 
-// TestREPLTerminal types a multi-line CREATE TABLE, a SELECT over a
+// TestREPLTerminal types a multi-line CREATE TABLE, a statement cleared
+// with Ctrl-C, a SELECT over a
 // bounded file table (its rows in a tableau table), a syntax error (the
 // caret under the right column), a SELECT over an unbounded datagen table
 // stopped with Ctrl-C, and a second query after it.
@@ -128,6 +129,11 @@ func TestREPLTerminal(t *testing.T) {
 	tm.send("  ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE\r")
 	tm.expect("     -> ")
 	tm.send(") WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv');\r")
+	tm.expect(Prompt)
+	// Ctrl-C clears a statement being typed: what follows starts afresh.
+	tm.send("SELECT nonsense\r")
+	tm.expect("     -> ")
+	tm.send("FROM\x03")
 	tm.expect(Prompt)
 	tm.send("SELECT user_id, url, amount FROM clicks WHERE amount > 2;\r")
 	got := tm.expect("rows in set")
