@@ -286,7 +286,7 @@ func TestREPLJobs(t *testing.T) {
 	tm.expect(Prompt)
 	tm.send("SHOW JOBS;\r")
 	got := tm.expect("1 row in set")
-	if !regexp.MustCompile(`\| ` + id + ` \| repl_\d+ +\| RUNNING `).MatchString(got) {
+	if !regexp.MustCompile(`\| ` + id + ` \| repl_\d{8}_\d{6}_1 +\| RUNNING `).MatchString(got) {
 		t.Fatalf("SHOW JOBS:\n%s", got)
 	}
 	tm.expect(Prompt)
@@ -303,7 +303,7 @@ func TestREPLJobs(t *testing.T) {
 	tm.expect(Prompt)
 	tm.send("SHOW JOBS;\r")
 	got = tm.expect("2 rows in set")
-	if !strings.Contains(got, "| "+id+" | ") || !regexp.MustCompile(id+` \| repl_\d+ +\| STOPPED `).MatchString(got) {
+	if !strings.Contains(got, "| "+id+" | ") || !regexp.MustCompile(id+` \| repl_\w+ +\| STOPPED `).MatchString(got) {
 		t.Errorf("SHOW JOBS after the stop:\n%s", got)
 	}
 	tm.expect(Prompt)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/strandsql/strand/repl"
@@ -39,7 +40,10 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	sess := session.New(stdout, stderr)
 	sess.Parallelism = *parallelism
-	sess.Durable = session.Durability{StateDir: *stateDir, Name: "repl"}
+	// Each REPL's jobs are new jobs, as the SQL client's are: named after
+	// the REPL's start, they never resume an earlier REPL's checkpoints
+	// (SET 'execution.savepoint.path' restores a savepoint explicitly).
+	sess.Durable = session.Durability{StateDir: *stateDir, Name: "repl_" + time.Now().UTC().Format("20060102_150405")}
 	for _, kv := range sets {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
