@@ -99,3 +99,46 @@ CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');`)
 		t.Errorf("SELECT printed %d rows, want 3:\n%s", got, out.String())
 	}
 }
+
+// TestDetachSavepointOnce sets a savepoint to restore and submits two
+// INSERTs: the first restores it, the second, started while the first
+// runs, starts afresh.
+func TestDetachSavepointOnce(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, log lockedBuffer
+	s := New(&out, &log)
+	s.Detach = true
+	s.Parallelism = 1
+	s.Durable = Durability{StateDir: ".strand", Name: "sp"}
+	const insert = `INSERT INTO o SELECT n FROM g;`
+	if err := s.ExecScript(t.Context(), `SET 'execution.checkpointing.interval' = '50ms';
+CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
+CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');`+insert); err != nil {
+		t.Fatal(err)
+	}
+	j := s.Jobs.List()[0]
+	var path string
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var err error
+		if path, err = j.Stop(t.Context(), "", false); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no savepoint: %v\n%s", err, log.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err := s.ExecScript(t.Context(), fmt.Sprintf("SET 'execution.savepoint.path' = '%s';\n%s\n%s", path, insert, insert)); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range s.Jobs.List()[1:] {
+		for j.Cancel() != nil {
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	s.Wait()
+	if n := strings.Count(log.String(), "resuming from savepoint "+path); n != 1 {
+		t.Errorf("the savepoint was restored %d times, want once:\n%s", n, log.String())
+	}
+}

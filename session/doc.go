@@ -25,9 +25,9 @@
 // goroutine (a failure goes to Log); Wait waits for those jobs. Without
 // it, as in `strand run`, every job runs to its end before Exec returns.
 // Results lets the REPL take a SELECT's rows instead of the print sink.
-// A savepoint set with execution.savepoint.path is consumed when the job
-// that restores it ends, so a job started while that one still runs
-// restores it too.
+// A savepoint set with execution.savepoint.path (or --from-savepoint) is
+// taken by the next job when it starts, which keeps it for its restarts:
+// a job started while that one runs does not restore it too.
 //
 // # Session options
 //

@@ -301,16 +301,19 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 	if err != nil {
 		return nil, s.at(st, err)
 	}
+	// A savepoint is the state of one job: the next one started restores
+	// it, later ones start as they would without it.
+	sp := &fromSavepoint{path: s.savepointPath()}
+	s.consumeSavepoint()
 	started := false
 	defer func() {
 		if !started {
 			lock.Release()
-			s.consumeSavepoint()
 		}
 	}()
 	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
-		if err := s.startDurable(cp, job); err != nil {
+		if err := s.startDurable(cp, job, sp); err != nil {
 			return nil, s.at(st, err)
 		}
 		env.Job = cp.Job
@@ -384,13 +387,10 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 				env.JobID = newJobID() // each restart writes files of its own
 				return compile()
 			}
-			err = s.runDurable(ctx, j, g, restart, cp, opts)
+			err = s.runDurable(ctx, j, g, restart, cp, sp, opts)
 		} else {
 			err = s.attempt(ctx, j, g, opts)
 		}
-		// A savepoint is the state of one job: the next one started
-		// restores it, later ones start as they would without it.
-		s.locked(s.consumeSavepoint)
 		j.end(err)
 		status := "finished"
 		if err != nil {
@@ -413,7 +413,7 @@ func (s *Session) locked(fn func()) {
 }
 
 func (s *Session) consumeSavepoint() {
-	s.Durable.FromSavepoint, s.Durable.savepointRun = "", 0
+	s.Durable.FromSavepoint = ""
 	delete(s.Config, KeySavepointPath)
 }
 
