@@ -269,8 +269,9 @@ func TestREPLHistory(t *testing.T) {
 }
 
 // TestREPLJobs submits an INSERT, which runs in the background while the
-// prompt takes SHOW JOBS and then STOP JOB ... WITH SAVEPOINT; leaving the
-// REPL with a job running asks first.
+// prompt takes SHOW JOBS and then STOP JOB ... WITH SAVEPOINT; the next
+// INSERT restores the savepoint; leaving the REPL with jobs running asks
+// first.
 func TestREPLJobs(t *testing.T) {
 	dir := t.TempDir()
 	tm := startREPL(t, dir, "--parallelism", "1")
@@ -307,8 +308,15 @@ func TestREPLJobs(t *testing.T) {
 		t.Errorf("SHOW JOBS after the stop:\n%s", got)
 	}
 	tm.expect(Prompt)
+	// The next INSERT restores the savepoint.
+	tm.send("SET 'execution.savepoint.path' = '" + path + "';\r")
+	tm.expect(Prompt)
+	tm.send("INSERT INTO o SELECT n FROM g;\r")
+	tm.expect("resuming from savepoint " + path)
+	tm.expect("submitted.")
+	tm.expect(Prompt)
 	tm.send("\x04")
-	tm.expect("1 job(s) still running; cancel them and quit? [y/N] ")
+	tm.expect("2 job(s) still running; cancel them and quit? [y/N] ")
 	tm.send("n\r")
 	tm.expect(Prompt)
 	tm.send("QUIT;\r")
