@@ -5,8 +5,11 @@ go 1.26
 require (
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/apache/arrow-go/v18 v18.8.0
+	github.com/chzyer/readline v1.5.1
 	github.com/cockroachdb/datadriven v1.0.3
+	github.com/cockroachdb/errors v1.11.3
 	github.com/cockroachdb/pebble/v2 v2.1.7
+	github.com/creack/pty v1.1.24
 	github.com/prometheus/client_golang v1.16.0
 )
 
@@ -17,7 +20,6 @@ require (
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
 	github.com/cockroachdb/crlib v0.0.0-20241112164430-1264a2edc35b // indirect
-	github.com/cockroachdb/errors v1.11.3 // indirect
 	github.com/cockroachdb/logtags v0.0.0-20230118201751-21c54148d20b // indirect
 	github.com/cockroachdb/redact v1.1.5 // indirect
 	github.com/cockroachdb/swiss v0.0.0-20260820225851-333444432258 // indirect

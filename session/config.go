@@ -23,6 +23,8 @@ const KeyTimeZone = "table.local-time-zone"
 // SetOption is SET 'k' = 'v' for the command line's --set: the same
 // checks, and an error that matches planner.ErrOption but has no position.
 func (s *Session) SetOption(k, v string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if _, err := s.setOption(k, v); err != nil {
 		return &flagError{err.Error()}
 	}
@@ -65,6 +67,26 @@ var strandKeys = map[string]func(v string) error{
 	KeySavepointPath:      nil,
 	KeyIgnoreUnclaimed:    boolean,
 	KeySavepointDir:       nil,
+	KeyResultMode:         resultMode,
+	KeyMaxRows:            positiveInt,
+}
+
+// The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,
+// and how many of its rows are kept.
+const (
+	KeyResultMode = "sql-client.execution.result-mode"
+	KeyMaxRows    = "sql-client.display.max-rows"
+)
+
+// resultMode accepts tableau, the only result mode strand has yet.
+func resultMode(v string) error {
+	switch strings.ToLower(v) {
+	case "tableau":
+		return nil
+	case "table", "changelog":
+		return fmt.Errorf("must be 'tableau': the '%s' result mode is not supported yet", v)
+	}
+	return fmt.Errorf("must be 'tableau', 'table' or 'changelog', got '%s'", v)
 }
 
 func boolean(v string) error {
@@ -200,7 +222,6 @@ var flinkKeys = setOf(
 	"table.rtas-ctas.atomicity-enabled",
 	"table.exec.legacy-transformation-uids",
 	// sql-client.*
-	"sql-client.execution.result-mode",
 	"sql-client.execution.max-table-result.rows",
 	"sql-client.display.max-column-width",
 	"sql-client.display.print-time-cost",

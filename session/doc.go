@@ -11,6 +11,24 @@
 // savepoint` and `strand stop` find a running job's API (Registry), and the
 // client those commands use (Client).
 //
+// # Concurrent use and detached jobs
+//
+// The REPL executes statements from its prompt while jobs it submitted
+// run, and the HTTP API reads the jobs meanwhile. A Session's mutex
+// guards its mutable state (Config, Catalog, Durable, LastMetrics, the job
+// counter): a statement that runs no job holds it while it executes, an
+// INSERT or SELECT only while its job is planned, compiled and set up, and
+// a running job only to read its restart options and pick a restart's
+// restore point; SHOW JOBS and STOP JOB go to Jobs, which locks itself.
+// With Detach set, Exec returns from an INSERT as soon as its job is set
+// up, printing "[INFO] Job <id> submitted.", and the job runs on its own
+// goroutine (a failure goes to Log); Wait waits for those jobs. Without
+// it, as in `strand run`, every job runs to its end before Exec returns.
+// Results lets the REPL take a SELECT's rows instead of the print sink.
+// A savepoint set with execution.savepoint.path (or --from-savepoint) is
+// taken by the next job when it starts, which keeps it for its restarts:
+// a job started while that one runs does not restore it too.
+//
 // # Session options
 //
 // SET and the command line's --set (Session.SetOption) take strand's own

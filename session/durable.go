@@ -51,11 +51,17 @@ type Durability struct {
 	// FromSavepoint restores the savepoint in that directory or fails
 	// (--from-savepoint, or SET 'execution.savepoint.path').
 	FromSavepoint string
-	// savepointRun is the first checkpoint id of the run that restored
-	// FromSavepoint: a restart within the job takes a checkpoint from
-	// that run on, or else the savepoint again, never an older checkpoint
-	// of the job.
-	savepointRun int64
+}
+
+// fromSavepoint is the savepoint one job restores, taken from the session
+// when the job starts, so that jobs started later, while it runs, do not.
+type fromSavepoint struct {
+	path string
+	// run is the first checkpoint id of the run that restored the
+	// savepoint: a restart within the job takes a checkpoint from that
+	// run on, or else the savepoint again, never an older checkpoint of
+	// the job.
+	run int64
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
@@ -164,7 +170,7 @@ var ErrNoCheckpoint = errors.New("no checkpoint verifies")
 // startDurable decides how a checkpointing job starts: resuming from its
 // latest checkpoint that verifies (or the one asked for), or afresh; and
 // which output of earlier lineages its sinks settle or remove first.
-func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
+func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavepoint) error {
 	st := cp.Storage
 	prev, err := st.Lineage()
 	if err != nil {
@@ -187,7 +193,7 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
 			return err
 		}
 	}
-	finished, err := s.restorePoint(cp)
+	finished, err := s.restorePoint(cp, sp)
 	if err != nil {
 		return err
 	}
@@ -219,11 +225,11 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string) error {
 // It returns the finished checkpoint instead when the latest one is a
 // job's final checkpoint: a new run of that job starts afresh, a restart
 // within the run that took it has nothing left to do.
-func (s *Session) restorePoint(cp *exec.Checkpointing) (finished *checkpoint.Metadata, err error) {
+func (s *Session) restorePoint(cp *exec.Checkpointing, sp *fromSavepoint) (finished *checkpoint.Metadata, err error) {
 	st := cp.Storage
 	var md *checkpoint.Metadata
-	if p := s.savepointPath(); p != "" {
-		return nil, s.restoreSavepoint(cp, p)
+	if sp.path != "" {
+		return nil, s.restoreSavepoint(cp, sp)
 	}
 	if p := s.Durable.FromCheckpoint; p != "" {
 		if md, err = st.LoadPath(p); err != nil {
@@ -266,23 +272,24 @@ func (s *Session) savepointPath() string {
 	return s.config(KeySavepointPath, s.Durable.FromSavepoint)
 }
 
-// restoreSavepoint makes the savepoint at p the run's restore point, or,
+// restoreSavepoint makes the savepoint sp the run's restore point, or,
 // on a restart of a run that restored it, the newest checkpoint that run
 // has taken since.
-func (s *Session) restoreSavepoint(cp *exec.Checkpointing, p string) error {
+func (s *Session) restoreSavepoint(cp *exec.Checkpointing, sp *fromSavepoint) error {
+	p := sp.path
 	st := cp.Storage
 	next, err := st.NextID()
 	if err != nil {
 		return err
 	}
-	if s.Durable.savepointRun > 0 {
+	if sp.run > 0 {
 		latest, err := st.Latest(func(n int64, err error) {
 			fmt.Fprintf(s.Log, "skipping checkpoint %d: %v\n", n, err)
 		})
 		if err != nil {
 			return err
 		}
-		if latest != nil && latest.ID >= s.Durable.savepointRun {
+		if latest != nil && latest.ID >= sp.run {
 			cp.Restore, cp.SavepointDir, cp.FirstID = latest, "", max(next, latest.ID+1)
 			fmt.Fprintf(s.Log, "resuming from checkpoint %d\n", latest.ID)
 			return nil
@@ -292,7 +299,7 @@ func (s *Session) restoreSavepoint(cp *exec.Checkpointing, p string) error {
 	if err != nil {
 		return err
 	}
-	if s.Durable.savepointRun == 0 {
+	if sp.run == 0 {
 		// The job's checkpoints are superseded: a restore from one of
 		// them later (a run of the job without the savepoint) would take
 		// back state whose output the savepoint's restore removes.
@@ -301,8 +308,8 @@ func (s *Session) restoreSavepoint(cp *exec.Checkpointing, p string) error {
 		}
 	}
 	cp.Restore, cp.SavepointDir, cp.FirstID = md, p, max(next, md.ID+1)
-	if s.Durable.savepointRun == 0 {
-		s.Durable.savepointRun = cp.FirstID
+	if sp.run == 0 {
+		sp.run = cp.FirstID
 	}
 	fmt.Fprintf(s.Log, "resuming from savepoint %s (taken at checkpoint %d)\n", p, md.ID)
 	return nil
@@ -322,21 +329,24 @@ func lineage(job string, restore *checkpoint.Metadata) string {
 // runDurable runs a checkpointing job, first as graph, then, after a
 // failure, as recompile builds it, restarting from the latest checkpoint as
 // the fixed-delay restart strategy says.
-func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, opts exec.Options) error {
-	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
+//
+// It runs without s.mu, which it takes to read the session's options and
+// to pick a restart's restore point.
+func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, recompile func() (*exec.Graph, error), cp *exec.Checkpointing, sp *fromSavepoint, opts exec.Options) error {
+	var attempts int
+	var delay time.Duration
+	var err error
+	s.locked(func() { attempts, delay, err = s.restarts() })
 	if err != nil {
 		return err
 	}
-	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
-		attempts = 0
-	}
-	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
-	if err != nil {
-		return fmt.Errorf("%w: '%s': %v", planner.ErrOption, KeyRestartDelay, err)
-	}
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			finished, err := s.restorePoint(cp)
+			var finished *checkpoint.Metadata
+			s.locked(func() {
+				s.Durable.FromCheckpoint = ""
+				finished, err = s.restorePoint(cp, sp)
+			})
 			if err != nil {
 				return err
 			}
@@ -360,13 +370,28 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			return err
 		}
 		fmt.Fprintf(s.Log, "job %s failed: %v; restarting in %s (restart %d of %d)\n", cp.Job, err, delay, attempt+1, attempts)
-		s.Durable.FromCheckpoint = ""
 		select {
 		case <-time.After(delay):
 		case <-ctx.Done():
 			return err
 		}
 	}
+}
+
+// restarts reads the restart strategy: how many restarts, how far apart.
+func (s *Session) restarts() (int, time.Duration, error) {
+	attempts, err := s.intConfig(KeyRestartAttempts, 3, 0)
+	if err != nil {
+		return 0, 0, err
+	}
+	if strings.EqualFold(s.config(KeyRestartStrategy, "fixed-delay"), "none") {
+		attempts = 0
+	}
+	delay, err := types.ParseDuration(s.config(KeyRestartDelay, "1s"))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%w: '%s': %v", planner.ErrOption, KeyRestartDelay, err)
+	}
+	return attempts, delay, nil
 }
 
 func (s *Session) config(key, def string) string {

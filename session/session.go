@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/strandsql/strand/exec"
@@ -50,10 +51,24 @@ type Session struct {
 	// File names the file ExecScript runs, for errors that point into a
 	// table declared by an earlier file.
 	File string
-	// src is the text ExecScript runs, kept with the tables it declares.
-	src string
 	// jobs counts the jobs the session has run, to name them.
 	jobs int
+
+	// Detach makes Exec return from an INSERT once its job has started,
+	// printing "[INFO] Job <id> submitted." on Out, as the REPL needs;
+	// Wait waits for such jobs. Without it Exec runs every job to its end.
+	// With it, a SELECT's job is not logged on Log: its results show it.
+	Detach bool
+	// Results, if set, receives a SELECT's rows instead of the print sink
+	// on Out; it is called with the query's output schema when the job
+	// is compiled.
+	Results func(types.Schema) exec.Sink
+
+	// mu guards the session's mutable state (Config, Catalog, Durable,
+	// LastMetrics, the job counter) while a statement is executed or a job
+	// planned and started, never while a job runs: see doc.go.
+	mu       sync.Mutex
+	detached sync.WaitGroup
 }
 
 // NewSession returns a session with an empty catalog.
@@ -69,23 +84,53 @@ func (s *Session) ExecScript(ctx context.Context, src string) error {
 	if err != nil {
 		return err
 	}
-	s.src = src
-	defer func() { s.src = "" }()
 	for _, st := range stmts {
-		if err := s.Exec(ctx, st); err != nil {
+		if err := s.execIn(ctx, st, src); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Exec executes one statement. SHOW JOBS and STOP JOB may be executed
-// while another call runs a job; no other statement may run concurrently
-// with anything.
+// Exec executes one statement. It may be called from several goroutines:
+// SHOW JOBS and STOP JOB run at once, an INSERT or SELECT holds the
+// session only while its job is planned and started, and any other
+// statement holds it while it runs.
 func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
+	return s.execIn(ctx, st, "")
+}
+
+// execIn executes st, a statement of src (kept with the tables it
+// declares), if known.
+func (s *Session) execIn(ctx context.Context, st parser.Statement, src string) error {
+	switch st := st.(type) {
+	case *parser.ShowJobs:
+		return s.showJobs()
+	case *parser.StopJob:
+		return s.stopJob(ctx, st)
+	case *parser.Insert, parser.Query:
+		return s.run(ctx, st)
+	case *parser.Explain:
+		e, err := s.Explain(st.Statement)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(s.Out, e.String())
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.exec(st, src)
+}
+
+// Wait waits for the jobs that Exec started detached to end.
+func (s *Session) Wait() { s.detached.Wait() }
+
+// exec executes a statement of src that runs no job, with s.mu held.
+func (s *Session) exec(st parser.Statement, src string) error {
 	switch st := st.(type) {
 	case *parser.CreateTable:
-		return s.Catalog.CreateTable(st, s.src, s.File)
+		return s.Catalog.CreateTable(st, src, s.File)
 	case *parser.CreateView:
 		return s.Catalog.CreateView(st)
 	case *parser.DropTable:
@@ -111,19 +156,6 @@ func (s *Session) Exec(ctx context.Context, st parser.Statement) error {
 			return err
 		}
 		return s.table(header, rows)
-	case *parser.ShowJobs:
-		return s.showJobs()
-	case *parser.StopJob:
-		return s.stopJob(ctx, st)
-	case *parser.Explain:
-		e, err := s.Explain(st.Statement)
-		if err != nil {
-			return err
-		}
-		_, err = io.WriteString(s.Out, e.String())
-		return err
-	case *parser.Insert, parser.Query:
-		return s.run(ctx, st)
 	}
 	return planner.Errorf(st.Pos(), planner.ErrUnsupported, "statement is not supported: %s", st)
 }
@@ -204,6 +236,8 @@ func (s *Session) parallelism() int {
 
 // Explain plans st without running it.
 func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err
@@ -226,49 +260,96 @@ func (s *Session) at(st parser.Statement, err error) error {
 }
 
 // run plans, compiles and runs a job until its bounded input is consumed,
-// ctx is canceled, or it fails.
+// ctx is canceled, or it fails; a detached INSERT's job runs on in the
+// background.
 func (s *Session) run(ctx context.Context, st parser.Statement) error {
-	logical, err := planner.PlanQuery(s.Catalog, st)
+	wait, err := s.started(ctx, st)
 	if err != nil {
 		return err
+	}
+	if _, ok := st.(*parser.Insert); ok && s.Detach {
+		s.detached.Add(1)
+		go func() {
+			defer s.detached.Done()
+			if err := wait(); err != nil {
+				fmt.Fprintf(s.Log, "[ERROR] %v\n", err)
+			}
+		}()
+		return nil
+	}
+	return wait()
+}
+
+// started is start with s.mu held, released even if planning panics, so
+// that a REPL that reports the panic can go on.
+func (s *Session) started(ctx context.Context, st parser.Statement) (wait func() error, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.start(ctx, st)
+}
+
+// start plans, compiles and starts st's job, with s.mu held, and returns
+// the function that runs it to its end.
+func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() error, err error) {
+	logical, err := planner.PlanQuery(s.Catalog, st)
+	if err != nil {
+		return nil, err
 	}
 	s.jobs++
 	job := s.jobName(s.jobs)
 	cp, lock, err := s.checkpointing(job)
 	if err != nil {
-		return s.at(st, err)
+		return nil, s.at(st, err)
 	}
-	defer lock.Release()
 	if cp == nil && s.savepointPath() != "" {
-		return planner.Errorf(st.Pos(), planner.ErrOption, "restoring a savepoint needs checkpointing: the restored state lives in "+
+		lock.Release()
+		return nil, planner.Errorf(st.Pos(), planner.ErrOption, "restoring a savepoint needs checkpointing: the restored state lives in "+
 			"checkpointed state stores; run with --checkpoint-interval (execution.checkpointing.interval)")
 	}
 	// A savepoint is the state of one job: the next one started restores
 	// it, later ones start as they would without it.
-	defer s.consumeSavepoint()
+	sp := &fromSavepoint{path: s.savepointPath()}
+	s.consumeSavepoint()
+	started := false
+	defer func() {
+		if !started {
+			lock.Release()
+		}
+	}()
 	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
 	if cp != nil {
-		if err := s.startDurable(cp, job); err != nil {
-			return s.at(st, err)
+		if err := s.startDurable(cp, job, sp); err != nil {
+			return nil, s.at(st, err)
 		}
 		env.Job = cp.Job
 	}
 	scratch, err := s.scratch(job)
 	if err != nil {
-		return s.at(st, err)
+		return nil, s.at(st, err)
 	}
 	optimized := planner.Optimize(logical)
 	env.JobID = newJobID()
+	var results exec.Sink // one for the job's runs, which share a display
 	compile := func() (*exec.Graph, error) {
 		g, err := planner.Compile(optimized, env)
 		if err != nil {
 			return nil, s.at(st, err)
 		}
+		if _, ok := st.(parser.Query); ok && s.Results != nil {
+			for _, v := range g.Vertices {
+				if v.Sink != nil && v.SinkName == "collect" {
+					if results == nil {
+						results = s.Results(v.Ops[len(v.Ops)-1].Out)
+					}
+					v.Sink = results
+				}
+			}
+		}
 		return g, nil
 	}
 	g, err := compile()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	m := &exec.Metrics{}
 	s.LastMetrics = m
@@ -279,42 +360,65 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if v, ok := s.Config[KeyMemory]; ok {
 		n, ok := types.ParseMemorySize(v)
 		if !ok {
-			return s.at(st, fmt.Errorf("%w: '%s' must be a memory size such as '256mb', got '%s'", planner.ErrOption, KeyMemory, v))
+			return nil, s.at(st, fmt.Errorf("%w: '%s' must be a memory size such as '256mb', got '%s'", planner.ErrOption, KeyMemory, v))
 		}
 		if opts.Memory, err = exec.NewMemory(n); err != nil {
-			return s.at(st, err)
+			return nil, s.at(st, err)
 		}
 	}
 	id := env.JobID
 	j := &Job{ID: id, Name: job, Statement: st.String(), Started: time.Now(), Metrics: m}
 	if j.SavepointDir, err = s.savepointDir(); err != nil {
-		return s.at(st, err)
+		return nil, s.at(st, err)
 	}
 	s.Jobs.add(j)
-	fmt.Fprintf(s.Log, "job %s started\n", id)
-	start := time.Now()
-	if cp != nil {
-		restart := func() (*exec.Graph, error) {
-			env.JobID = newJobID() // each restart writes files of its own
-			return compile()
+	_, insert := st.(*parser.Insert)
+	// A SELECT at the REPL's prompt shows its rows: lines about its job
+	// would only break its table.
+	logged := !s.Detach || insert
+	if logged {
+		fmt.Fprintf(s.Log, "job %s started\n", id)
+	}
+	if insert && s.Detach {
+		fmt.Fprintf(s.Out, "[INFO] Job %s submitted.\n", id)
+	}
+	started = true
+	return func() error {
+		defer lock.Release()
+		start := time.Now()
+		var err error
+		if cp != nil {
+			restart := func() (*exec.Graph, error) {
+				env.JobID = newJobID() // each restart writes files of its own
+				return compile()
+			}
+			err = s.runDurable(ctx, j, g, restart, cp, sp, opts)
+		} else {
+			err = s.attempt(ctx, j, g, opts)
 		}
-		err = s.runDurable(ctx, j, g, restart, cp, opts)
-	} else {
-		err = s.attempt(ctx, j, g, opts)
-	}
-	j.end(err)
-	status := "finished"
-	if err != nil {
-		status = "failed"
-	} else if st, _, _ := j.Status(); st == exec.Stopped {
-		status = "stopped with a savepoint"
-	}
-	fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
-	return err
+		j.end(err)
+		status := "finished"
+		if err != nil {
+			status = "failed"
+		} else if st, _, _ := j.Status(); st == exec.Stopped {
+			status = "stopped with a savepoint"
+		}
+		if logged {
+			fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))
+		}
+		return err
+	}, nil
+}
+
+// locked runs fn with s.mu held.
+func (s *Session) locked(fn func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fn()
 }
 
 func (s *Session) consumeSavepoint() {
-	s.Durable.FromSavepoint, s.Durable.savepointRun = "", 0
+	s.Durable.FromSavepoint = ""
 	delete(s.Config, KeySavepointPath)
 }
 

@@ -24,7 +24,7 @@ var allowed = map[string][]string{
 	"exec":       {"window", "state", "memseg", "checkpoint", "types"},
 	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
-	"repl":       {"planner", "exec", "checkpoint", "parser", "types"},
+	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
 	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
 	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
 	"queries":    {},

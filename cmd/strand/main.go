@@ -30,6 +30,7 @@ var version = "dev"
 const usage = `strand: streaming SQL in one binary
 
 Usage:
+  strand [repl] [-i init.sql] [-f script.sql] [--history-file FILE] [--parallelism N] [--set key=value ...]
   strand run FILE.sql... [--parallelism N] [--set key=value ...]
              [--checkpoint-interval D] [--state-dir DIR] [--from-checkpoint PATH] [--fresh]
              [--from-savepoint DIR] [--allow-non-restored-state]
@@ -48,6 +49,11 @@ statements run as jobs until their bounded input is consumed and every
 window has fired (Ctrl-C stops an unbounded job). explain prints the
 logical and physical plans of the file's INSERT and SELECT statements.
 
+strand without a command, or strand repl, reads statements from the
+terminal (prompt, history in ~/.strand_history, Ctrl-C stops a query, Ctrl-D
+or QUIT; exits; INSERTs run as background jobs) or, from a pipe, runs them
+in order like run and exits non-zero if one fails.
+
 With --http, run serves an HTTP API (jobs, savepoints, stop, metrics) on
 ADDR, e.g. 127.0.0.1:8081 or localhost:0, and lists its jobs in the job
 registry ($STRAND_HOME/jobs). The API has no authentication: a non-loopback
@@ -64,7 +70,25 @@ if any cannot, unless --allow-non-restored-state.
 
 func main() {
 	exec.Version = version
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	args := os.Args[1:]
+	switch {
+	case len(args) == 0:
+		os.Exit(replCmd(nil, os.Stdin, os.Stdout, os.Stderr))
+	case args[0] == "repl":
+		os.Exit(replCmd(args[1:], os.Stdin, os.Stdout, os.Stderr))
+	case strings.HasPrefix(args[0], "-") && !isHelpOrVersion(args[0]):
+		// strand --parallelism 2: the REPL's flags without its name
+		os.Exit(replCmd(args, os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(run(args, os.Stdout, os.Stderr))
+}
+
+func isHelpOrVersion(arg string) bool {
+	switch arg {
+	case "--version", "-version", "--help", "-h", "-help":
+		return true
+	}
+	return false
 }
 
 // setFlags collects repeated --set key=value flags.
