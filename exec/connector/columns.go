@@ -68,11 +68,11 @@ func checkColumns(t Table, conn string, asSource bool) error {
 				"metadata '%s' is %s; column '%s' of table %s is %s", key, m.typ, col.Name, t.Name, col.Type.Plain())}
 		}
 	}
-	// Only files have a partition layout; the other connectors take
-	// PARTITIONED BY and do nothing with it, as Flink's print and
-	// blackhole sinks and its sources without partition push-down do.
-	if len(t.Partitions) == 0 || conn != "filesystem" {
+	if len(t.Partitions) == 0 {
 		return nil
+	}
+	if conn != "filesystem" {
+		return &ColumnError{Column: t.Partitions[0], Partition: true, Msg: fmt.Sprintf("connector '%s' has no partitions; table %s cannot be PARTITIONED BY", conn, t.Name)}
 	}
 	for _, p := range t.Partitions {
 		i := t.Schema.Index(p)

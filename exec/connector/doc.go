@@ -101,9 +101,8 @@
 // the filesystem source's (file.path, file.name, file.size,
 // file.modification-time, types as in Flink, file.modification-time also
 // into TIMESTAMP), any metadata column in a sink (the planner leaves out
-// VIRTUAL ones), partition columns that are not physical or leave the
-// files no column (other connectors ignore PARTITIONED BY, as Flink's
-// print and blackhole do). These are *ColumnError values. A file reader decodes only the file's columns
+// VIRTUAL ones), PARTITIONED BY outside the filesystem connector. These
+// are *ColumnError values. A file reader decodes only the file's columns
 // (fileColumns) and adds the others per batch, repeating the split's
 // values (split_values.go), so decoding stays per column.
 //
