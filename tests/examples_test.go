@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,6 +51,24 @@ func TestExamples(t *testing.T) {
 	}
 	if got := writtenRe.FindAllStringSubmatch(top, -1); len(got) != 2 || got[0][1] != "33" || got[1][1] != "22" {
 		t.Errorf("top_pages.sql: rows written %v, want 33 and 22\n%s", got, top)
+	}
+	// Partitions: a directory per user, files without the user column,
+	// each row naming its source file.
+	parts, err := filepath.Glob(filepath.Join(dir, "out", "by_user", "user_id=*"))
+	if err != nil || len(parts) != 5 {
+		t.Errorf("partitioned.sql: partition directories %v, want 5 (users 1 to 5)", parts)
+	}
+	n := 0
+	for _, p := range parts {
+		for _, row := range committed(t, p) {
+			if f := strings.Split(row, ","); len(f) != 3 || f[1] != "clicks.csv" {
+				t.Errorf("partitioned.sql: row %q in %s, want ws,clicks.csv,count", row, p)
+			}
+			n++
+		}
+	}
+	if got := writtenRe.FindStringSubmatch(out["partitioned.sql"]); got == nil || got[1] != strconv.Itoa(n) {
+		t.Errorf("partitioned.sql: %d rows in the partitions, the summary says %v", n, got)
 	}
 	// Spilling: the window spills, and writes what it writes with enough
 	// memory.
