@@ -123,10 +123,7 @@ func resumeFrom(t *testing.T, g *Graph, path string) {
 // emits the rest: together, exactly an uninterrupted run's output.
 func TestSavepointsConcurrentThenStop(t *testing.T) {
 	rows := spRows(3000)
-	ref := &memSink{}
-	if err := Run(context.Background(), spGraph(&memSource{batch: 10, splits: rows}, ref, 2, nil), Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ref := spReference(t, rows, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -179,10 +176,7 @@ func TestSavepointsConcurrentThenStop(t *testing.T) {
 // runs on to the end of its input with all of its output.
 func TestSavepointFailureKeepsRunning(t *testing.T) {
 	rows := spRows(2000)
-	ref := &memSink{}
-	if err := Run(context.Background(), spGraph(&memSource{batch: 10, splits: rows}, ref, 2, nil), Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ref := spReference(t, rows, 10)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -253,10 +247,7 @@ func TestStopsWhileCheckpointing(t *testing.T) {
 
 func testStopsWhileCheckpointing(t *testing.T, atLeastOnce bool) {
 	rows := spRows(3000)
-	ref := &memSink{}
-	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ref := spReference(t, rows, 7)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -327,10 +318,7 @@ func (w *stallWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 // of its input with all of its output.
 func TestSavepointTimeout(t *testing.T) {
 	rows := spRows(2000)
-	ref := &memSink{}
-	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ref := spReference(t, rows, 7)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	dir := t.TempDir()
@@ -420,10 +408,7 @@ func (r *gatedReader) Next() (arrow.RecordBatch, error) {
 // at its end, every later row late) but go on as if it had never come.
 func TestStaleDrainBarrier(t *testing.T) {
 	rows := spRows(2000)
-	ref := &memSink{}
-	if err := Run(context.Background(), spGraph(&memSource{batch: 7, splits: rows}, ref, 2, nil), Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ref := spReference(t, rows, 7)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cp := spCheckpointing(t)
@@ -473,4 +458,15 @@ func TestSavepointCommitFails(t *testing.T) {
 	if err := j.Wait(); !errors.Is(err, errBoom) {
 		t.Fatalf("job: %v, want the commit's failure", err)
 	}
+}
+
+// spReference runs spGraph over rows uninterrupted, in batches of batch
+// rows, and returns its output.
+func spReference(t *testing.T, rows [][][2]int64, batch int) *memSink {
+	t.Helper()
+	ref := &memSink{}
+	if err := Run(context.Background(), spGraph(&memSource{batch: batch, splits: rows}, ref, 2, nil), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return ref
 }
