@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/state"
 )
 
@@ -86,43 +87,19 @@ func writeSavepoint(tmp, final string, md *Metadata) error {
 	}
 	copy(b, spMagic)
 	binary.LittleEndian.PutUint32(b[8:], spVersion)
-	if err := writeSynced(filepath.Join(tmp, metadataName), b); err != nil {
+	// The directory as checkpoint storage writes one: synced file, then
+	// synced directory entries.
+	sp := &Storage{fs: vfs.Default, root: tmp}
+	if err := sp.create(metadataName, bytes.NewReader(b)); err != nil {
 		return err
 	}
-	if err := syncPath(tmp); err != nil {
+	if err := sp.syncDir(tmp); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, final); err != nil {
 		return err
 	}
-	return syncPath(filepath.Dir(final))
-}
-
-func writeSynced(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncPath(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return sp.syncDir(filepath.Dir(final))
 }
 
 // spFiles returns the Data files of a savepoint.
