@@ -234,8 +234,6 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	j.vertices = vertices
 	started = true
 	go func() {
-		defer cancel(nil)
-		defer release()
 		wg.Wait()
 		if err := opts.Scratch.Remove(); err != nil {
 			fail(err)
@@ -243,7 +241,12 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		mu.Lock()
 		err := firstErr
 		mu.Unlock()
-		j.settle(finishRun(parent, g, err, coord, opts, writers))
+		err = finishRun(parent, g, err, coord, opts, writers)
+		// The sinks' directories are free before Wait returns: a run
+		// started after it must not find them locked.
+		release()
+		cancel(nil)
+		j.settle(err)
 	}()
 	return j, nil
 }
