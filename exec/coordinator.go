@@ -358,8 +358,9 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 		if p.sp.stop {
 			c.stopped.Store(true)
 		}
-		c.settled(p)
+		// Logged before the caller hears of it, so the log is in order.
 		c.logf("savepoint %d completed in %s: %s", p.id, time.Since(p.start).Round(time.Millisecond), p.sp.final)
+		c.settled(p)
 		return nil
 	}
 	if err := c.cfg.Storage.Retain(max(c.cfg.Retained, 1)); err != nil {
@@ -392,8 +393,8 @@ func (c *coordinator) failure(p *pendingCheckpoint, err error) {
 		c.mu.Lock()
 		delete(c.savepoints, id)
 		c.mu.Unlock()
-		p.sp.settle("", err)
 		c.logf("savepoint %d failed: %v", id, err)
+		p.sp.settle("", err)
 		return
 	}
 	if c.ctx.Err() != nil {
