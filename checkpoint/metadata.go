@@ -89,17 +89,33 @@ type SinkState struct {
 
 // PendingFile is one pre-committed sink file: hidden at Tmp until the
 // checkpoint's commit renames it to Final. Size and CRC32C are its content
-// at the barrier, checked before a restore commits it.
+// at the barrier, checked before a restore commits it. With Txn it is a
+// pre-committed transaction of an external system instead (a Kafka sink's),
+// and the other fields but Subtask are unused.
 type PendingFile struct {
 	Subtask    int
 	Tmp, Final string
 	Size       int64
 	CRC32C     uint32
+	Txn        *PendingTxn `json:",omitempty"`
+}
+
+// PendingTxn is a transaction flushed at the barrier and left open, which
+// the checkpoint's commit ends with a commit: its transactional id and the
+// producer id and epoch that own it.
+type PendingTxn struct {
+	ID       string
+	Producer int64
+	Epoch    int16
 }
 
 // verify checks the pending file where it is: still hidden, or already
-// committed. The error names the file.
+// committed. The error names the file. A transaction has nothing here to
+// check; its broker decides.
 func (p PendingFile) verify() error {
+	if p.Txn != nil {
+		return nil
+	}
 	path := p.Tmp
 	f, err := os.Open(path)
 	if errors.Is(err, iofs.ErrNotExist) {

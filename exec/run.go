@@ -322,7 +322,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 			mine = append(mine, splits[i])
 		}
 		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out,
-			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics},
+			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics, Subtask: tc.Subtask},
 			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()
 	}

@@ -48,6 +48,10 @@ type ReadOptions struct {
 	Alloc memory.Allocator
 	// Metrics receives counts of skipped bad rows.
 	Metrics *Metrics
+	// Subtask is the reading subtask: the readers of one subtask are
+	// called from one goroutine, so a source may let them share a client
+	// (one Kafka fetch loop per subtask).
+	Subtask int
 }
 
 // SplitReader reads one split as batches.

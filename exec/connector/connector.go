@@ -54,7 +54,7 @@ type Env struct {
 }
 
 // connectors lists the connector names, sorted, for error messages.
-var connectors = []string{"blackhole", "datagen", "filesystem", "nexmark", "print"}
+var connectors = []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print"}
 
 // NewSource returns the source of table t.
 func NewSource(t Table) (exec.Source, error) {
@@ -72,6 +72,12 @@ func NewSource(t Table) (exec.Source, error) {
 			return nil, err
 		}
 		return newFileSource(t, c), nil
+	case "kafka":
+		c, err := parseKafka(t)
+		if err != nil {
+			return nil, err
+		}
+		return newKafkaSource(t, c), nil
 	case "nexmark":
 		c, err := parseNexmark(t)
 		if err != nil {
@@ -114,6 +120,15 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}
 		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job, parts: t.Partitions}, nil
+	case "kafka":
+		c, err := parseKafka(t)
+		if err == nil {
+			err = checkKafkaSink(c, t)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return newKafkaSink(t, c), nil
 	case "print":
 		id, err := parsePrint(t)
 		if err != nil {
@@ -146,6 +161,11 @@ func Validate(t Table, asSource bool) error {
 		_, err = parseFilesystem(t)
 	case "datagen":
 		_, err = parseDatagen(t)
+	case "kafka":
+		var c kafkaConfig
+		if c, err = parseKafka(t); err == nil && !asSource {
+			err = checkKafkaSink(c, t)
+		}
 	case "nexmark":
 		_, err = parseNexmark(t)
 	case "print":
@@ -165,7 +185,7 @@ func connectorOf(t Table, asSource bool) (string, error) {
 	}
 	var source, sink bool
 	switch conn {
-	case "filesystem":
+	case "filesystem", "kafka":
 		source, sink = true, true
 	case "datagen", "nexmark":
 		source = true

@@ -1,0 +1,482 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
+)
+
+// kafkaSink writes one topic. With exactly-once, subtask s writes the rows
+// after barrier k in a transaction of its own, transactional id
+// <prefix>-<s>-<k>: flushed and left open at the next barrier (PreCommit),
+// committed with EndTxn by the coordinator once that checkpoint is
+// complete, or by the restore that finds it pending. A restore then aborts
+// every other open transaction of the prefix: the replay writes their rows
+// again.
+type kafkaSink struct {
+	cfg    kafkaConfig
+	schema types.Schema
+	topic  string
+	ids    *regexp.Regexp // this sink's transactional ids
+
+	mu        sync.Mutex
+	admin     *kgo.Client     // for EndTxn and InitProducerID, made on first use
+	committed map[string]bool // transactional ids committed in this run
+	restored  int64           // the checkpoint restored from, 0 for a fresh start
+}
+
+func newKafkaSink(t Table, c kafkaConfig) *kafkaSink {
+	return &kafkaSink{cfg: c, schema: t.Schema, topic: c.topics[0], committed: map[string]bool{},
+		ids: regexp.MustCompile("^" + regexp.QuoteMeta(c.txnPrefix) + `-\d+-\d+$`)}
+}
+
+// checkKafkaSink refuses what only a source can do.
+func checkKafkaSink(c kafkaConfig, t Table) error {
+	if c.pattern != nil || len(c.topics) != 1 {
+		return &OptionError{Key: "topic", Msg: fmt.Sprintf("a kafka sink writes one topic; table %s names %s", t.Name, describeTopics(c))}
+	}
+	return nil
+}
+
+func describeTopics(c kafkaConfig) string {
+	if c.pattern != nil {
+		return "a topic-pattern"
+	}
+	return fmt.Sprintf("%d topics", len(c.topics))
+}
+
+// Hold implements exec.Holder: the run's end closes the admin client.
+func (s *kafkaSink) Hold() (func(), error) {
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.admin != nil {
+			s.admin.Close()
+			s.admin = nil
+		}
+	}, nil
+}
+
+func (s *kafkaSink) adminClient() (*kgo.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.admin == nil {
+		cl, err := s.cfg.client.newClient()
+		if err != nil {
+			return nil, err
+		}
+		s.admin = cl
+	}
+	return s.admin, nil
+}
+
+// sinkTimeout bounds a flush, a commit or an abort.
+const sinkTimeout = 2 * time.Minute
+
+func (s *kafkaSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, error) {
+	names := out.Names()
+	if len(s.schema) == len(out) {
+		names = s.schema.Names()
+	}
+	w := &kafkaWriter{s: s, subtask: subtask, valCols: s.cfg.valueCols, keyCols: s.cfg.keyCols}
+	w.val = s.cfg.value.encoder(pick(names, w.valCols))
+	w.valSchema = cols(out, w.valCols).Arrow()
+	if s.cfg.key != nil {
+		w.key = s.cfg.key.encoder(pick(names, w.keyCols))
+		w.keySchema = cols(out, w.keyCols).Arrow()
+	}
+	s.mu.Lock()
+	w.after = s.restored
+	s.mu.Unlock()
+	if s.cfg.partitioner == "fixed" {
+		cl, err := s.adminClient()
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+		defer cancel()
+		d, err := kadm.NewClient(cl).ListTopics(ctx, s.topic)
+		if err == nil {
+			err = d.Error()
+		}
+		if err != nil || len(d[s.topic].Partitions) == 0 {
+			return nil, fmt.Errorf("kafka sink: topic %s: %w", s.topic, errors.Join(err, errors.New("no partitions")))
+		}
+		w.fixed = int32(subtask % len(d[s.topic].Partitions))
+	}
+	return w, nil
+}
+
+func pick(names []string, idx []int) []string {
+	out := make([]string, len(idx))
+	for i, j := range idx {
+		out[i] = names[j]
+	}
+	return out
+}
+
+// producer returns a new client for the sink's writes; txn is the
+// transactional id, "" without exactly-once.
+func (s *kafkaSink) producer(txn string) (*kgo.Client, error) {
+	o := []kgo.Opt{kgo.DefaultProduceTopic(s.topic), kgo.ProducerLinger(5 * time.Millisecond)}
+	switch s.cfg.partitioner {
+	case "round-robin":
+		o = append(o, kgo.RecordPartitioner(kgo.RoundRobinPartitioner()))
+	case "fixed":
+		o = append(o, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	default: // Kafka's: murmur2 of the key, sticky without one
+		o = append(o, kgo.RecordPartitioner(kgo.StickyKeyPartitioner(nil)))
+	}
+	switch {
+	case txn != "":
+		o = append(o, kgo.TransactionalID(txn), kgo.TransactionTimeout(s.cfg.client.txnTimeout))
+	case s.cfg.guarantee == "none":
+		o = append(o, kgo.DisableIdempotentWrite(), kgo.RequiredAcks(kgo.LeaderAck()))
+	}
+	return s.cfg.client.newClient(o...)
+}
+
+// kafkaWriter is one subtask's producer.
+type kafkaWriter struct {
+	s                    *kafkaSink
+	subtask              int
+	key, val             encoder // key nil without key.format
+	keyCols, valCols     []int
+	keySchema, valSchema *arrow.Schema
+	fixed                int32 // the partition of sink.partitioner 'fixed'
+
+	cl    *kgo.Client // nil until the first row, and between transactions
+	txn   string      // cl's transactional id
+	after int64       // the barrier the next transaction begins after
+	// handed are transactions pre-committed and not known to be committed:
+	// every later barrier hands them over again, so that an abandoned
+	// checkpoint does not lose them.
+	handed []checkpoint.PendingFile
+	done   bool
+
+	errMu sync.Mutex
+	err   error // the first failed produce
+}
+
+func (w *kafkaWriter) eos() bool { return w.s.cfg.guarantee == "exactly-once" }
+
+func (w *kafkaWriter) failed() error {
+	w.errMu.Lock()
+	defer w.errMu.Unlock()
+	return w.err
+}
+
+func (w *kafkaWriter) promise(_ *kgo.Record, err error) {
+	if err != nil {
+		w.errMu.Lock()
+		if w.err == nil {
+			w.err = fmt.Errorf("kafka sink: topic %s: %w", w.s.topic, err)
+		}
+		w.errMu.Unlock()
+	}
+}
+
+// begin makes the client, in a new transaction with exactly-once.
+func (w *kafkaWriter) begin() error {
+	if w.eos() {
+		w.txn = fmt.Sprintf("%s-%d-%d", w.s.cfg.txnPrefix, w.subtask, w.after)
+	}
+	cl, err := w.s.producer(w.txn)
+	if err != nil {
+		return err
+	}
+	if w.eos() {
+		if err := cl.BeginTransaction(); err != nil {
+			cl.Close()
+			return fmt.Errorf("kafka sink: transaction %s: %w", w.txn, err)
+		}
+	}
+	w.cl = cl
+	return nil
+}
+
+func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
+	if w.done {
+		return errors.New("kafka sink: write after close")
+	}
+	if err := w.failed(); err != nil {
+		return err
+	}
+	n := int(b.NumRows())
+	if n == 0 {
+		return nil
+	}
+	if w.cl == nil {
+		if err := w.begin(); err != nil {
+			return err
+		}
+	}
+	vals := project(b, w.valSchema, w.valCols)
+	defer vals.Release()
+	var keys arrow.RecordBatch
+	if w.key != nil {
+		keys = project(b, w.keySchema, w.keyCols)
+		defer keys.Release()
+	}
+	// One buffer and one slice of records per batch: the client keeps
+	// them until the records are acknowledged.
+	var buf []byte
+	ends := make([]int, 0, 2*n)
+	var err error
+	for row := range n {
+		if keys != nil {
+			if buf, err = w.key.encode(buf, keys, row); err != nil {
+				return fmt.Errorf("kafka sink: key: %w", err)
+			}
+			buf = buf[:len(buf)-1] // the line break
+			ends = append(ends, len(buf))
+		}
+		if buf, err = w.val.encode(buf, vals, row); err != nil {
+			return fmt.Errorf("kafka sink: %w", err)
+		}
+		buf = buf[:len(buf)-1]
+		ends = append(ends, len(buf))
+	}
+	recs := make([]kgo.Record, n)
+	ctx := context.Background()
+	start, e := 0, 0
+	for i := range recs {
+		r := &recs[i]
+		r.Partition = w.fixed
+		if keys != nil {
+			r.Key = buf[start:ends[e]:ends[e]]
+			start = ends[e]
+			e++
+		}
+		r.Value = buf[start:ends[e]:ends[e]]
+		start = ends[e]
+		e++
+		w.cl.Produce(ctx, r, w.promise)
+	}
+	return nil
+}
+
+// project returns the columns idx of b as a batch of schema s.
+func project(b arrow.RecordBatch, s *arrow.Schema, idx []int) arrow.RecordBatch {
+	arrs := make([]arrow.Array, len(idx))
+	for i, j := range idx {
+		arrs[i] = b.Column(j)
+	}
+	return array.NewRecordBatch(s, arrs, b.NumRows())
+}
+
+func (w *kafkaWriter) flush() error {
+	if w.cl == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	if err := w.cl.Flush(ctx); err != nil {
+		return fmt.Errorf("kafka sink: flush: %w", err)
+	}
+	return w.failed()
+}
+
+// PreCommit implements exec.PreCommitter. With exactly-once it flushes
+// the transaction and hands it over open, with the producer id and epoch
+// that the commit needs; at-least-once only flushes, none does nothing.
+func (w *kafkaWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
+	switch w.s.cfg.guarantee {
+	case "none":
+		return nil, w.failed()
+	case "at-least-once":
+		return nil, w.flush()
+	}
+	if w.cl != nil {
+		if err := w.flush(); err != nil {
+			return nil, err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+		pid, epoch, err := w.cl.ProducerID(ctx)
+		cancel()
+		if err != nil {
+			return nil, fmt.Errorf("kafka sink: transaction %s: %w", w.txn, err)
+		}
+		w.handed = append(w.handed, checkpoint.PendingFile{Subtask: w.subtask, Tmp: w.txn,
+			Txn: &checkpoint.PendingTxn{ID: w.txn, Producer: pid, Epoch: epoch}})
+		w.cl.Close() // the transaction stays open for the commit
+		w.cl = nil
+	}
+	w.after = id
+	w.handed = slices.DeleteFunc(w.handed, func(p checkpoint.PendingFile) bool { return w.s.isCommitted(p.Txn.ID) })
+	return slices.Clone(w.handed), nil
+}
+
+// Close commits what was written since the last barrier: the job
+// succeeded (without checkpoints that is everything).
+func (w *kafkaWriter) Close() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	if w.cl == nil {
+		return nil
+	}
+	defer func() { w.cl.Close(); w.cl = nil }()
+	if err := w.flush(); err != nil {
+		return err
+	}
+	if w.eos() {
+		ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+		defer cancel()
+		if err := w.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+			return fmt.Errorf("kafka sink: committing transaction %s: %w", w.txn, err)
+		}
+	}
+	return nil
+}
+
+// Abort aborts the open transaction. Pre-committed ones belong to their
+// checkpoints: the restore commits or aborts them.
+func (w *kafkaWriter) Abort() error {
+	w.done = true
+	if w.cl == nil {
+		return nil
+	}
+	defer func() { w.cl.Close(); w.cl = nil }()
+	if !w.eos() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	if err := w.cl.AbortBufferedRecords(ctx); err != nil {
+		return fmt.Errorf("kafka sink: %w", err)
+	}
+	if err := w.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+		return fmt.Errorf("kafka sink: aborting transaction %s: %w", w.txn, err)
+	}
+	return nil
+}
+
+func (s *kafkaSink) isCommitted(txn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.committed[txn]
+}
+
+// Commit implements exec.Committer: EndTxn commits each transaction as its
+// producer (id and epoch). A transaction already committed, by this run
+// before a crash or by an earlier restore, is a successful retry.
+func (s *kafkaSink) Commit(pending []checkpoint.PendingFile) error {
+	for _, p := range pending {
+		if p.Txn == nil || s.isCommitted(p.Txn.ID) {
+			continue
+		}
+		if err := s.endTxn(p.Txn); err != nil {
+			return err
+		}
+		s.mu.Lock()
+		s.committed[p.Txn.ID] = true
+		s.mu.Unlock()
+	}
+	return nil
+}
+
+func (s *kafkaSink) endTxn(t *checkpoint.PendingTxn) error {
+	cl, err := s.adminClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	req := kmsg.NewPtrEndTxnRequest()
+	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = t.ID, t.Producer, t.Epoch, true
+	for {
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if errors.Is(err, kerr.ConcurrentTransactions) && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("kafka sink: committing transaction %s (producer %d, epoch %d): %w", t.ID, t.Producer, t.Epoch, err)
+		}
+		return nil
+	}
+}
+
+// Recover implements exec.Committer: it commits checkpoint id's
+// transactions, then aborts the prefix's other open ones.
+func (s *kafkaSink) Recover(id int64, pending []checkpoint.PendingFile) error {
+	s.mu.Lock()
+	s.restored = id
+	s.mu.Unlock()
+	if err := s.Commit(pending); err != nil {
+		return err
+	}
+	return s.abortOpen()
+}
+
+// Clean implements exec.Committer. It aborts the open transactions of the
+// prefix; rows already committed to a topic cannot be taken back.
+func (s *kafkaSink) Clean(string, bool) error { return s.abortOpen() }
+
+// abortOpen aborts the open transactions of the sink's transactional ids
+// that this run has not committed: InitProducerID for an id fences its
+// producer and aborts its transaction.
+func (s *kafkaSink) abortOpen() error {
+	if s.cfg.guarantee != "exactly-once" {
+		return nil
+	}
+	cl, err := s.adminClient()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	txns, err := kadm.NewClient(cl).ListTransactions(ctx, nil, nil)
+	if err != nil {
+		return fmt.Errorf("kafka sink: listing transactions: %w", err)
+	}
+	for _, t := range txns.Sorted() {
+		if t.State != "Ongoing" || !s.ids.MatchString(t.TxnID) || s.isCommitted(t.TxnID) {
+			continue
+		}
+		if err := s.fence(ctx, cl, t.TxnID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *kafkaSink) fence(ctx context.Context, cl *kgo.Client, txn string) error {
+	req := kmsg.NewPtrInitProducerIDRequest()
+	req.TransactionalID = &txn
+	req.TransactionTimeoutMillis = int32(s.cfg.client.txnTimeout.Milliseconds())
+	req.ProducerID, req.ProducerEpoch = -1, -1
+	for {
+		resp, err := req.RequestWith(ctx, cl)
+		if err == nil {
+			err = kerr.ErrorForCode(resp.ErrorCode)
+		}
+		if errors.Is(err, kerr.ConcurrentTransactions) && ctx.Err() == nil {
+			time.Sleep(20 * time.Millisecond) // a real broker aborts asynchronously
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("kafka sink: aborting transaction %s: %w", txn, err)
+		}
+		return nil
+	}
+}

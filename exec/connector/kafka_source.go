@@ -1,0 +1,635 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kafkaSource reads topics; each partition is a split, "<topic>-<p>".
+type kafkaSource struct {
+	schema types.Schema
+	meta   []string // per column, its metadata key; nil if none
+	cfg    kafkaConfig
+	arrow  *arrow.Schema
+	// parts of the record: the key's columns (only with EXCEPT_KEY; with
+	// ALL the value has them), the value's and the metadata's, as
+	// indexes into schema.
+	keyCols, valueCols, metaCols []int
+
+	once   sync.Once
+	splits []exec.Split
+	ranges map[string]partRange
+	err    error
+
+	mu       sync.Mutex
+	fetchers map[int]*fetcher // by subtask
+}
+
+// partRange is where a partition's reading starts and stops (stop < 0:
+// never), resolved once per run from the startup and bounded modes.
+type partRange struct {
+	topic       string
+	part        int32
+	start, stop int64
+}
+
+// adminTimeout bounds each metadata and offset request of a source.
+const adminTimeout = 30 * time.Second
+
+func newKafkaSource(t Table, c kafkaConfig) *kafkaSource {
+	s := &kafkaSource{schema: t.Schema, meta: t.Metadata, cfg: c, arrow: t.Schema.Arrow(), valueCols: c.valueCols, fetchers: map[int]*fetcher{}}
+	// With value.fields-include ALL the value holds the key fields too,
+	// and its values win, as in Flink: the key is not decoded.
+	if c.key != nil && !slices.Contains(c.valueCols, c.keyCols[0]) {
+		s.keyCols = c.keyCols
+	}
+	for i, k := range t.Metadata {
+		if k != "" {
+			s.metaCols = append(s.metaCols, i)
+		}
+	}
+	return s
+}
+
+func (s *kafkaSource) Schema() types.Schema { return s.schema }
+
+func (s *kafkaSource) Bounded() bool { return s.cfg.bound.mode != "" }
+
+// Splits resolves the topics and their partitions, and each partition's
+// start and stop offsets, once: every subtask sees the same splits.
+func (s *kafkaSource) Splits() ([]exec.Split, error) {
+	s.once.Do(func() { s.err = s.resolve() })
+	return s.splits, s.err
+}
+
+func (s *kafkaSource) resolve() error {
+	cl, err := s.cfg.client.newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	details, err := adm.ListTopics(ctx, s.cfg.topics...)
+	if err != nil {
+		return fmt.Errorf("kafka source: listing topics: %w", err)
+	}
+	var topics []string
+	for name, d := range details {
+		switch {
+		case s.cfg.pattern != nil && (d.IsInternal || !s.cfg.pattern.MatchString(name)):
+		case d.Err != nil:
+			return fmt.Errorf("kafka source: topic %s: %w", name, d.Err)
+		default:
+			topics = append(topics, name)
+		}
+	}
+	for _, t := range s.cfg.topics {
+		if _, ok := details[t]; !ok {
+			return fmt.Errorf("kafka source: topic %s does not exist", t)
+		}
+	}
+	slices.Sort(topics)
+	if len(topics) == 0 {
+		return nil
+	}
+	starts, err := s.offsets(ctx, adm, topics, "start", s.cfg.start, s.cfg.client.reset)
+	if err != nil {
+		return err
+	}
+	var stops map[string]map[int32]int64
+	if s.cfg.bound.mode != "" {
+		if stops, err = s.offsets(ctx, adm, topics, "stop", s.cfg.bound, "none"); err != nil {
+			return err
+		}
+	}
+	s.ranges = map[string]partRange{}
+	for _, t := range topics {
+		for _, p := range slices.Sorted(mapsKeys(details[t].Partitions)) {
+			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1}
+			if stops != nil {
+				r.stop = stops[t][p]
+			}
+			id := fmt.Sprintf("%s-%d", t, p)
+			s.splits = append(s.splits, exec.Split{ID: id, Index: len(s.splits)})
+			s.ranges[id] = r
+		}
+	}
+	return nil
+}
+
+func mapsKeys[V any](m map[int32]V) func(func(int32) bool) {
+	return func(yield func(int32) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// offsets resolves spec to the what (start or stop) offset of each
+// partition of topics; reset is
+// what a partition without a committed group offset does (earliest,
+// latest or none: an error).
+func (s *kafkaSource) offsets(ctx context.Context, adm *kadm.Client, topics []string, what string, spec offsetSpec, reset string) (map[string]map[int32]int64, error) {
+	fail := func(err error) error { return fmt.Errorf("kafka source: %s offsets (%s): %w", what, spec.mode, err) }
+	list := func(f func(context.Context, ...string) (kadm.ListedOffsets, error)) (map[string]map[int32]int64, error) {
+		l, err := f(ctx, topics...)
+		if err == nil {
+			err = l.Error()
+		}
+		if err != nil {
+			return nil, fail(err)
+		}
+		out := map[string]map[int32]int64{}
+		l.Each(func(o kadm.ListedOffset) {
+			if out[o.Topic] == nil {
+				out[o.Topic] = map[int32]int64{}
+			}
+			out[o.Topic][o.Partition] = o.Offset
+		})
+		return out, nil
+	}
+	latest := adm.ListEndOffsets
+	if s.cfg.client.readCommitted {
+		latest = adm.ListCommittedOffsets // the last stable offset
+	}
+	switch spec.mode {
+	case "earliest-offset":
+		return list(adm.ListStartOffsets)
+	case "latest-offset":
+		return list(latest)
+	case "timestamp":
+		after, err := list(func(ctx context.Context, t ...string) (kadm.ListedOffsets, error) {
+			return adm.ListOffsetsAfterMilli(ctx, spec.millis, t...)
+		})
+		if err != nil {
+			return nil, err
+		}
+		end, err := list(latest)
+		for t, ps := range after {
+			for p, o := range ps {
+				if o < 0 { // no record at or after the time
+					ps[p] = end[t][p]
+				}
+			}
+		}
+		return after, err
+	}
+	// group-offsets and specific-offsets; a partition without a specific
+	// offset starts at the group's, as in Flink.
+	earliest, err := list(adm.ListStartOffsets)
+	if err != nil {
+		return nil, err
+	}
+	end, err := list(latest)
+	if err != nil {
+		return nil, err
+	}
+	var committed kadm.OffsetResponses
+	if s.cfg.client.group != "" {
+		if committed, err = adm.FetchOffsets(ctx, s.cfg.client.group); err == nil {
+			err = committed.Error()
+		}
+		if errors.Is(err, kerr.GroupIDNotFound) { // a group that never committed
+			committed, err = nil, nil
+		}
+		if err != nil {
+			return nil, fail(err)
+		}
+	}
+	if spec.mode == "specific-offsets" && reset == "none" {
+		reset = "earliest"
+	}
+	for t, ps := range earliest {
+		for p := range ps {
+			if o, ok := spec.specific[p]; ok && spec.mode == "specific-offsets" {
+				ps[p] = o
+				continue
+			}
+			if c, ok := committed.Lookup(t, p); ok && c.At >= 0 {
+				ps[p] = c.At
+				continue
+			}
+			switch reset {
+			case "latest":
+				ps[p] = end[t][p]
+			case "none":
+				return nil, fail(fmt.Errorf("group %q has no committed offset for topic %s partition %d (set 'properties.auto.offset.reset')", s.cfg.client.group, t, p))
+			}
+		}
+	}
+	return earliest, nil
+}
+
+func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions) (exec.SplitReader, error) {
+	if _, err := s.Splits(); err != nil {
+		return nil, err
+	}
+	pr, ok := s.ranges[split.ID]
+	if !ok {
+		return nil, fmt.Errorf("kafka source: no partition %s", split.ID)
+	}
+	if ro.BatchSize <= 0 {
+		ro.BatchSize = 1024
+	}
+	r := &kafkaReader{src: s, pr: pr, next: pr.start, line: off.Line, ro: ro, vb: newBatch(cols(s.schema, s.valueCols))}
+	if off.Pos > 0 {
+		r.next = off.Pos - 1
+	}
+	r.vdec = s.cfg.value.decoder(cols(s.schema, s.valueCols))
+	if s.keyCols != nil {
+		r.kb = newBatch(cols(s.schema, s.keyCols))
+		r.kdec = s.cfg.key.decoder(cols(s.schema, s.keyCols))
+	}
+	r.mb = newBatch(cols(s.schema, s.metaCols))
+	if pr.stop >= 0 && r.next >= pr.stop {
+		r.eof = true
+		return r, nil
+	}
+	s.mu.Lock()
+	f := s.fetchers[ro.Subtask]
+	if f == nil {
+		f = &fetcher{src: s, subtask: ro.Subtask, readers: map[topicPart]*kafkaReader{}}
+		s.fetchers[ro.Subtask] = f
+	}
+	s.mu.Unlock()
+	r.f = f
+	f.add(r)
+	return r, nil
+}
+
+func cols(s types.Schema, idx []int) types.Schema {
+	out := make(types.Schema, len(idx))
+	for i, j := range idx {
+		out[i] = s[j]
+	}
+	return out
+}
+
+type topicPart struct {
+	topic string
+	part  int32
+}
+
+// fetcher is one subtask's Kafka consumer: one client, one fetch loop,
+// for every partition the subtask reads. Its readers are called from the
+// subtask's goroutine only; mu guards what Close may change from another.
+type fetcher struct {
+	src     *kafkaSource
+	subtask int
+	mu      sync.Mutex
+	cl      *kgo.Client
+	readers map[topicPart]*kafkaReader
+	added   map[string]map[int32]kgo.Offset // to add to the client
+}
+
+func (f *fetcher) add(r *kafkaReader) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.readers[topicPart{r.pr.topic, r.pr.part}] = r
+	if f.added == nil {
+		f.added = map[string]map[int32]kgo.Offset{}
+	}
+	if f.added[r.pr.topic] == nil {
+		f.added[r.pr.topic] = map[int32]kgo.Offset{}
+	}
+	f.added[r.pr.topic][r.pr.part] = kgo.NewOffset().At(r.next)
+}
+
+// remove stops fetching r's partition; the last reader closes the client.
+func (f *fetcher) remove(r *kafkaReader) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	tp := topicPart{r.pr.topic, r.pr.part}
+	if f.readers[tp] != r {
+		return
+	}
+	delete(f.readers, tp)
+	if f.added[tp.topic] != nil {
+		delete(f.added[tp.topic], tp.part)
+	}
+	if f.cl == nil {
+		return
+	}
+	if len(f.readers) > 0 {
+		f.cl.RemoveConsumePartitions(map[string][]int32{tp.topic: {tp.part}})
+		return
+	}
+	f.cl.Close()
+	f.cl = nil
+	f.src.mu.Lock()
+	if f.src.fetchers[f.subtask] == f {
+		delete(f.src.fetchers, f.subtask)
+	}
+	f.src.mu.Unlock()
+}
+
+// pollWait is how long a poll waits when none of the subtask's partitions
+// has a record ready: Next never blocks for long.
+const pollWait = 50 * time.Millisecond
+
+// poll hands the fetched records to their readers. It waits up to
+// pollWait only if no reader of the subtask has a record queued.
+func (f *fetcher) poll() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.added) > 0 {
+		var todo map[string]map[int32]kgo.Offset
+		todo, f.added = f.added, nil
+		if f.cl == nil {
+			o := []kgo.Opt{kgo.ConsumePartitions(todo), kgo.KeepControlRecords()}
+			if f.src.cfg.client.readCommitted {
+				o = append(o, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+			}
+			cl, err := f.src.cfg.client.newClient(o...)
+			if err != nil {
+				return err
+			}
+			f.cl = cl
+		} else {
+			f.cl.AddConsumePartitions(todo)
+		}
+	}
+	if f.cl == nil {
+		return nil
+	}
+	fs := f.cl.PollRecords(nil, 0)
+	if fs.Empty() && !f.queued() {
+		ctx, cancel := context.WithTimeout(context.Background(), pollWait)
+		f.mu.Unlock()
+		fs = f.cl.PollRecords(ctx, 0)
+		f.mu.Lock()
+		cancel()
+	}
+	var err error
+	fs.EachError(func(t string, p int32, e error) {
+		if err == nil && !errors.Is(e, context.DeadlineExceeded) && !errors.Is(e, context.Canceled) && !errors.Is(e, kgo.ErrClientClosed) {
+			err = fmt.Errorf("kafka source: topic %s partition %d: %w", t, p, e)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if r := f.readers[topicPart{p.Topic, p.Partition}]; r != nil {
+			r.queue = append(r.queue, p.Records...)
+		}
+	})
+	return nil
+}
+
+func (f *fetcher) queued() bool {
+	for _, r := range f.readers {
+		if len(r.queue) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// kafkaReader reads one partition. Offset.Pos is the next Kafka offset to
+// read plus one (0: not positioned, the startup mode decides) and
+// Offset.Line the number of records consumed.
+type kafkaReader struct {
+	src   *kafkaSource
+	f     *fetcher // nil once done
+	pr    partRange
+	ro    exec.ReadOptions
+	queue []*kgo.Record
+	next  int64 // offset of the next record
+	line  int64
+	eof   bool
+	err   error
+	// kb, vb and mb gather the key's, value's and metadata's columns of
+	// the same rows; kb is nil unless the key is decoded.
+	kb, vb, mb *batch
+	kdec, vdec decoder
+}
+
+func (r *kafkaReader) Next() (arrow.RecordBatch, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	bad := 0
+	defer func() {
+		if bad > 0 && r.ro.Metrics != nil {
+			r.ro.Metrics.BadRows.Add(int64(bad))
+		}
+	}()
+	polled := false
+	for !r.eof && r.vb.n < r.ro.BatchSize {
+		if len(r.queue) == 0 {
+			if polled || r.vb.n > 0 {
+				break
+			}
+			if r.err = r.f.poll(); r.err != nil {
+				return nil, r.err
+			}
+			polled = true
+			continue
+		}
+		rec := r.queue[0]
+		r.queue[0] = nil
+		r.queue = r.queue[1:]
+		if r.pr.stop >= 0 && rec.Offset >= r.pr.stop {
+			r.finish()
+			break
+		}
+		r.next = rec.Offset + 1
+		if !rec.Attrs.IsControl() {
+			r.line++
+			skipped, err := r.take(rec)
+			if err != nil {
+				r.err = err
+				return nil, err
+			}
+			if skipped {
+				bad++
+			}
+		}
+		if r.pr.stop >= 0 && r.next >= r.pr.stop {
+			r.finish()
+		}
+	}
+	if r.eof && r.vb.n == 0 {
+		return nil, io.EOF
+	}
+	return r.flush(), nil
+}
+
+func (r *kafkaReader) finish() {
+	r.eof = true
+	r.queue = nil
+	if r.f != nil {
+		r.f.remove(r)
+		r.f = nil
+	}
+}
+
+// take decodes one record into a row. A tombstone (no value) or a blank
+// value is no row. A malformed key or value is an error naming the topic,
+// partition and offset, or, with ignore-parse-errors, skipped (reported).
+func (r *kafkaReader) take(rec *kgo.Record) (skipped bool, err error) {
+	if rec.Value == nil {
+		return false, nil
+	}
+	n := r.vb.n
+	if r.kb != nil {
+		if rec.Key != nil {
+			err = r.kdec.decode(rec.Key, r.kb)
+		}
+		if err == nil && r.kb.n == n { // no key, or a blank one: NULL key fields
+			for i := range r.kb.cols {
+				r.kb.cols[i].null()
+			}
+			r.kb.commit()
+		}
+		if err != nil {
+			return r.bad(rec, err, r.src.cfg.key.ignore, "key")
+		}
+	}
+	if err = r.vdec.decode(rec.Value, r.vb); err != nil || r.vb.n == n {
+		if r.kb != nil {
+			r.kb.n = n
+			r.kb.rollback()
+		}
+		if err != nil {
+			return r.bad(rec, err, r.src.cfg.value.ignore, "value")
+		}
+		return false, nil
+	}
+	for i, c := range r.src.metaCols {
+		r.meta(&r.mb.cols[i], r.src.meta[c], rec)
+	}
+	r.mb.commit()
+	return false, nil
+}
+
+func (r *kafkaReader) bad(rec *kgo.Record, err error, ignore bool, part string) (bool, error) {
+	var re *rowError
+	if !errors.As(err, &re) {
+		return false, fmt.Errorf("kafka source: topic %s partition %d offset %d: %w", rec.Topic, rec.Partition, rec.Offset, err)
+	}
+	if ignore {
+		return true, nil
+	}
+	return false, &kafkaRowError{topic: rec.Topic, part: rec.Partition, offset: rec.Offset, in: part, col: re.col, msg: re.msg}
+}
+
+// kafkaRowError is a malformed record.
+type kafkaRowError struct {
+	topic   string
+	part    int32
+	offset  int64
+	in, col string // "key" or "value", and the column if known
+	msg     string
+}
+
+func (e *kafkaRowError) Error() string {
+	where := fmt.Sprintf("topic %s partition %d offset %d: %s", e.topic, e.part, e.offset, e.in)
+	if e.col != "" {
+		return fmt.Sprintf("%s: column '%s': %s", where, e.col, e.msg)
+	}
+	return where + ": " + e.msg
+}
+
+// Unwrap makes errors.Is(err, exec.ErrBadRow) hold.
+func (e *kafkaRowError) Unwrap() error { return exec.ErrBadRow }
+
+// meta appends the metadata key of rec to c.
+func (r *kafkaReader) meta(c *column, key string, rec *kgo.Record) {
+	switch key {
+	case "topic":
+		c.str([]byte(rec.Topic))
+	case "partition":
+		c.int32(rec.Partition)
+	case "offset":
+		c.int64(rec.Offset)
+	case "timestamp":
+		c.int64(rec.Timestamp.UnixMilli())
+	case "timestamp-type":
+		if rec.Attrs.TimestampType() == 1 {
+			c.str([]byte("LogAppendTime"))
+		} else {
+			c.str([]byte("CreateTime"))
+		}
+	case "leader-epoch":
+		if rec.LeaderEpoch < 0 {
+			c.null()
+		} else {
+			c.int32(rec.LeaderEpoch)
+		}
+	case "key":
+		if rec.Key == nil {
+			c.null()
+		} else {
+			c.parse(rec.Key)
+		}
+	case "headers":
+		var b strings.Builder
+		b.WriteByte('{')
+		for i, h := range rec.Headers {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.Write(appendJSONString(nil, h.Key))
+			b.WriteByte(':')
+			b.Write(appendJSONString(nil, string(h.Value)))
+		}
+		b.WriteByte('}')
+		c.str([]byte(b.String()))
+	}
+}
+
+// flush assembles the parts' columns in the table's order.
+func (r *kafkaReader) flush() arrow.RecordBatch {
+	n := r.vb.n
+	arrs := make([]arrow.Array, len(r.src.schema))
+	place := func(b *batch, idx []int) {
+		if b == nil {
+			return
+		}
+		rec := b.flush(r.ro.Alloc)
+		for i, j := range idx {
+			arrs[j] = rec.Column(i)
+			arrs[j].Retain()
+		}
+		rec.Release()
+	}
+	place(r.kb, r.src.keyCols)
+	place(r.vb, r.src.valueCols)
+	place(r.mb, r.src.metaCols)
+	out := array.NewRecordBatch(r.src.arrow, arrs, int64(n))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return out
+}
+
+func (r *kafkaReader) Offset() exec.Offset { return exec.Offset{Pos: r.next + 1, Line: r.line} }
+
+func (r *kafkaReader) Close() error {
+	if r.f != nil {
+		r.f.remove(r)
+		r.f = nil
+	}
+	r.eof = true
+	return nil
+}
