@@ -1,0 +1,125 @@
+package tests
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// kafkaBroker starts a Kafka-protocol cluster in the test process, on
+// 127.0.0.1: it outlives the strand binaries the tests kill.
+func kafkaBroker(t *testing.T, partitions int32, topics ...string) string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(partitions, topics...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c.ListenAddrs()[0]
+}
+
+// crashKafkaQuery is crashQuery into a kafka topic with exactly-once
+// delivery: %s are the broker, the topic and the transactional-id prefix.
+const crashKafkaQuery = `
+CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT, mx DOUBLE)
+WITH ('connector' = 'kafka', 'properties.bootstrap.servers' = '%s', 'topic' = '%s', 'format' = 'json',
+  'sink.delivery-guarantee' = 'exactly-once', 'sink.transactional-id-prefix' = '%s');
+INSERT INTO out_t
+SELECT window_start, user_id, COUNT(*), MAX(amount)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, user_id;
+`
+
+// readCommitted returns the sorted values a read_committed consumer reads
+// from topic, from its start to its last stable offset.
+func readCommitted(t *testing.T, addr, topic string) []string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListCommittedOffsets(context.Background(), topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	var rows []string
+	for deadline := time.Now().Add(30 * time.Second); len(left) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		fs.EachRecord(func(r *kgo.Record) {
+			if !r.Attrs.IsControl() {
+				rows = append(rows, string(r.Value))
+			}
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+		})
+	}
+	sort.Strings(rows)
+	return rows
+}
+
+// TestKafkaCrashExactlyOnce kills the real binary, writing a windowed
+// aggregate to a 4-partition topic with exactly-once delivery, at random
+// moments and restarts it: a read_committed consumer then reads exactly
+// the rows of an uninterrupted run, none twice.
+func TestKafkaCrashExactlyOnce(t *testing.T) {
+	// 4 s of input per uninterrupted run, so that ten kills land.
+	kills := 10
+	rows, rate := 20000, 5000
+	if os.Getenv("STRAND_SOAK") != "" {
+		kills, rows, rate = 40, 200000, 10000
+	}
+	addr := kafkaBroker(t, 4, "ref", "out1", "out4")
+	clicks := fmt.Sprintf(crashClicks, rows, rate)
+
+	ref := t.TempDir()
+	writeFile(t, filepath.Join(ref, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, "ref", "ref"))
+	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
+		t.Fatalf("reference run: %s", stderr)
+	}
+	want := readCommitted(t, addr, "ref")
+	if len(want) < 100 {
+		t.Fatalf("reference run wrote only %d rows", len(want))
+	}
+	// The same rows as the filesystem sink's crash test writes, as JSON.
+	if !strings.HasPrefix(want[0], `{"ws":"`) {
+		t.Fatalf("unexpected row %s", want[0])
+	}
+	for _, p := range []int{1, 4} {
+		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
+			topic := fmt.Sprintf("out%d", p)
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, topic, topic))
+			landed := crashRun(t, dir, p, kills, rand.New(rand.NewSource(int64(p))))
+			got := readCommitted(t, addr, topic)
+			t.Logf("parallelism %d: %d kills, %d rows", p, landed, len(got))
+			if landed == 0 {
+				t.Errorf("no kill landed: the run is too short to test recovery")
+			}
+			diffRows(t, got, want)
+		})
+	}
+}
