@@ -41,53 +41,42 @@ func produce(t testing.TB, addr string, recs ...*kgo.Record) {
 	}
 }
 
-// consume reads a topic from the start to its end as read_committed (or
-// uncommitted) sees it, returning the values sorted.
+// consume reads a topic from its start to its end (the last stable
+// offset for read_committed), returning the values sorted.
 func consume(t testing.TB, addr, topic string, committed bool) []string {
 	t.Helper()
-	o := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart())}
+	o := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords()}
 	if committed {
 		o = append(o, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
 	}
-	cl, err := kgo.NewClient(o...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cl := must(kgo.NewClient(o...))
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	ends, err := adm.ListEndOffsets(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
+	list := adm.ListEndOffsets
 	if committed {
-		ends, _ = adm.ListCommittedOffsets(context.Background(), topic)
+		list = adm.ListCommittedOffsets
 	}
-	want := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) { want[o.Partition] = o.Offset })
+	ends := must(list(context.Background(), topic))
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
 	var out []string
-	seen := map[int32]int64{}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		done := true
-		for p, end := range want {
-			if seen[p] < end && end > 0 {
-				done = false
-			}
+	for deadline := time.Now().Add(10 * time.Second); len(left) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
 		}
-		if done || time.Now().After(deadline) {
-			break
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		fs := cl.PollFetches(ctx)
 		cancel()
 		fs.EachRecord(func(r *kgo.Record) {
-			out = append(out, string(r.Value))
-			seen[r.Partition] = r.Offset + 1
-		})
-		// The last stable offset may sit past a control record.
-		fs.EachPartition(func(p kgo.FetchTopicPartition) {
-			if p.LastStableOffset > seen[p.Partition] && committed && len(p.Records) == 0 {
-				seen[p.Partition] = p.LastStableOffset
+			if !r.Attrs.IsControl() {
+				out = append(out, string(r.Value))
+			}
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
 			}
 		})
 	}
