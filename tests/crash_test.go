@@ -84,6 +84,13 @@ func crashRun(t *testing.T, dir string, p, kills int, rng *rand.Rand, extra ...s
 // they differ). It also returns the last run's stderr.
 func crashRunAt(t *testing.T, dir string, p, final, kills int, rng *rand.Rand, extra ...string) (int, string) {
 	t.Helper()
+	return crashRunWait(t, dir, p, final, kills, 1500*time.Millisecond, rng, extra...)
+}
+
+// crashRunWait is crashRunAt whose kills wait up to maxWait after a start,
+// for a query whose run is shorter than crashQuery's.
+func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Duration, rng *rand.Rand, extra ...string) (int, string) {
+	t.Helper()
 	args := func(p int) []string {
 		return append([]string{"run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "150ms"}, extra...)
 	}
@@ -110,7 +117,7 @@ func crashRunAt(t *testing.T, dir string, p, final, kills int, rng *rand.Rand, e
 		if i < kills {
 			// Some kills land during recovery (right after start), the
 			// rest anywhere in the run, checkpoints included.
-			wait := time.Duration(rng.Intn(1500)) * time.Millisecond
+			wait := time.Duration(rng.Int63n(int64(maxWait)))
 			if i%3 == 2 {
 				wait = time.Duration(rng.Intn(80)) * time.Millisecond
 			}

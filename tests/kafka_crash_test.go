@@ -28,8 +28,9 @@ func kafkaBroker(t *testing.T, partitions int32, topics ...string) string {
 	return c.ListenAddrs()[0]
 }
 
-// crashKafkaQuery is crashQuery into a kafka topic with exactly-once
-// delivery: %s are the broker, the topic and the transactional-id prefix.
+// crashKafkaQuery is crashQuery's aggregate into a kafka topic with
+// exactly-once delivery: %s are the broker, the topic and the
+// transactional-id prefix.
 const crashKafkaQuery = `
 CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT, mx DOUBLE)
 WITH ('connector' = 'kafka', 'properties.bootstrap.servers' = '%s', 'topic' = '%s', 'format' = 'json',
@@ -79,49 +80,6 @@ func readCommitted(t *testing.T, addr, topic string) []string {
 	}
 	sort.Strings(rows)
 	return rows
-}
-
-// TestKafkaCrashExactlyOnce kills the real binary, writing a windowed
-// aggregate to a 4-partition topic with exactly-once delivery, at random
-// moments and restarts it: a read_committed consumer then reads exactly
-// the rows of an uninterrupted run, none twice.
-func TestKafkaCrashExactlyOnce(t *testing.T) {
-	// 4 s of input per uninterrupted run, so that ten kills land.
-	kills := 10
-	rows, rate := 20000, 5000
-	if os.Getenv("STRAND_SOAK") != "" {
-		kills, rows, rate = 40, 200000, 10000
-	}
-	addr := kafkaBroker(t, 4, "ref", "out1", "out4")
-	clicks := fmt.Sprintf(crashClicks, rows, rate)
-
-	ref := t.TempDir()
-	writeFile(t, filepath.Join(ref, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, "ref", "ref"))
-	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
-		t.Fatalf("reference run: %s", stderr)
-	}
-	want := readCommitted(t, addr, "ref")
-	if len(want) < 100 {
-		t.Fatalf("reference run wrote only %d rows", len(want))
-	}
-	// The same rows as the filesystem sink's crash test writes, as JSON.
-	if !strings.HasPrefix(want[0], `{"ws":"`) {
-		t.Fatalf("unexpected row %s", want[0])
-	}
-	for _, p := range []int{1, 4} {
-		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
-			topic := fmt.Sprintf("out%d", p)
-			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, topic, topic))
-			landed := crashRun(t, dir, p, kills, rand.New(rand.NewSource(int64(p))))
-			got := readCommitted(t, addr, topic)
-			t.Logf("parallelism %d: %d kills, %d rows", p, landed, len(got))
-			if landed == 0 {
-				t.Errorf("no kill landed: the run is too short to test recovery")
-			}
-			diffRows(t, got, want)
-		})
-	}
 }
 
 // TestKafkaSourceSQL reads a 4-partition topic through SQL (metadata
@@ -179,4 +137,69 @@ GROUP BY window_start, window_end, auction;
 		t.Errorf("windows count %d records, want 4000", total)
 	}
 	diffRows(t, outs[1], outs[0])
+}
+
+// kafkaClicks writes n click records to topic's 4 partitions, each
+// partition's in time order but at its own pace, and returns the source
+// table reading them.
+func kafkaClicks(t *testing.T, addr, topic string, n int) string {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	recs := make([]*kgo.Record, 0, n)
+	for i := range n {
+		p := i % 4
+		ms := int64(i/4) * int64(2+p)
+		recs = append(recs, &kgo.Record{Topic: topic, Partition: int32(p), Value: fmt.Appendf(nil, `{"ts":"%s","user_id":%d,"amount":%d.5}`,
+			time.UnixMilli(1704067200000+ms).UTC().Format("2006-01-02 15:04:05.000"), (i*7919)%50+1, i%10)})
+	}
+	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf(`
+CREATE TABLE clicks (
+  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'kafka', 'topic' = '%s', 'properties.bootstrap.servers' = '%s',
+  'scan.startup.mode' = 'earliest-offset', 'scan.bounded.mode' = 'latest-offset', 'format' = 'json');
+`, topic, addr)
+}
+
+// TestKafkaToKafkaCrash is the crash test of a windowed query from a
+// 4-partition topic into a topic with exactly-once delivery: kill -9 at
+// random moments, restart, and a read_committed consumer reads exactly the
+// rows of an uninterrupted run.
+func TestKafkaToKafkaCrash(t *testing.T) {
+	kills, n := 10, 400000
+	if os.Getenv("STRAND_SOAK") != "" {
+		kills, n = 40, 2000000
+	}
+	addr := kafkaBroker(t, 4, "in", "ref", "out1", "out4")
+	clicks := kafkaClicks(t, addr, "in", n)
+	ref := t.TempDir()
+	writeFile(t, filepath.Join(ref, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, "ref", "ref"))
+	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
+		t.Fatalf("reference run: %s", stderr)
+	}
+	want := readCommitted(t, addr, "ref")
+	if len(want) < 100 {
+		t.Fatalf("reference run wrote only %d rows", len(want))
+	}
+	for _, p := range []int{1, 4} {
+		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
+			topic := fmt.Sprintf("out%d", p)
+			dir := t.TempDir()
+			writeFile(t, filepath.Join(dir, "q.sql"), clicks+fmt.Sprintf(crashKafkaQuery, addr, topic, topic))
+			landed, _ := crashRunWait(t, dir, p, p, kills, 1200*time.Millisecond, rand.New(rand.NewSource(int64(p))))
+			got := readCommitted(t, addr, topic)
+			t.Logf("parallelism %d: %d kills, %d rows", p, landed, len(got))
+			if landed == 0 {
+				t.Errorf("no kill landed: the run is too short to test recovery")
+			}
+			diffRows(t, got, want)
+		})
+	}
 }
