@@ -93,6 +93,37 @@
 //
 // blackhole (sink): no options; discards everything.
 //
+// kafka (source and sink; Flink's option names, see Kafka below):
+//
+//	topic                          one topic, or several as 't1;t2' (a sink: exactly one)
+//	topic-pattern                  a regular expression over whole topic names, instead of topic
+//	properties.bootstrap.servers   required  host:port[,host:port]
+//	properties.group.id            (none)    for group-offsets
+//	properties.client.id           strand
+//	properties.isolation.level     read_committed  or read_uncommitted
+//	properties.auto.offset.reset   none      earliest | latest: where group-offsets starts a
+//	                                         partition the group never committed
+//	properties.transaction.timeout.ms  900000  of exactly-once transactions
+//	properties.security.protocol   PLAINTEXT  SSL | SASL_PLAINTEXT | SASL_SSL
+//	properties.sasl.mechanism      PLAIN     SCRAM-SHA-256 | SCRAM-SHA-512
+//	properties.sasl.jaas.config    (none)    its username="..." and password="..." are used
+//	properties.ssl.truststore.location, .type  a PEM file of CA certificates (type PEM only)
+//	format | value.format          required  csv | json | raw, with its options as in files
+//	                                         (json.*, csv.*; value.json.* with value.format)
+//	key.format, key.fields         (none)    the key's format (key.json.* ...) and its columns 'a;b'
+//	value.fields-include           ALL       or EXCEPT_KEY: the value leaves out the key fields
+//	scan.startup.mode              group-offsets  earliest-offset | latest-offset | timestamp |
+//	                                         specific-offsets (earliest-offset without a group id)
+//	scan.startup.timestamp-millis            for timestamp
+//	scan.startup.specific-offsets            'partition:0,offset:42;partition:1,offset:300'
+//	scan.bounded.mode              (none)    latest-offset | group-offsets | timestamp |
+//	                                         specific-offsets: a bounded read, stopping there
+//	scan.bounded.timestamp-millis, scan.bounded.specific-offsets  as for startup
+//	sink.delivery-guarantee        at-least-once  none | exactly-once
+//	sink.transactional-id-prefix   (none)    required for exactly-once
+//	sink.partitioner               default   Kafka's (murmur2 of the key, sticky without one) |
+//	                                         round-robin | fixed (subtask i to partition i mod n)
+//
 // # Decisions
 //
 // Columns. Table.Schema is the connector's columns in declaration order:
@@ -304,6 +335,59 @@
 // stretch on a loaded machine. How the engine allocates batches (a pool
 // that reuses released buffers, or a GC target sized for streaming) is
 // decided outside this package.
+//
+// Kafka. A source's splits are the partitions of its topics, "<topic>-<p>",
+// sorted by topic and partition, and assigned to subtasks by strand as any
+// splits are (not by consumer-group rebalancing), so lateness is decided
+// per partition and results are the same at any parallelism. The topics,
+// partitions and every partition's start and stop offsets are resolved once
+// per run, when the job starts (so a bounded latest-offset read stops where
+// the topic ended then; partitions added later are not read:
+// scan.topic-partition-discovery.interval is not an option yet). An Offset
+// is the next Kafka offset plus one (0: not positioned, the startup mode
+// decides) and the records consumed; a restore resumes exactly there. All
+// readers of one subtask share one franz-go client, one fetch loop: a
+// reader takes the records fetched for it, and only when no partition of
+// the subtask has any does it wait, at most 50 ms, so an idle partition
+// never stalls the others. Control records (transaction markers) are
+// stepped over. A record without a value (a tombstone) or with a blank one
+// is no row; a malformed one fails the job naming topic, partition and
+// offset, unless the format ignores parse errors. With value.fields-include
+// ALL the key fields are read from the value (Flink's result, where the
+// value's win), so the key is not decoded; with EXCEPT_KEY a record without
+// a key has NULL key fields. group-offsets is Flink's default startup mode;
+// without properties.group.id strand starts at earliest-offset instead. A
+// partition that specific-offsets leaves out starts at the group's offset,
+// or the earliest. isolation.level defaults to read_committed (the Kafka
+// client's default is read_uncommitted): reading the aborted rows of a
+// transactional writer is never what a SQL user wants. Metadata: topic,
+// partition, offset, timestamp (TIMESTAMP_LTZ(3)), timestamp-type,
+// leader-epoch as in Flink; headers is a STRING holding a JSON object of
+// the headers as text, and key the key as text (no MAP or BYTES type yet).
+// Offsets are not committed back to the group (Flink does so, for
+// monitoring only, when a checkpoint completes).
+//
+// Kafka sink. Each row is one record: the key.fields columns encoded with
+// key.format (none: a null key), the value columns with the format, each
+// without the line break a file would have. at-least-once flushes at every
+// barrier, so that a completed checkpoint has every earlier row
+// acknowledged; none does not wait. exactly-once writes the rows of subtask
+// s after barrier k in a transaction of transactional id <prefix>-<s>-<k>,
+// begun with the first such row; at barrier n the writer flushes it and
+// hands it over open, with its producer id and epoch
+// (checkpoint.PendingTxn), and starts the next one after n. When checkpoint
+// n completes, the coordinator commits it with an EndTxn as that producer;
+// a restore from n does the same (a commit already done is a successful
+// retry), then aborts every other open transaction of the prefix
+// (ListTransactions, then InitProducerID for each, which fences its
+// producer and aborts it): the replay after n writes their rows again. So a
+// read_committed reader sees each row once across crashes. A job that ends
+// commits its last transaction in Close, so without checkpoints a run is one
+// transaction. A transaction must be committed before
+// properties.transaction.timeout.ms, or the broker aborts it and its rows
+// are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
+// lineage committed cannot be taken back (Clean only aborts). No sink
+// writes metadata.
 //
 // Print. FormatRow renders rows as Flink's Row.toString: +I[1, null, abc],
 // with NULL as null (Flink's print connector prints null; <NULL> is only
