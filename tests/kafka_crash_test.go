@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -202,4 +204,72 @@ func TestKafkaToKafkaCrash(t *testing.T) {
 			diffRows(t, got, want)
 		})
 	}
+}
+
+// TestKafkaBench measures a windowed aggregate from Kafka to Kafka with
+// exactly-once delivery against the same query from a JSON file to files
+// (exactly-once too), alternating, three runs each: events per CPU-second
+// of the strand process, and the broker's CPU (this test process, which
+// hosts it) separately. It runs with STRAND_BENCH=1; the figures are in
+// docs/performance.md.
+func TestKafkaBench(t *testing.T) {
+	if os.Getenv("STRAND_BENCH") == "" {
+		t.Skip("set STRAND_BENCH=1")
+	}
+	const n = 1000000
+	addr := kafkaBroker(t, 4, "in", "o0", "o1", "o2")
+	clicks := kafkaClicks(t, addr, "in", n)
+	// The file holds the same records, partition by partition.
+	data := t.TempDir()
+	var b strings.Builder
+	for p := range 4 {
+		for i := p; i < n; i += 4 {
+			ms := int64(i/4) * int64(2+p)
+			fmt.Fprintf(&b, `{"ts":"%s","user_id":%d,"amount":%d.5}`+"\n", time.UnixMilli(1704067200000+ms).UTC().Format("2006-01-02 15:04:05.000"), (i*7919)%50+1, i%10)
+		}
+		writeFile(t, filepath.Join(data, fmt.Sprintf("p%d.json", p)), b.String())
+		b.Reset()
+	}
+	fileQuery := fmt.Sprintf(`
+CREATE TABLE clicks (
+  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH ('connector' = 'filesystem', 'path' = '%s', 'format' = 'json');
+CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, clicks BIGINT, mx DOUBLE)
+WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'json');
+INSERT INTO out_t
+SELECT window_start, user_id, COUNT(*), MAX(amount)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, user_id;
+`, data)
+	run := func(query string) (strandCPU, brokerCPU, wall time.Duration) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "q.sql"), query)
+		cmd := exec.Command(strandBinary(t), "run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "1s")
+		cmd.Dir = dir
+		var before, after syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+		start := time.Now()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v\n%s", err, out)
+		}
+		wall = time.Since(start)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+		cpu := func(r syscall.Rusage) time.Duration {
+			return time.Duration(r.Utime.Nano() + r.Stime.Nano())
+		}
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), cpu(after) - cpu(before), wall
+	}
+	var kafka, file, broker []float64
+	for i := range 3 {
+		s, br, w := run(clicks + fmt.Sprintf(crashKafkaQuery, addr, fmt.Sprintf("o%d", i), fmt.Sprintf("o%d", i)))
+		kafka, broker = append(kafka, n/s.Seconds()), append(broker, br.Seconds())
+		t.Logf("kafka: strand %v CPU, broker %v CPU, wall %v: %.0f events/CPU-s", s, br, w, n/s.Seconds())
+		s, _, w = run(fileQuery)
+		file = append(file, n/s.Seconds())
+		t.Logf("file:  strand %v CPU, wall %v: %.0f events/CPU-s", s, w, n/s.Seconds())
+	}
+	med := func(v []float64) float64 { sort.Float64s(v); return v[len(v)/2] }
+	t.Logf("median: kafka %.0f events/CPU-s (broker %.2f CPU-s per run), file %.0f events/CPU-s, ratio %.2f",
+		med(kafka), med(broker), med(file), med(kafka)/med(file))
 }

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -291,13 +292,7 @@ var jaasCred = regexp.MustCompile(`(username|password)\s*=\s*"([^"]*)"`)
 func parseProps(m map[string]string) (clientProps, error) {
 	o := &opts{conn: "kafka", m: m}
 	p := clientProps{readCommitted: true, reset: "none", txnTimeout: 15 * time.Minute}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if strings.HasPrefix(k, "properties.") && !slices.Contains(kafkaProps, k) {
 			return p, &OptionError{Key: k, Msg: fmt.Sprintf("Kafka client property '%s' is not supported by strand's client", strings.TrimPrefix(k, "properties.")), Valid: kafkaProps, what: "options"}
 		}

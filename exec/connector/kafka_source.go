@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -120,7 +121,7 @@ func (s *kafkaSource) resolve() error {
 	}
 	s.ranges = map[string]partRange{}
 	for _, t := range topics {
-		for _, p := range slices.Sorted(mapsKeys(details[t].Partitions)) {
+		for _, p := range slices.Sorted(maps.Keys(details[t].Partitions)) {
 			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1}
 			if stops != nil {
 				r.stop = stops[t][p]
@@ -131,16 +132,6 @@ func (s *kafkaSource) resolve() error {
 		}
 	}
 	return nil
-}
-
-func mapsKeys[V any](m map[int32]V) func(func(int32) bool) {
-	return func(yield func(int32) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }
 
 // offsets resolves spec to the what (start or stop) offset of each
