@@ -47,6 +47,7 @@ type coordinator struct {
 	// savepoints.
 	parallelism int
 	sinks       map[string]Committer
+	notified    map[string]Notified // by source uid
 
 	triggers   []chan checkpoint.Barrier // one per source subtask
 	acks       chan ack
@@ -103,7 +104,7 @@ func (r *savepointRequest) settle(path string, err error) {
 }
 
 func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar int, fail func(error)) *coordinator {
-	c := &coordinator{cfg: cfg, ctx: ctx, fail: fail, maxPar: maxPar, sinks: map[string]Committer{},
+	c := &coordinator{cfg: cfg, ctx: ctx, fail: fail, maxPar: maxPar, sinks: map[string]Committer{}, notified: map[string]Notified{},
 		sourceDone: make(chan struct{}, 64), finish: make(chan struct{}), done: make(chan struct{}), next: max(cfg.FirstID, 1),
 		requests: make(chan *savepointRequest), savepoints: map[int64]*savepointRequest{}}
 	for _, v := range g.Vertices {
@@ -116,6 +117,11 @@ func newCoordinator(ctx context.Context, cfg *Checkpointing, g *Graph, maxPar in
 		}
 		if cm, ok := v.Sink.(Committer); ok {
 			c.sinks[v.SinkUID] = cm
+		}
+		if v.Source != nil {
+			if n, ok := v.Source.Source.(Notified); ok {
+				c.notified[v.Source.UID] = n
+			}
 		}
 	}
 	c.acks = make(chan ack, c.expected)
@@ -352,6 +358,11 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 				}
 				return nil
 			}
+		}
+	}
+	for _, s := range md.Sources {
+		if n := c.notified[s.UID]; n != nil {
+			n.Completed(s.Splits)
 		}
 	}
 	if p.sp != nil {

@@ -3,6 +3,7 @@ package exec
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/types"
 )
 
@@ -23,6 +24,16 @@ type Source interface {
 	Open(split Split, off Offset, opts ReadOptions) (SplitReader, error)
 	// Bounded reports whether every split ends.
 	Bounded() bool
+}
+
+// Notified is a Source told of each completed checkpoint, with the split
+// positions it recorded there: a Kafka source commits them to its consumer
+// group so that the group's lag can be watched. Restores never read them
+// back; they use the checkpoint's. Completed must not block: it is called
+// by the checkpoint coordinator.
+type Notified interface {
+	Source
+	Completed(splits []checkpoint.SplitState)
 }
 
 // Split is one independently readable part of a source.

@@ -364,8 +364,10 @@
 // partition, offset, timestamp (TIMESTAMP_LTZ(3)), timestamp-type,
 // leader-epoch as in Flink; headers is a STRING holding a JSON object of
 // the headers as text, and key the key as text (no MAP or BYTES type yet).
-// Offsets are not committed back to the group (Flink does so, for
-// monitoring only, when a checkpoint completes).
+// With properties.group.id, the positions of each completed checkpoint are
+// committed to the group (exec.Notified), in the background and for
+// monitoring only, as Flink does: restores use the checkpoint's, and the
+// final checkpoint's commit may be cut short by the process exiting.
 //
 // Kafka sink. Each row is one record: the key.fields columns encoded with
 // key.format (none: a null key), the value columns with the format, each

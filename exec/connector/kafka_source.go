@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -38,6 +40,8 @@ type kafkaSource struct {
 
 	mu       sync.Mutex
 	fetchers map[int]*fetcher // by subtask
+
+	committing atomic.Bool // a group commit is under way
 }
 
 // partRange is where a partition's reading starts and stops (stop < 0:
@@ -227,6 +231,37 @@ func (s *kafkaSource) offsets(ctx context.Context, adm *kadm.Client, topics []st
 		}
 	}
 	return earliest, nil
+}
+
+// Completed implements exec.Notified: with a group id, the positions of a
+// completed checkpoint are committed to the group, in the background and
+// for monitoring only (a restore uses the checkpoint's own). A commit still
+// under way when the next checkpoint completes makes that one skip.
+func (s *kafkaSource) Completed(splits []checkpoint.SplitState) {
+	if s.cfg.client.group == "" || !s.committing.CompareAndSwap(false, true) {
+		return
+	}
+	offs := kadm.Offsets{}
+	for _, sp := range splits {
+		if r, ok := s.ranges[sp.ID]; ok && sp.Pos > 0 {
+			offs.Add(kadm.Offset{Topic: r.topic, Partition: r.part, At: sp.Pos - 1, LeaderEpoch: -1})
+		}
+	}
+	if len(offs) == 0 {
+		s.committing.Store(false)
+		return
+	}
+	go func() {
+		defer s.committing.Store(false)
+		cl, err := s.cfg.client.newClient()
+		if err != nil {
+			return
+		}
+		defer cl.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+		defer cancel()
+		_, _ = kadm.NewClient(cl).CommitOffsets(ctx, s.cfg.client.group, offs) // monitoring only: a failure costs nothing
+	}()
 }
 
 func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions) (exec.SplitReader, error) {

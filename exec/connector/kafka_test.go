@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -381,4 +382,29 @@ func TestKafkaSinkAtLeastOnce(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestKafkaCommitsGroupOffsets: a completed checkpoint's positions reach
+// the consumer group.
+func TestKafkaCommitsGroupOffsets(t *testing.T) {
+	addr := broker(t, 2, "in")
+	seed(t, addr)
+	src := must(NewSource(kafkaTable(addr, kSchema, "properties.group.id", "mon")))
+	splits := must(src.Splits())
+	n := src.(exec.Notified)
+	n.Completed([]checkpoint.SplitState{{ID: splits[0].ID, Pos: 3 + 1}, {ID: splits[1].ID, Pos: 5 + 1}})
+	cl := must(kgo.NewClient(kgo.SeedBrokers(addr)))
+	defer cl.Close()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		offs, err := kadm.NewClient(cl).FetchOffsets(context.Background(), "mon")
+		if err != nil {
+			continue
+		}
+		a, _ := offs.Lookup("in", 0)
+		b, _ := offs.Lookup("in", 1)
+		if a.At == 3 && b.At == 5 {
+			return
+		}
+	}
+	t.Fatal("the group's offsets never became the checkpoint's")
 }
