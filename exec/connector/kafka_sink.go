@@ -317,7 +317,7 @@ func (w *kafkaWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 		w.cl = nil
 	}
 	w.after = id
-	w.handed = slices.DeleteFunc(w.handed, func(p checkpoint.PendingFile) bool { return w.s.isCommitted(p.Txn.ID) })
+	w.handed = slices.DeleteFunc(w.handed, func(p checkpoint.PendingFile) bool { return w.s.forget(p.Txn.ID) })
 	return slices.Clone(w.handed), nil
 }
 
@@ -365,6 +365,19 @@ func (w *kafkaWriter) Abort() error {
 		return fmt.Errorf("kafka sink: aborting transaction %s: %w", w.txn, err)
 	}
 	return nil
+}
+
+// forget reports whether txn is committed, and if so forgets it: the
+// writer that hands it over stops doing so, so the set stays small in a
+// long run.
+func (s *kafkaSink) forget(txn string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.committed[txn] {
+		return false
+	}
+	delete(s.committed, txn)
+	return true
 }
 
 func (s *kafkaSink) isCommitted(txn string) bool {

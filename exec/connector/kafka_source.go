@@ -396,11 +396,12 @@ func (f *fetcher) poll() error {
 	if f.cl == nil {
 		return nil
 	}
-	fs := f.cl.PollRecords(nil, 0)
+	cl := f.cl
+	fs := cl.PollRecords(nil, 0)
 	if fs.Empty() && !f.queued() {
 		ctx, cancel := context.WithTimeout(context.Background(), pollWait)
 		f.mu.Unlock()
-		fs = f.cl.PollRecords(ctx, 0)
+		fs = cl.PollRecords(ctx, 0)
 		f.mu.Lock()
 		cancel()
 	}
