@@ -408,3 +408,47 @@ func TestKafkaCommitsGroupOffsets(t *testing.T) {
 	}
 	t.Fatal("the group's offsets never became the checkpoint's")
 }
+
+// TestKafkaTopics reads a topic list and a pattern: every partition of
+// every topic named is a split, in topic order.
+func TestKafkaTopics(t *testing.T) {
+	addr := broker(t, 1, "a1", "a2", "b")
+	for _, tp := range []string{"a1", "a2", "b"} {
+		produce(t, addr, &kgo.Record{Topic: tp, Value: fmt.Appendf(nil, `{"name":"%s"}`, tp)})
+	}
+	for _, kv := range [][]string{{"topic", "a2; a1"}, {"topic", "", "topic-pattern", "a.*"}} {
+		src := must(NewSource(kafkaTable(addr, kSchema, kv...)))
+		var splits []string
+		for _, sp := range must(src.Splits()) {
+			splits = append(splits, sp.ID)
+		}
+		got, err := readAll(t, src, exec.ReadOptions{})
+		if err != nil || !slices.Equal(splits, []string{"a1-0", "a2-0"}) || !slices.Equal(got, []string{"+I[null, a1]", "+I[null, a2]"}) {
+			t.Errorf("%v: splits %v, rows %v, %v", kv, splits, got, err)
+		}
+	}
+	_, err := must(NewSource(kafkaTable(addr, kSchema, "topic", "nope"))).Splits()
+	if err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Errorf("a missing topic: got %v", err)
+	}
+}
+
+// TestKafkaSASL connects with SASL/PLAIN credentials from
+// properties.sasl.jaas.config, and fails without them.
+func TestKafkaSASL(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "in"), kfake.EnableSASL(), kfake.Superuser("PLAIN", "strand", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	addr := c.ListenAddrs()[0]
+	tab := kafkaTable(addr, kSchema, "properties.security.protocol", "SASL_PLAINTEXT", "properties.sasl.mechanism", "PLAIN",
+		"properties.sasl.jaas.config", `org.apache.kafka.common.security.plain.PlainLoginModule required username="strand" password="secret";`)
+	if _, err := must(NewSource(tab)).Splits(); err != nil {
+		t.Fatalf("with credentials: %v", err)
+	}
+	tab.Options["properties.sasl.jaas.config"] = `org.apache.kafka.common.security.plain.PlainLoginModule required username="strand" password="wrong";`
+	if _, err := must(NewSource(tab)).Splits(); err == nil {
+		t.Fatal("a wrong password connected")
+	}
+}
