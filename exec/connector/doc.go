@@ -131,7 +131,8 @@
 // checkColumns refuses what a connector cannot serve: metadata other than
 // the filesystem source's (file.path, file.name, file.size,
 // file.modification-time, types as in Flink, file.modification-time also
-// into TIMESTAMP), any metadata column in a sink (the planner leaves out
+// into TIMESTAMP) and the kafka source's (see Kafka), any metadata column
+// in a sink (the planner leaves out
 // VIRTUAL ones), PARTITIONED BY outside the filesystem connector. These
 // are *ColumnError values. A file reader decodes only the file's columns
 // (fileColumns) and adds the others per batch, repeating the split's
