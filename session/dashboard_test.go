@@ -2,9 +2,11 @@ package session
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -224,4 +226,54 @@ func TestMask(t *testing.T) {
 			t.Errorf("mask(%s)\n = %s\nwant %s", in, got, want)
 		}
 	}
+}
+
+// BenchmarkDashboardPoll measures one poll of each dashboard page against
+// a running job: the process's CPU time per poll (cpu-us/op, from
+// getrusage, the job's own work subtracted as measured over as long
+// without polls) is what an open page costs per second, client included,
+// for docs/performance.md.
+func BenchmarkDashboardPoll(b *testing.B) {
+	for _, page := range []struct{ name, paths string }{
+		{"graph", "/jobs/ID"},
+		{"vertex", "/jobs/ID /jobs/ID/vertices/2"},
+		{"checkpoints", "/jobs/ID /jobs/ID/checkpoints"},
+	} {
+		b.Run(page.name, func(b *testing.B) {
+			s, job, _ := startJob(b, "100ms")
+			srv := httptest.NewServer(NewServer(&s.Jobs))
+			defer srv.Close()
+			paths := strings.Fields(strings.ReplaceAll(page.paths, "ID", job.ID))
+			idle := cpuOver(func() { time.Sleep(time.Second) })
+			start, cpu0 := time.Now(), cpu()
+			for b.Loop() {
+				for _, p := range paths {
+					resp, err := http.Get(srv.URL + p)
+					if err != nil {
+						b.Fatal(err)
+					}
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+			used := cpu() - cpu0 - idle*time.Since(start).Seconds()
+			b.ReportMetric(used*1e6/float64(b.N), "cpu-us/op")
+			b.ReportMetric(idle, "job-cpu-s/s")
+		})
+	}
+}
+
+// cpu is the process's CPU time so far, in seconds.
+func cpu() float64 {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// cpuOver returns the CPU seconds per second the process spends while fn
+// runs.
+func cpuOver(fn func()) float64 {
+	start, c := time.Now(), cpu()
+	fn()
+	return (cpu() - c) / time.Since(start).Seconds()
 }

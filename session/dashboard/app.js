@@ -247,7 +247,7 @@ function jobHeader(job, tab) {
   return `<h1>${esc(job.name)} ${status(job.status)}</h1>
     ${job.error ? `<p class="error">${esc(job.error)}</p>` : ""}
     <dl class="stats">
-      <div><dt>job id</dt><dd>${esc(job.id)}</dd></div>
+      <div><dt>job id</dt><dd class="id">${esc(job.id)}</dd></div>
       <div><dt>uptime</dt><dd>${dur(end - job["start-time"])}</dd></div>
       <div><dt>rows read</dt><dd>${rows(m["rows-read"])}</dd></div>
       <div><dt>rows written</dt><dd>${rows(m["rows-written"])}</dd></div>
@@ -311,8 +311,8 @@ route(/^#\/jobs\/([^/]+)\/vertices\/(\d+)$/, async ([, id, vid]) => {
 
 function checkpointRows(list, savepoints) {
   return list.map((c) => `<tr data-checkpoint="${c.id}"><td class="num">${c.id}</td><td>${status(c.status)}</td><td>${esc(time(c.trigger_timestamp))}</td>
-    <td class="num">${c.status === "IN_PROGRESS" ? "–" : dur(c.end_to_end_duration)}</td><td class="num">${bytes(c.state_size)}</td>
-    ${savepoints ? `<td class="path">${esc(c.external_path || "")}</td>` : `<td class="num">${bytes(c.checkpointed_size)}</td>`}
+    <td class="num">${c.status === "IN_PROGRESS" ? "–" : dur(c.end_to_end_duration)}</td><td class="num">${c.status === "COMPLETED" ? bytes(c.state_size) : "–"}</td>
+    ${savepoints ? `<td class="path">${esc(c.external_path || "")}</td>` : `<td class="num">${c.status === "COMPLETED" ? bytes(c.checkpointed_size) : "–"}</td>`}
     <td class="error">${esc(c.failure_message || "")}</td></tr>`).join("");
 }
 
