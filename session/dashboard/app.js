@@ -392,6 +392,22 @@ route(/^#\/jobs\/([^/]+)\/query$/, async ([, id]) => {
 
 // ---- the loop ----
 
+// show replaces the page's content, keeping the keyboard focus on the same
+// link or button, and leaves it alone while the user has text selected in
+// it (a savepoint path being copied, say).
+function show(html) {
+  const sel = getSelection();
+  if (sel && !sel.isCollapsed && main.contains(sel.anchorNode)) return;
+  const f = document.activeElement;
+  let key = null;
+  if (f && f !== main && main.contains(f)) {
+    if (f.id) key = `#${CSS.escape(f.id)}`;
+    else if (f.getAttribute("href")) key = `[href="${CSS.escape(f.getAttribute("href"))}"]`;
+  }
+  main.innerHTML = html;
+  if (key) main.querySelector(key)?.focus();
+}
+
 let busy = false;
 async function refresh() {
   if (busy) return;
@@ -402,7 +418,7 @@ async function refresh() {
       const m = hash.match(p.re);
       if (m) {
         const html = await p.render(m);
-        if ((location.hash || "#/") === hash) main.innerHTML = html;
+        if ((location.hash || "#/") === hash) show(html);
         break;
       }
     }

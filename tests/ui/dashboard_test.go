@@ -310,6 +310,15 @@ func TestDashboard(t *testing.T) {
 	}
 	shoot(t, ctx, out, "query.png")
 
+	// Everything the pages loaded came from strand itself: they work
+	// without a network.
+	loaded := poll[[]string](t, ctx, "the resources loaded", `performance.getEntriesByType('resource').map((e) => e.name)`, 5*time.Second)
+	for _, u := range loaded {
+		if !strings.HasPrefix(u, base+"/") {
+			t.Errorf("the page loaded %s from elsewhere", u)
+		}
+	}
+
 	// A narrow window: the graph page still lays out (no horizontal
 	// scroll of the whole page).
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(380, 800), chromedp.Navigate(base+"/#/jobs/"+id+"/graph")); err != nil {
