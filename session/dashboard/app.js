@@ -157,6 +157,7 @@ function edgeLabel(input) {
 
 function graphSVG(jobId, plan, sample) {
   const nodes = plan.plan.nodes;
+  if (!nodes.length) return `<p class="muted">The job has not started a run yet.</p>`;
   const byId = new Map(nodes.map((n) => [n.id, n]));
   const layer = new Map();
   for (const n of nodes) { // nodes come in topological order
