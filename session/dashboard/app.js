@@ -192,10 +192,10 @@ function graphSVG(jobId, plan, sample) {
     const v = sample.vertices.get(n.id) || { "input-fill": 0, "output-fill": 0 };
     const hl = health(v);
     let lines = `<text class="title" x="${to.x + 10}" y="${to.y + 19}">${esc(n.id)}: ${esc(n.description)}</text>`;
-    lines += `<text x="${to.x + 10}" y="${to.y + 36}">parallelism ${n.parallelism}</text>`;
+    lines += `<text x="${to.x + 10}" y="${to.y + 36}">parallelism ${n.parallelism} · buffers full: in ${pct(v["input-fill"])}, out ${pct(v["output-fill"])}</text>`;
     n.operators.forEach((op, i) => {
       const label = `→ ${op.name}${op.uid && !op.name.includes(op.uid) ? ` (uid ${op.uid})` : ""}`;
-      lines += `<text class="small" x="${to.x + 10}" y="${to.y + 54 + 15 * i}">${esc(clip(label, 47))}<title>${esc(label)}</title></text>`;
+      lines += `<text class="small" x="${to.x + 10}" y="${to.y + 54 + 15 * i}">${esc(clip(label, 44))}<title>${esc(label)}</title></text>`;
     });
     const foot = to.y + to.h - 24;
     const metrics = `in ${rate(v.rateIn)} · out ${rate(v.rateOut)}`;
