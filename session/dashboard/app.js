@@ -10,6 +10,8 @@ const KEEP_MS = 5 * 60 * 1000; // the charts show the last five minutes
 
 const main = document.getElementById("main");
 const crumbs = document.getElementById("crumbs");
+const banner = document.getElementById("alert");
+let lostAt = 0; // when the server stopped answering, 0 while it answers
 
 // ---- formatting: every figure carries its unit ----
 
@@ -339,6 +341,13 @@ route(/^#\/jobs\/([^/]+)\/checkpoints$/, async ([, id]) => {
 
 const requests = new Map(); // job id -> [{kind, id, status, location, error}] asked for from this page
 
+// requestsTable lists the savepoints and stops asked for from this page.
+function requestsTable(jobId) {
+  const mine = (requests.get(jobId) || []).map((r) => `<tr><td>${r.kind === "stop" ? "stop with savepoint" : "savepoint"}</td><td>${status(r.status)}</td>
+    <td class="path savepoint-path">${esc(r.location || "")}</td><td class="error">${esc(r.error || "")}</td></tr>`).join("");
+  return mine ? `<h2>Asked for from this page</h2><div class="scroll"><table id="requests"><thead><tr><th>request</th><th>status</th><th>path</th><th>failure</th></tr></thead><tbody>${mine}</tbody></table></div>` : "";
+}
+
 async function trigger(jobId, kind) {
   if (kind === "stop" && !confirm("Stop the job with a savepoint? It ends once the savepoint is written.")) return;
   const list = requests.get(jobId) || [];
@@ -364,6 +373,10 @@ async function trigger(jobId, kind) {
     req.status = "FAILED";
     req.error = e.message;
   }
+  // Shown at once, and even if the refresh finds the process gone, as it
+  // will after a stop.
+  const box = document.getElementById("requests-box");
+  if (box) box.innerHTML = requestsTable(jobId);
   refresh();
 }
 
@@ -372,13 +385,11 @@ route(/^#\/jobs\/([^/]+)\/savepoints$/, async ([, id]) => {
   const cps = await get(`/jobs/${encodeURIComponent(job.id)}/checkpoints`);
   const list = cps.history.filter((c) => c.is_savepoint);
   const running = job.status === "RUNNING";
-  const mine = (requests.get(job.id) || []).map((r) => `<tr><td>${r.kind === "stop" ? "stop with savepoint" : "savepoint"}</td><td>${status(r.status)}</td>
-    <td class="path savepoint-path">${esc(r.location || "")}</td><td class="error">${esc(r.error || "")}</td></tr>`).join("");
   return `${jobHeader(job, "savepoints")}
     <div class="actions"><button id="trigger-savepoint" ${running ? "" : "disabled"}>Trigger savepoint</button>
     <button id="stop-savepoint" class="danger" ${running ? "" : "disabled"}>Stop with savepoint</button>
     <span class="muted">into the job's default directory (state.savepoints.dir)</span></div>
-    ${mine ? `<h2>Asked for from this page</h2><div class="scroll"><table id="requests"><thead><tr><th>request</th><th>status</th><th>path</th><th>failure</th></tr></thead><tbody>${mine}</tbody></table></div>` : ""}
+    <div id="requests-box">${requestsTable(job.id)}</div>
     <div class="charts">${barChart("Savepoint duration", "ms", list.filter((x) => x.status !== "IN_PROGRESS").reverse().map((x) => ({ id: x.id, value: x.end_to_end_duration, failed: x.status === "FAILED" })), dur)}</div>
     <h2>Savepoints of this run</h2><div class="scroll"><table id="savepoints"><thead><tr><th class="num">id</th><th>status</th><th>triggered</th><th class="num">duration</th>
     <th class="num">size</th><th>path</th><th>failure</th></tr></thead><tbody>${checkpointRows(list, true) || `<tr><td colspan="7" class="muted">None yet.</td></tr>`}</tbody></table></div>`;
@@ -393,9 +404,9 @@ route(/^#\/jobs\/([^/]+)\/query$/, async ([, id]) => {
 
 // ---- the loop ----
 
-// show replaces the page's content, keeping the keyboard focus on the same
-// link or button, and leaves it alone while the user has text selected in
-// it (a savepoint path being copied, say).
+// show replaces the page's content, keeping its buttons and the keyboard
+// focus, and leaves it alone while the user has text selected in it (a
+// savepoint path being copied, say).
 function show(html) {
   const sel = getSelection();
   if (sel && !sel.isCollapsed && main.contains(sel.anchorNode)) return;
@@ -405,8 +416,16 @@ function show(html) {
     if (f.id) key = `#${CSS.escape(f.id)}`;
     else if (f.getAttribute("href")) key = `[href="${CSS.escape(f.getAttribute("href"))}"]`;
   }
-  main.innerHTML = html;
-  if (key) main.querySelector(key)?.focus();
+  const next = document.createElement("template");
+  next.innerHTML = html;
+  // A button that did not change is kept, not replaced: a click whose
+  // press and release straddle a refresh would otherwise be lost.
+  for (const b of next.content.querySelectorAll("button[id]")) {
+    const old = main.querySelector(`#${CSS.escape(b.id)}`);
+    if (old && old.outerHTML === b.outerHTML) b.replaceWith(old);
+  }
+  main.replaceChildren(next.content);
+  if (key && document.activeElement !== main.querySelector(key)) main.querySelector(key)?.focus();
 }
 
 let busy = false;
@@ -423,8 +442,15 @@ async function refresh() {
         break;
       }
     }
+    banner.textContent = "";
+    lostAt = 0;
   } catch (e) {
-    main.innerHTML = `<p class="error" role="alert">${esc(e.message)}</p><p><a href="#/">All jobs</a></p>`;
+    // The last figures stay, marked stale: after a stop the process ends,
+    // and its last page is still worth reading.
+    const gone = e instanceof TypeError; // fetch failed: no answer at all
+    if (gone && !lostAt) lostAt = Date.now();
+    banner.textContent = gone ? `No answer from strand since ${time(lostAt)}: the process may have ended. The figures below are the last it sent.` : e.message;
+    if (!gone) main.innerHTML = `<p><a href="#/">All jobs</a></p>`;
   } finally {
     busy = false;
   }

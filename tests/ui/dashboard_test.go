@@ -210,8 +210,9 @@ func poll[T any](t *testing.T, ctx context.Context, what, expr string, timeout t
 // TestDashboard opens each page of the dashboard on a running job: the
 // jobs page lists it, the graph shows every vertex of its EXPLAIN with its
 // parallelism and rows/s above zero, a checkpoint appears in the history,
-// the savepoint button writes a savepoint whose path the page shows, and
-// the query page shows the statement and EXPLAIN's physical plan.
+// the savepoint button writes a savepoint whose path the page shows, the
+// query page shows the statement and EXPLAIN's physical plan, and the stop
+// button stops the job with a savepoint.
 func TestDashboard(t *testing.T) {
 	bin := binary(t)
 	dir := t.TempDir()
@@ -326,4 +327,26 @@ func TestDashboard(t *testing.T) {
 	}
 	poll[bool](t, ctx, "the narrow graph page", `document.querySelector('#graph') !== null && document.documentElement.scrollWidth <= window.innerWidth + 1`, 10*time.Second)
 	shoot(t, ctx, out, "graph-narrow.png")
+
+	// Stop with a savepoint, the confirmation accepted: the page shows the
+	// savepoint's path, which holds a savepoint, and once the process has
+	// ended it says so above its last figures.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1000), chromedp.Navigate(base+"/#/jobs/"+id+"/savepoints")); err != nil {
+		t.Fatal(err)
+	}
+	poll[bool](t, ctx, "the stop button", `document.getElementById('stop-savepoint') !== null`, 10*time.Second)
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(window.confirm = () => true, true)`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#stop-savepoint"))); err != nil {
+		t.Fatal(err)
+	}
+	stopped := poll[string](t, ctx, "the stop's savepoint path", `[...document.querySelectorAll('#requests tr')]
+		.filter((tr) => tr.innerText.startsWith('stop with savepoint')).map((tr) => tr.querySelector('.savepoint-path').innerText).find((p) => p)`, 60*time.Second)
+	if _, err := os.Stat(filepath.Join(stopped, "_metadata")); err != nil || stopped == path {
+		t.Errorf("the stop's savepoint %s (the first was %s): %v", stopped, path, err)
+	}
+	poll[bool](t, ctx, "the page says the process has ended", `document.getElementById('alert').innerText.includes('may have ended') &&
+		document.querySelector('#requests .savepoint-path') !== null`, 30*time.Second)
+	shoot(t, ctx, out, "stopped.png")
 }
