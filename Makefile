@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test soak fuzz clean bench
+.PHONY: build demo test test-ui soak fuzz clean bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -16,6 +16,14 @@ demo: build
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 14m ./...
+
+# The web dashboard in headless Chromium, driven with chromedp against the
+# real binary running a job (tests/ui, a module of its own, so chromedp is
+# not a dependency of strand). Installs Debian's chromium if it is missing,
+# which needs root (as in CI). Screenshots of each page: tests/ui/artifacts.
+test-ui: build
+	command -v chromium >/dev/null || { apt-get update && apt-get install -y --no-install-recommends chromium; }
+	cd tests/ui && STRAND_BIN=$(CURDIR)/$(BIN) STRAND_UI_ARTIFACTS=$(CURDIR)/tests/ui/artifacts $(GO) test -count=1 -timeout 5m -v ./...
 
 # The crash harness at length: 40 kills per parallelism over a longer run.
 soak:

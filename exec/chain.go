@@ -18,7 +18,7 @@ type chain struct {
 	tail  Emitter
 
 	metrics *VertexMetrics // nil for a chain run outside a job
-	subtask int
+	sub     *SubtaskMetrics
 }
 
 // link delivers an operator's output to the next operator of the chain.
@@ -54,8 +54,8 @@ func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
 	}
 	c.tail = tail
 	if m := ctx.vertex; m != nil {
-		c.metrics, c.subtask = m, ctx.Subtask
-		c.tail = &counted{next: tail, m: m}
+		c.metrics, c.sub = m, &m.Subtasks[ctx.Subtask]
+		c.tail = &counted{next: tail, m: m, sub: c.sub}
 	}
 	c.links = make([]link, len(c.ops))
 	for i := len(c.ops) - 2; i >= 0; i-- {
@@ -84,6 +84,7 @@ func (c *chain) emitterOf(i int) Emitter {
 func (c *chain) push(b arrow.RecordBatch) error {
 	if c.metrics != nil {
 		c.metrics.RowsIn.Add(b.NumRows())
+		c.sub.RowsIn.Add(b.NumRows())
 	}
 	if len(c.ops) == 0 {
 		return c.tail.Emit(b)
@@ -102,7 +103,7 @@ func (c *chain) push(b arrow.RecordBatch) error {
 // by the watermark reaches the end of the chain before the watermark does.
 func (c *chain) watermark(wm int64) error {
 	if c.metrics != nil {
-		c.metrics.watermarks[c.subtask].Store(wm)
+		c.sub.watermark.Store(wm)
 	}
 	for i, op := range c.ops {
 		if h, ok := op.(WatermarkHandler); ok {

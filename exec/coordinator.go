@@ -74,6 +74,8 @@ type coordinator struct {
 	last CheckpointStats
 	// savepoints maps the id of each savepoint in flight to its request.
 	savepoints map[int64]*savepointRequest
+	// history is the latest checkpoints and savepoints, oldest first.
+	history []CheckpointRecord
 }
 
 type pendingCheckpoint struct {
@@ -149,6 +151,7 @@ func (c *coordinator) run() {
 	trigger := func(final bool, sp *savepointRequest) {
 		pending = &pendingCheckpoint{id: c.next, final: final, start: time.Now(), sp: sp}
 		c.next++
+		c.record(pending)
 		b := checkpoint.Barrier{ID: pending.id}
 		if sp != nil {
 			b.Kind, b.Stop, b.Drain = checkpoint.Savepoint, sp.stop, sp.drain
@@ -347,6 +350,7 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	} else if err := c.cfg.Storage.Write(md); err != nil {
 		return err
 	}
+	c.recorded(p, md, nil)
 	// The checkpoint is complete: what follows cannot undo it, so a
 	// failure here fails the job, and the restore repeats the commit.
 	for _, s := range md.Sinks {
@@ -400,6 +404,7 @@ func (c *coordinator) settled(p *pendingCheckpoint) {
 // count against the tolerated checkpoint failures.
 func (c *coordinator) failure(p *pendingCheckpoint, err error) {
 	id := p.id
+	c.recorded(p, nil, err)
 	if p.sp != nil {
 		c.mu.Lock()
 		delete(c.savepoints, id)

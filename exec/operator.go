@@ -100,6 +100,15 @@ type TaskContext struct {
 	vertex *VertexMetrics
 }
 
+// counters returns the subtask's own metrics; outside a job, counters
+// nobody reads.
+func (tc *TaskContext) counters() *SubtaskMetrics {
+	if tc.vertex == nil {
+		return &SubtaskMetrics{}
+	}
+	return &tc.vertex.Subtasks[tc.Subtask]
+}
+
 // OpSpec describes one operator of a chain; New creates the instance for
 // one subtask.
 type OpSpec struct {

@@ -184,6 +184,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	for i, v := range g.Vertices {
 		vertices[i] = newVertexMetrics(v)
 		for sub := 0; sub < v.Parallelism; sub++ {
+			sm := &vertices[i].Subtasks[sub]
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
@@ -192,6 +193,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			if n := memoryOps(v); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
 				tc.Memory, _ = memseg.NewManager(int64(n)*share, seg)
+				sm.memory = tc.Memory
 			}
 			var out output
 			if v.Sink != nil {
@@ -208,6 +210,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				for d := range outs {
 					outs[d] = chanOf[v][sub][d]
 				}
+				sm.outs = outs
 				out = &chanOutput{ctx: ctx, kind: e.Kind, outs: outs, self: sub, keys: e.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub}
 			}
 			var ins []<-chan Element
@@ -216,6 +219,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 					ins = append(ins, m[u][sub])
 				}
 			}
+			sm.ins = ins
 			var trigger <-chan checkpoint.Barrier
 			if coord != nil && v.Source != nil {
 				trigger = coord.triggers[sourceSubtask]

@@ -271,6 +271,9 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	}
 	t.tc.Metrics.LateRows.Add(late)
 	t.tc.Metrics.BadRows.Add(bad)
+	sub := t.tc.counters()
+	sub.LateRows.Add(late)
+	sub.BadRows.Add(bad)
 	kept := expr.Take(t.tc.Alloc, b, t.sel)
 	b.Release()
 	return t.chain.push(kept)

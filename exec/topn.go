@@ -101,6 +101,7 @@ type TopN struct {
 	batch   int
 	mem     *memseg.Manager
 	metrics *Metrics
+	sub     *SubtaskMetrics
 
 	sorter *memseg.Sorter
 	// pending are the window ends with buffered rows.
@@ -138,7 +139,7 @@ func NewTopN(spec TopNSpec) (*TopN, error) {
 
 // Open implements Opener.
 func (t *TopN) Open(ctx *TaskContext) error {
-	t.alloc, t.batch, t.metrics = ctx.Alloc, ctx.BatchSize, ctx.Metrics
+	t.alloc, t.batch, t.metrics, t.sub = ctx.Alloc, ctx.BatchSize, ctx.Metrics, ctx.counters()
 	if t.batch <= 0 {
 		t.batch = 4096
 	}
@@ -201,6 +202,7 @@ func (t *TopN) Process(b arrow.RecordBatch, _ Emitter) error {
 	}
 	if late > 0 {
 		t.metrics.LateRows.Add(late)
+		t.sub.LateRows.Add(late)
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ type WindowAgg struct {
 
 	agg     *window.Aggregate
 	metrics *Metrics
+	sub     *SubtaskMetrics
 	spills  int64 // the aggregate's spills already counted in metrics
 
 	// Checkpointed state, or the private spill store (tmp its directory);
@@ -44,7 +45,7 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 	if err != nil {
 		return err
 	}
-	w.agg, w.metrics, w.maxPar = agg, ctx.Metrics, ctx.MaxParallelism
+	w.agg, w.metrics, w.sub, w.maxPar = agg, ctx.Metrics, ctx.counters(), ctx.MaxParallelism
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
 	}
@@ -79,18 +80,34 @@ func (w *WindowAgg) spillStore() (*state.Store, error) {
 // Process implements Operator.
 func (w *WindowAgg) Process(b arrow.RecordBatch, _ Emitter) error {
 	dropped, err := w.agg.Add(b)
-	if dropped > 0 {
-		w.metrics.LateRows.Add(dropped)
-	}
+	w.late(dropped)
 	w.countSpills()
 	return err
 }
 
-// countSpills adds the aggregate's new spills to the job's metrics.
+func (w *WindowAgg) late(n int64) {
+	if n > 0 {
+		w.metrics.LateRows.Add(n)
+		w.sub.LateRows.Add(n)
+	}
+}
+
+// countSpills adds the aggregate's new spills to the job's and the
+// subtask's metrics, and measures the store they went to: only on a
+// spill, since measuring asks the store for its files.
 func (w *WindowAgg) countSpills() {
 	if n := w.agg.Spills(); n > w.spills {
 		w.metrics.Spills.Add(n - w.spills)
+		w.sub.Spills.Add(n - w.spills)
 		w.spills = n
+		w.measure()
+	}
+}
+
+// measure records the size of the subtask's state store on disk.
+func (w *WindowAgg) measure() {
+	if w.store != nil {
+		w.sub.StateSpilled.Store(w.store.DiskUsage())
 	}
 }
 
@@ -131,9 +148,7 @@ func (w *ProcWindowAgg) Process(b arrow.RecordBatch, out Emitter) error {
 		return err
 	}
 	dropped, err := w.agg.AddAt(b, now)
-	if dropped > 0 {
-		w.metrics.LateRows.Add(dropped)
-	}
+	w.late(dropped)
 	w.countSpills()
 	return err
 }

@@ -69,6 +69,7 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 		return OperatorSnapshot{}, err
 	}
 	w.agg.Flushed()
+	w.measure()
 	return OperatorSnapshot{UID: w.UID, Fingerprint: w.Spec.Fingerprint(), KeyGroupLo: w.lo, KeyGroupHi: w.hi, State: sn}, nil
 }
 

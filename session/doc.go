@@ -88,7 +88,25 @@
 // allows remote access explicitly (--http-allow-remote).
 //
 // GET /jobs/<id> also lists the job's vertices (exec.VertexMetrics): rows
-// into and out of each, and its watermark.
+// into and out of each, its watermark, and how full its channels are.
+//
+// # Dashboard (dashboard.go)
+//
+// The server also serves a web dashboard: GET / and GET /ui/... are pages
+// embedded in the binary (session/dashboard: HTML, JavaScript, CSS, no
+// build step), which poll the JSON endpoints every second and compute
+// rates and charts themselves, so that nothing is sampled while no page is
+// open. Its endpoints beyond the API's, in the shape of Flink's:
+//
+//	GET /jobs/<id>/plan              the vertices with their chains, uids and input edges; statement; EXPLAIN
+//	GET /jobs/<id>/vertices/<vid>    a vertex with each subtask's counters (exec.SubtaskMetrics)
+//	GET /jobs/<id>/checkpoints       counts, latest, and the current run's history (exec.CheckpointRecord)
+//
+// SQL text (here and in GET /jobs/<id>) has the values of options whose
+// keys are secret, by Flink's list of sensitive words, masked. A POST
+// must declare a JSON body: a page of another site can make the browser
+// POST a form or text/plain to a loopback address without a CORS
+// preflight, but not application/json, which the server never allows.
 //
 // # Registry
 //

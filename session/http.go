@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/strandsql/strand/types"
 	"io"
 	"net"
 	"net/http"
@@ -69,9 +68,10 @@ func NewServer(jobs *Jobs) *Server {
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.mux.HandleFunc("GET /jobs", s.list)
 	s.mux.HandleFunc("GET /jobs/{id}", s.job)
-	s.mux.HandleFunc("POST /jobs/{id}/savepoints", s.savepoint)
-	s.mux.HandleFunc("POST /jobs/{id}/stop", s.stop)
+	s.mux.HandleFunc("POST /jobs/{id}/savepoints", jsonOnly(s.savepoint))
+	s.mux.HandleFunc("POST /jobs/{id}/stop", jsonOnly(s.stop))
 	s.mux.HandleFunc("GET /jobs/{id}/savepoints/{request}", s.status)
+	s.dashboard()
 	s.mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, fmt.Errorf("no endpoint %s %s", r.Method, r.URL.Path))
 	})
@@ -132,14 +132,18 @@ type JobDetail struct {
 
 // Vertex is one vertex of a job's graph, with its counters, as Flink's job
 // details list them. Watermark is in epoch milliseconds, absent before the
-// vertex has one.
+// vertex has one. InputFill and OutputFill are the fullest of its
+// subtasks' input and output channels, from 0 to 1 (exec.SubtaskMetrics).
 type Vertex struct {
-	ID          int    `json:"id"`
-	Name        string `json:"name"`
-	Parallelism int    `json:"parallelism"`
-	RowsIn      int64  `json:"rows-in"`
-	RowsOut     int64  `json:"rows-out"`
-	Watermark   *int64 `json:"watermark,omitempty"`
+	ID           int     `json:"id"`
+	Name         string  `json:"name"`
+	Parallelism  int     `json:"parallelism"`
+	RowsIn       int64   `json:"rows-in"`
+	RowsOut      int64   `json:"rows-out"`
+	Watermark    *int64  `json:"watermark,omitempty"`
+	InputFill    float64 `json:"input-fill"`
+	OutputFill   float64 `json:"output-fill"`
+	Backpressure string  `json:"backpressure-level"`
 }
 
 // JobMetrics are a job's counters.
@@ -184,7 +188,7 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request) {
 	}
 	_, _, err := j.Status()
 	m, c := j.Metrics, j.Checkpoints()
-	d := JobDetail{JobOverview: overview(j), Statement: j.Statement, Metrics: JobMetrics{
+	d := JobDetail{JobOverview: overview(j), Statement: mask(j.Statement), Metrics: JobMetrics{
 		RowsRead: m.RowsRead.Load(), RowsWritten: m.RowsWritten.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(),
 		CheckpointsCompleted: c.Completed, CheckpointsFailed: c.Failed, Spills: m.Spills.Load()}}
 	if err != nil {
@@ -192,11 +196,7 @@ func (s *Server) job(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Vertices = []Vertex{}
 	for _, v := range j.Vertices() {
-		x := Vertex{ID: v.ID, Name: v.Name, Parallelism: v.Parallelism, RowsIn: v.RowsIn.Load(), RowsOut: v.RowsOut.Load()}
-		if wm := v.Watermark(); wm > types.MinWatermark && wm < types.MaxWatermark {
-			x.Watermark = &wm
-		}
-		d.Vertices = append(d.Vertices, x)
+		d.Vertices = append(d.Vertices, vertexOf(v))
 	}
 	writeJSON(w, http.StatusOK, d)
 }

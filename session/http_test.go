@@ -33,7 +33,7 @@ type run struct {
 
 // startJob runs throttled in a session, with checkpoints if interval is
 // set, and returns the session, its running job and the run.
-func startJob(t *testing.T, interval string) (*Session, *Job, *run) {
+func startJob(t testing.TB, interval string) (*Session, *Job, *run) {
 	t.Helper()
 	s := New(io.Discard, io.Discard)
 	s.Parallelism = 2

@@ -96,6 +96,10 @@ func (quiet) Infof(string, ...any)           {}
 func (quiet) Errorf(format string, a ...any) { pebble.DefaultLogger.Errorf(format, a...) }
 func (quiet) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(format, a...) }
 
+// DiskUsage is the size in bytes of the store's files on disk, as Pebble
+// counts them (tables, logs, manifests).
+func (s *Store) DiskUsage() int64 { return int64(s.db.Metrics().DiskSpaceUsage()) }
+
 // Close closes the DB. It leaves the directory in place.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
