@@ -8,7 +8,6 @@ import (
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/session"
-	"github.com/strandsql/strand/types"
 )
 
 const gen = "CREATE TABLE g (n BIGINT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '2', 'fields.s.length' = '3');\n"
@@ -46,11 +45,11 @@ func TestScriptTableau(t *testing.T) {
 func TestScriptStops(t *testing.T) {
 	var out, errb bytes.Buffer
 	r := New(context.Background(), session.New(&out, &errb), &out, &errb)
-	err := r.Script("t.sql", strings.NewReader("SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'sql-client.execution.result-mode'\n  = 'changelog'; SHOW TABLES;\n"))
+	err := r.Script("t.sql", strings.NewReader("SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'sql-client.execution.result-mode'\n  = 'tabloid'; SHOW TABLES;\n"))
 	if err == nil {
 		t.Fatal("no error")
 	}
-	want := "[ERROR] t.sql:3:5: 'sql-client.execution.result-mode' must be 'tableau': the 'changelog' result mode is not supported yet\n    = 'changelog';\n      ^\n"
+	want := "[ERROR] t.sql:3:5: 'sql-client.execution.result-mode' must be 'tableau', 'table' or 'changelog', got 'tabloid'\n    = 'tabloid';\n      ^\n"
 	if errb.String() != want || out.Len() != 0 {
 		t.Errorf("stderr %q, want %q; stdout %q", errb.String(), want, out.String())
 	}
@@ -62,7 +61,7 @@ func TestPanicSurvives(t *testing.T) {
 	var out, errb bytes.Buffer
 	sess := session.New(&out, &errb)
 	r := New(context.Background(), sess, &out, &errb)
-	sess.Results = func(types.Schema) exec.Sink { panic("boom") }
+	sess.Results = func(session.Result) exec.Sink { panic("boom") }
 	if err := r.exec("", gen); err != nil {
 		t.Fatal(err)
 	}

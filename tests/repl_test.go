@@ -25,12 +25,20 @@ type term struct {
 	done chan struct{}
 }
 
-// startREPL starts `strand repl` with args in dir on a terminal.
+// startREPL starts `strand repl` with args in dir on a terminal, without
+// colours (NO_COLOR).
 func startREPL(t *testing.T, dir string, args ...string) *term {
+	t.Helper()
+	return startREPLEnv(t, dir, []string{"NO_COLOR=1"}, args...)
+}
+
+// startREPLEnv starts `strand repl` with args in dir on a terminal, with
+// env added to the environment.
+func startREPLEnv(t *testing.T, dir string, env []string, args ...string) *term {
 	t.Helper()
 	cmd := exec.Command(strandBinary(t), append([]string{"repl"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir)
+	cmd.Env = append(append(os.Environ(), "TERM=dumb", "HOME="+dir), env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 250})
 	if err != nil {
 		t.Fatal(err)
