@@ -144,6 +144,9 @@ var errLeft = errors.New("interrupted")
 // says which on the error output.
 func (r *REPL) stopJobs() {
 	dir, withSavepoint := r.sess.Value(session.KeySavepointDir)
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	for _, j := range r.running() {
 		if withSavepoint {
 			path, err := j.Stop(context.Background(), dir, false)

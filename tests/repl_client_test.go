@@ -247,3 +247,38 @@ func TestREPLSavepointResume(t *testing.T) {
 	}
 	tm.exit()
 }
+
+// TestREPLScriptStopsJobs runs an init file whose INSERT reads an
+// unbounded source, which must not keep the script after it from running,
+// and checks that the job is stopped with a savepoint when the REPL ends
+// (state.savepoints.dir set), or canceled and said so when it is not.
+func TestREPLScriptStopsJobs(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "init.sql"), `SET 'execution.checkpointing.interval' = '100ms';
+CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT n FROM g;
+`)
+	writeFile(t, filepath.Join(dir, "sp.sql"), "SET 'state.savepoints.dir' = 'sps';\nSHOW TABLES;\n")
+	strandBinary(t)
+	start := time.Now()
+	out, stderr, code := runStrand(t, dir, "repl", "-i", "init.sql", "-f", "sp.sql", "--parallelism", "1")
+	if code != 0 || !strings.Contains(out, "| g ") {
+		t.Fatalf("exit %d, stdout\n%s\nstderr\n%s", code, out, stderr)
+	}
+	m := regexp.MustCompile(`\[INFO\] Savepoint written to (\S+); job [0-9a-f]{16} stopped\.`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("no savepoint said on stderr:\n%s", stderr)
+	}
+	if _, err := os.Stat(filepath.Join(m[1], "_metadata")); err != nil || !strings.HasPrefix(m[1], filepath.Join(dir, "sps")) {
+		t.Errorf("savepoint %s: %v", m[1], err)
+	}
+	writeFile(t, filepath.Join(dir, "plain.sql"), "SHOW TABLES;\n")
+	_, stderr, code = runStrand(t, dir, "repl", "-i", "init.sql", "-f", "plain.sql", "--parallelism", "1")
+	if code != 0 || !regexp.MustCompile(`\[INFO\] Job [0-9a-f]{16} canceled \(no savepoint`).MatchString(stderr) {
+		t.Errorf("exit %d, stderr\n%s", code, stderr)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the two runs took %s", d)
+	}
+}

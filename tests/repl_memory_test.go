@@ -2,6 +2,7 @@ package tests
 
 import (
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -23,6 +24,8 @@ func TestREPLMemoryFlat(t *testing.T) {
 	tm.expect(Prompt)
 	tm.send("SELECT n, s FROM g;\r")
 	tm.expect(" n | s ")
+	// The status line under the rows, redrawn in place.
+	tm.expectRe(regexp.MustCompile(`\r\x1b\[Krows read \d+ \| rows emitted \d+ \| watermark - \| \d+\.\d s`))
 	tm.mu.Lock()
 	tm.draining = true
 	tm.mu.Unlock()
