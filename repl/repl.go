@@ -83,10 +83,13 @@ func New(ctx context.Context, sess *session.Session, out, errw io.Writer) *REPL 
 func (r *REPL) Script(file string, in io.Reader) error {
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(stopped)
 		select {
 		case <-sigs:
+			// A second signal ends the process at once, as by default.
+			signal.Stop(sigs)
 			r.leaving.Store(true)
 			r.stopJobs()
 		case <-done:
@@ -95,6 +98,7 @@ func (r *REPL) Script(file string, in io.Reader) error {
 	defer func() {
 		signal.Stop(sigs)
 		close(done)
+		<-stopped
 		r.stopJobs()
 	}()
 	return r.script(file, in)
@@ -313,10 +317,11 @@ func (r *REPL) exec(file, src string) (err error) {
 		r.res.end(stopped)
 		r.res = nil
 	}
-	if stopped {
-		if r.sess.Detach {
-			return nil
-		}
+	if stopped && r.leaving.Load() {
+		return errLeft // stopJobs said why
+	}
+	if stopped && r.sess.Detach {
+		return nil
 	}
 	if err != nil {
 		r.errorf("%s", planner.FormatError(file, src, err))

@@ -1,12 +1,15 @@
 package tests
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -280,5 +283,29 @@ INSERT INTO o SELECT n FROM g;
 	}
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("the two runs took %s", d)
+	}
+
+	// A piped script blocked on an unbounded INSERT: SIGTERM stops the
+	// job with a savepoint, and the REPL exits.
+	writeFile(t, filepath.Join(dir, "pipe.sql"), "SET 'state.savepoints.dir' = 'sps2';\n"+
+		readFile(t, filepath.Join(dir, "init.sql"))+"SHOW TABLES;\n")
+	cmd := exec.Command(strandBinary(t), "--parallelism", "1")
+	cmd.Dir = dir
+	f, err := os.Open(filepath.Join(dir, "pipe.sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var outb, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = f, &outb, &errb
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Second)
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+	if !regexp.MustCompile(`\[INFO\] Savepoint written to \S+sps2/\S+; job [0-9a-f]{16} stopped\.`).MatchString(errb.String()) ||
+		strings.Contains(outb.String(), "table name") {
+		t.Errorf("after SIGTERM: stdout\n%s\nstderr\n%s", outb.String(), errb.String())
 	}
 }
