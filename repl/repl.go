@@ -66,6 +66,10 @@ func New(ctx context.Context, sess *session.Session, out, errw io.Writer) *REPL 
 	r := &REPL{sess: sess, out: out, err: errw, jobs: ctx, height: 24}
 	sess.HelpKeys = helpKeys
 	sess.Results = func(res session.Result) exec.Sink {
+		if r.res != nil {
+			// The SELECT before this one in a SOURCE'd file has ended.
+			r.res.end(false)
+		}
 		r.res = newResult(r.out, res, r.term, r.height)
 		return r.res
 	}

@@ -3,6 +3,8 @@ package repl
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -70,5 +72,24 @@ func TestPanicSurvives(t *testing.T) {
 	}
 	if err := r.exec("", "SHOW TABLES;"); err != nil || !strings.Contains(out.String(), "| g ") {
 		t.Fatalf("after the panic: %v; stdout %q", err, out.String())
+	}
+}
+
+// TestSourceSelects sources a file of two SELECTs: each table ends with
+// its own row count.
+func TestSourceSelects(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "two.sql")
+	if err := os.WriteFile(file, []byte(gen+"SELECT n FROM g;\nSELECT s FROM g WHERE n > 0 OR n <= 0;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	sess := session.New(&out, &errb)
+	sess.Parallelism = 1
+	r := New(context.Background(), sess, &out, &errb)
+	if err := r.exec("", "SOURCE '"+file+"';"); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if got := out.String(); strings.Count(got, "2 rows in set") != 2 || !strings.Contains(got, "| s ") {
+		t.Errorf("output:\n%s", got)
 	}
 }
