@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/types"
@@ -113,5 +114,36 @@ func TestPanicIsInternalError(t *testing.T) {
 	}
 	if strings.Count(out.String(), "+I[") != 3 {
 		t.Errorf("the next SELECT printed %q", out.String())
+	}
+}
+
+// closePanics is a sink whose writers panic when closed.
+type closePanics struct{}
+
+func (closePanics) Open(types.Schema, int, int) (exec.SinkWriter, error) { return closePanicsWriter{}, nil }
+
+type closePanicsWriter struct{}
+
+func (closePanicsWriter) Write(arrow.RecordBatch) error { return nil }
+func (closePanicsWriter) Close() error                  { panic("close boom") }
+func (closePanicsWriter) Abort() error                  { return nil }
+
+// TestPanicInJobGoroutine makes a sink panic on the goroutine that
+// finishes the job: the job fails with an internal error, and the process
+// and session go on.
+func TestPanicInJobGoroutine(t *testing.T) {
+	var out, log bytes.Buffer
+	s := New(&out, &log)
+	s.Parallelism = 1
+	s.Results = func(Result) exec.Sink { return closePanics{} }
+	if err := s.ExecScript(t.Context(), "CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3');"); err != nil {
+		t.Fatal(err)
+	}
+	err := s.ExecScript(t.Context(), "SELECT n FROM g;")
+	if err == nil || !strings.Contains(err.Error(), "internal error: close boom") {
+		t.Fatalf("a sink panicking in Close: %v", err)
+	}
+	if err := s.ExecScript(t.Context(), "SHOW TABLES;"); err != nil {
+		t.Fatal(err)
 	}
 }
