@@ -120,7 +120,9 @@ func TestPanicIsInternalError(t *testing.T) {
 // closePanics is a sink whose writers panic when closed.
 type closePanics struct{}
 
-func (closePanics) Open(types.Schema, int, int) (exec.SinkWriter, error) { return closePanicsWriter{}, nil }
+func (closePanics) Open(types.Schema, int, int) (exec.SinkWriter, error) {
+	return closePanicsWriter{}, nil
+}
 
 type closePanicsWriter struct{}
 
