@@ -175,6 +175,11 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				if r := recover(); r != nil {
+					fail(internalError("checkpoint coordinator", r))
+				}
+			}()
 			coord.run()
 		}()
 	}
@@ -245,7 +250,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		mu.Lock()
 		err := firstErr
 		mu.Unlock()
-		err = finishRun(parent, g, err, coord, opts, writers)
+		err = finishSafely(parent, g, err, coord, opts, writers)
 		// The sinks' directories are free before Wait returns: a run
 		// started after it must not find them locked.
 		release()
@@ -290,6 +295,28 @@ func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, 
 	return errors.Join(errs...)
 }
 
+// internalError is the error of a panic r in what: a bug in strand, which
+// fails the job instead of the process (with the stack when STRAND_DEBUG
+// is set).
+func internalError(what string, r any) error {
+	err := fmt.Errorf("%s: internal error: %v", what, r)
+	if os.Getenv("STRAND_DEBUG") != "" {
+		err = fmt.Errorf("%w\n%s", err, debug.Stack())
+	}
+	return err
+}
+
+// finishSafely is finishRun, a panic in a sink's close or commit
+// failing the run.
+func finishSafely(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []SinkWriter) (out error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = errors.Join(err, internalError("finishing the job", r))
+		}
+	}()
+	return finishRun(parent, g, err, coord, opts, writers)
+}
+
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
 func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output,
@@ -301,10 +328,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 		// An operator bug must fail the job with a message, not crash the
 		// process with a stack trace in front of the user.
 		if r := recover(); r != nil {
-			err = fmt.Errorf("%s: internal error: %v", name, r)
-			if os.Getenv("STRAND_DEBUG") != "" {
-				err = fmt.Errorf("%w\n%s", err, debug.Stack())
-			}
+			err = internalError(name, r)
 		}
 	}()
 	c, err := newChain(tc, v.Ops, out)

@@ -26,6 +26,7 @@ func FuzzParse(f *testing.F) {
 		"SELECT (SELECT 1), EXISTS (SELECT 1), a IN (SELECT b FROM t) -- c\n/* d */",
 		"SELECT 'unterminated",
 		"SELECT a FORM t",
+		"HELP; SOURCE 'a.sql'; SHOW FUNCTIONS; SHOW CREATE TABLE a.b; SHOW CREATE VIEW v; STOP JOB 'x' WITH SAVEPOINT",
 		"SELECT /*+ UID('a*/b'), B(t, `x`, 1), C */ a FROM t /*+ OPTIONS('k'='v', k2='w') */ AS s; INSERT INTO t /*+ X */ SELECT 1 /*+ y",
 	}
 	for _, s := range seeds {

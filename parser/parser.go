@@ -319,6 +319,12 @@ func (p *parser) statement() (Statement, error) {
 		if p.acceptKw("JOBS") {
 			return &ShowJobs{Start: t.pos}, nil
 		}
+		if p.acceptKw("FUNCTIONS") {
+			return &ShowFunctions{Start: t.pos}, nil
+		}
+		if p.acceptKw("CREATE") {
+			return p.showCreate(t.pos)
+		}
 		if _, err := p.expectKw("VIEWS"); err != nil {
 			return nil, err
 		}
@@ -334,6 +340,11 @@ func (p *parser) statement() (Statement, error) {
 		return p.drop()
 	case p.isKw("STOP"):
 		return p.stopJob()
+	case p.isKw("HELP"):
+		p.next()
+		return &Help{Start: t.pos}, nil
+	case p.isKw("SOURCE"):
+		return p.source()
 	case p.isQueryStart():
 		return p.query()
 	}

@@ -130,6 +130,11 @@ func TestStatements(t *testing.T) {
 		{"show views", "SHOW VIEWS"},
 		{"DESCRIBE t", "DESCRIBE t"},
 		{"desc db.t", "DESCRIBE db.t"},
+		{"help", "HELP"},
+		{"SOURCE 'init.sql'", "SOURCE 'init.sql'"},
+		{"show functions", "SHOW FUNCTIONS"},
+		{"SHOW CREATE TABLE db.t", "SHOW CREATE TABLE db.t"},
+		{"show create view `v w`", "SHOW CREATE VIEW `v w`"},
 	}
 	for _, tc := range tests {
 		stmts, err := Parse(tc.in)

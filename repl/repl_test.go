@@ -3,12 +3,13 @@ package repl
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/session"
-	"github.com/strandsql/strand/types"
 )
 
 const gen = "CREATE TABLE g (n BIGINT, s STRING) WITH ('connector' = 'datagen', 'number-of-rows' = '2', 'fields.s.length' = '3');\n"
@@ -46,11 +47,11 @@ func TestScriptTableau(t *testing.T) {
 func TestScriptStops(t *testing.T) {
 	var out, errb bytes.Buffer
 	r := New(context.Background(), session.New(&out, &errb), &out, &errb)
-	err := r.Script("t.sql", strings.NewReader("SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'sql-client.execution.result-mode'\n  = 'changelog'; SHOW TABLES;\n"))
+	err := r.Script("t.sql", strings.NewReader("SET 'sql-client.execution.result-mode' = 'tableau';\nSET 'sql-client.execution.result-mode'\n  = 'tabloid'; SHOW TABLES;\n"))
 	if err == nil {
 		t.Fatal("no error")
 	}
-	want := "[ERROR] t.sql:3:5: 'sql-client.execution.result-mode' must be 'tableau': the 'changelog' result mode is not supported yet\n    = 'changelog';\n      ^\n"
+	want := "[ERROR] t.sql:3:5: 'sql-client.execution.result-mode' must be 'tableau', 'table' or 'changelog', got 'tabloid'\n    = 'tabloid';\n      ^\n"
 	if errb.String() != want || out.Len() != 0 {
 		t.Errorf("stderr %q, want %q; stdout %q", errb.String(), want, out.String())
 	}
@@ -62,7 +63,7 @@ func TestPanicSurvives(t *testing.T) {
 	var out, errb bytes.Buffer
 	sess := session.New(&out, &errb)
 	r := New(context.Background(), sess, &out, &errb)
-	sess.Results = func(types.Schema) exec.Sink { panic("boom") }
+	sess.Results = func(session.Result) exec.Sink { panic("boom") }
 	if err := r.exec("", gen); err != nil {
 		t.Fatal(err)
 	}
@@ -71,5 +72,24 @@ func TestPanicSurvives(t *testing.T) {
 	}
 	if err := r.exec("", "SHOW TABLES;"); err != nil || !strings.Contains(out.String(), "| g ") {
 		t.Fatalf("after the panic: %v; stdout %q", err, out.String())
+	}
+}
+
+// TestSourceSelects sources a file of two SELECTs: each table ends with
+// its own row count.
+func TestSourceSelects(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "two.sql")
+	if err := os.WriteFile(file, []byte(gen+"SELECT n FROM g;\nSELECT s FROM g WHERE n > 0 OR n <= 0;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	sess := session.New(&out, &errb)
+	sess.Parallelism = 1
+	r := New(context.Background(), sess, &out, &errb)
+	if err := r.exec("", "SOURCE '"+file+"';"); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	if got := out.String(); strings.Count(got, "2 rows in set") != 2 || !strings.Contains(got, "| s ") {
+		t.Errorf("output:\n%s", got)
 	}
 }

@@ -69,6 +69,7 @@ var strandKeys = map[string]func(v string) error{
 	KeySavepointDir:       nil,
 	KeyResultMode:         resultMode,
 	KeyMaxRows:            positiveInt,
+	KeyHistoryFile:        nil,
 }
 
 // The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,
@@ -78,13 +79,11 @@ const (
 	KeyMaxRows    = "sql-client.display.max-rows"
 )
 
-// resultMode accepts tableau, the only result mode strand has yet.
+// resultMode accepts the SQL client's result modes.
 func resultMode(v string) error {
 	switch strings.ToLower(v) {
-	case "tableau":
+	case "tableau", "table", "changelog":
 		return nil
-	case "table", "changelog":
-		return fmt.Errorf("must be 'tableau': the '%s' result mode is not supported yet", v)
 	}
 	return fmt.Errorf("must be 'tableau', 'table' or 'changelog', got '%s'", v)
 }

@@ -24,7 +24,18 @@
 // up, printing "[INFO] Job <id> submitted.", and the job runs on its own
 // goroutine (a failure goes to Log); Wait waits for those jobs. Without
 // it, as in `strand run`, every job runs to its end before Exec returns.
-// Results lets the REPL take a SELECT's rows instead of the print sink.
+// Results lets the REPL take a SELECT's rows instead of the print sink,
+// with the result mode and row cap SET gave. A panic while a job is set up
+// or run on the session's goroutine fails that job with ErrInternal (the
+// job's task goroutines recover theirs in exec), so the REPL goes on.
+//
+// The SQL client's statements: HELP (Help, then HelpKeys, which the REPL
+// sets to its keys), SOURCE 'file' (the file's statements, as if typed;
+// an error points into the file; at most 16 files within each other), SHOW
+// FUNCTIONS, SHOW CREATE TABLE|VIEW (the declaration a column or option a
+// line, as Flink's client prints it), and SET without arguments, which
+// lists every key strand reads, and each Flink key that was set, with its
+// value and its default (settings.go).
 // A savepoint set with execution.savepoint.path (or --from-savepoint) is
 // taken by the next job when it starts, which keeps it for its restarts:
 // a job started while that one runs does not restore it too.

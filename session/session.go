@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"github.com/strandsql/strand/planner"
 	"io"
-	"maps"
+	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +53,8 @@ type Session struct {
 	File string
 	// jobs counts the jobs the session has run, to name them.
 	jobs int
+	// sourcing counts the SOURCE statements running, one within another.
+	sourcing int
 
 	// Detach makes Exec return from an INSERT once its job has started,
 	// printing "[INFO] Job <id> submitted." on Out, as the REPL needs;
@@ -60,9 +62,10 @@ type Session struct {
 	// With it, a SELECT's job is not logged on Log: its results show it.
 	Detach bool
 	// Results, if set, receives a SELECT's rows instead of the print sink
-	// on Out; it is called with the query's output schema when the job
-	// is compiled.
-	Results func(types.Schema) exec.Sink
+	// on Out; it is called when the job is compiled, with s's mutex held.
+	Results func(Result) exec.Sink
+	// HelpKeys follows the statements in HELP's text: the REPL's keys.
+	HelpKeys string
 
 	// mu guards the session's mutable state (Config, Catalog, Durable,
 	// LastMetrics, the job counter) while a statement is executed or a job
@@ -110,6 +113,8 @@ func (s *Session) execIn(ctx context.Context, st parser.Statement, src string) e
 		return s.stopJob(ctx, st)
 	case *parser.Insert, parser.Query:
 		return s.run(ctx, st)
+	case *parser.Source:
+		return s.source(ctx, st)
 	case *parser.Explain:
 		e, err := s.Explain(st.Statement)
 		if err != nil {
@@ -148,6 +153,18 @@ func (s *Session) exec(st parser.Statement, src string) error {
 		return nil
 	case *parser.ShowTables:
 		return s.list("table name", s.Catalog.Tables())
+	case *parser.ShowFunctions:
+		return s.list("function name", planner.Functions())
+	case *parser.ShowCreate:
+		text, err := s.Catalog.ShowCreate(st)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(s.Out, text)
+		return err
+	case *parser.Help:
+		_, err := io.WriteString(s.Out, Help+s.HelpKeys)
+		return err
 	case *parser.ShowViews:
 		return s.list("view name", s.Catalog.Views())
 	case *parser.Describe:
@@ -162,12 +179,7 @@ func (s *Session) exec(st parser.Statement, src string) error {
 
 func (s *Session) set(st *parser.Set) error {
 	if st.Option == nil {
-		keys := slices.Sorted(maps.Keys(s.Config))
-		rows := make([][]string, len(keys))
-		for i, k := range keys {
-			rows[i] = []string{k, s.Config[k]}
-		}
-		return s.table([]string{"key", "value"}, rows)
+		return s.showSettings()
 	}
 	if atValue, err := s.setOption(st.Option.Key, st.Option.Value); err != nil {
 		pos := st.Option.Start
@@ -329,6 +341,8 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 	}
 	optimized := planner.Optimize(logical)
 	env.JobID = newJobID()
+	m := &exec.Metrics{}
+	j := &Job{ID: env.JobID, Name: job, Statement: st.String(), Started: time.Now(), Metrics: m}
 	var results exec.Sink // one for the job's runs, which share a display
 	compile := func() (*exec.Graph, error) {
 		g, err := planner.Compile(optimized, env)
@@ -339,7 +353,8 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			for _, v := range g.Vertices {
 				if v.Sink != nil && v.SinkName == "collect" {
 					if results == nil {
-						results = s.Results(v.Ops[len(v.Ops)-1].Out)
+						results = s.Results(Result{Schema: v.Ops[len(v.Ops)-1].Out, Job: j,
+							Mode: strings.ToLower(s.config(KeyResultMode, defaults[KeyResultMode])), MaxRows: maxRows(s.Config[KeyMaxRows])})
 					}
 					v.Sink = results
 				}
@@ -351,7 +366,6 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 	if err != nil {
 		return nil, err
 	}
-	m := &exec.Metrics{}
 	s.LastMetrics = m
 	opts := exec.Options{Metrics: m, Now: s.Now, Scratch: scratch}
 	if v, ok := s.Config[KeyBatchSize]; ok {
@@ -367,7 +381,6 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 	}
 	id := env.JobID
-	j := &Job{ID: id, Name: job, Statement: st.String(), Started: time.Now(), Metrics: m}
 	if j.SavepointDir, err = s.savepointDir(); err != nil {
 		return nil, s.at(st, err)
 	}
@@ -386,16 +399,16 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 	return func() error {
 		defer lock.Release()
 		start := time.Now()
-		var err error
-		if cp != nil {
-			restart := func() (*exec.Graph, error) {
-				env.JobID = newJobID() // each restart writes files of its own
-				return compile()
+		err := internal(func() error {
+			if cp != nil {
+				restart := func() (*exec.Graph, error) {
+					env.JobID = newJobID() // each restart writes files of its own
+					return compile()
+				}
+				return s.runDurable(ctx, j, g, restart, cp, sp, opts)
 			}
-			err = s.runDurable(ctx, j, g, restart, cp, sp, opts)
-		} else {
-			err = s.attempt(ctx, j, g, opts)
-		}
+			return s.attempt(ctx, j, g, opts)
+		})
 		j.end(err)
 		status := "finished"
 		if err != nil {
@@ -408,6 +421,45 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 		return err
 	}, nil
+}
+
+// Result is what a display of a SELECT's rows is given: the rows' schema,
+// the job (whose metrics a live display shows), and the SET options of
+// the display: the result mode and the rows it may keep.
+type Result struct {
+	Schema  types.Schema
+	Job     *Job
+	Mode    string
+	MaxRows int
+}
+
+// maxRows is sql-client.display.max-rows (checked by SET), 1000 if unset.
+func maxRows(v string) int {
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 1000
+	}
+	return n
+}
+
+// ErrInternal is a panic in strand's code, reported as an error: the
+// job fails, the session and the REPL go on.
+var ErrInternal = errors.New("internal error (a bug in strand)")
+
+// internal runs fn, returning a panic in it as an ErrInternal error (with
+// the stack when STRAND_DEBUG is set), so that a bug in a job's setup
+// fails that job instead of the process. The job's own goroutines recover
+// theirs in exec.
+func internal(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrInternal, p)
+			if os.Getenv("STRAND_DEBUG") != "" {
+				err = fmt.Errorf("%w\n%s", err, debug.Stack())
+			}
+		}
+	}()
+	return fn()
 }
 
 // locked runs fn with s.mu held.

@@ -23,14 +23,26 @@ type term struct {
 	out  bytes.Buffer
 	seen int // output before seen has been matched by expect
 	done chan struct{}
+	// draining drops what has been read, counting its lines, so that a
+	// long run's output does not pile up in the test.
+	draining bool
+	lines    int64
 }
 
-// startREPL starts `strand repl` with args in dir on a terminal.
+// startREPL starts `strand repl` with args in dir on a terminal, without
+// colours (NO_COLOR).
 func startREPL(t *testing.T, dir string, args ...string) *term {
+	t.Helper()
+	return startREPLEnv(t, dir, []string{"NO_COLOR=1"}, args...)
+}
+
+// startREPLEnv starts `strand repl` with args in dir on a terminal, with
+// env added to the environment.
+func startREPLEnv(t *testing.T, dir string, env []string, args ...string) *term {
 	t.Helper()
 	cmd := exec.Command(strandBinary(t), append([]string{"repl"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "TERM=dumb", "HOME="+dir)
+	cmd.Env = append(append(os.Environ(), "TERM=dumb", "HOME="+dir), env...)
 	tty, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 50, Cols: 250})
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +54,11 @@ func startREPL(t *testing.T, dir string, args ...string) *term {
 		for {
 			n, err := tty.Read(buf)
 			tm.mu.Lock()
-			tm.out.Write(buf[:n])
+			if tm.draining {
+				tm.lines += int64(bytes.Count(buf[:n], []byte("\n")))
+			} else {
+				tm.out.Write(buf[:n])
+			}
 			tm.mu.Unlock()
 			if err != nil {
 				return

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,7 +21,7 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	initFile := fs.String("i", "", "run this file's statements, then prompt")
 	scriptFile := fs.String("f", "", "run this file's statements and exit")
-	history := fs.String("history-file", "", "where the history is kept (default ~/.strand_history)")
+	history := fs.String("history-file", "", "where the history is kept (default: SET 'sql-client.history-file', else ~/.strand_history)")
 	parallelism := fs.Int("parallelism", 0, "subtasks per operator (default: number of CPUs)")
 	stateDir := fs.String("state-dir", ".strand", "directory for checkpoints and local state")
 	var sets setFlags
@@ -58,25 +57,25 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	r := repl.New(ctx, sess, stdout, stderr)
-	script := func(path string) int {
+	script := func(path string, run func(string, io.Reader) error) int {
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(stderr, "strand: %v\n", err)
 			return 1
 		}
 		defer f.Close()
-		if r.Script(path, f) != nil {
+		if run(path, f) != nil {
 			return 1
 		}
 		return 0
 	}
 	if *initFile != "" {
-		if code := script(*initFile); code != 0 {
+		if code := script(*initFile, r.Init); code != 0 {
 			return code
 		}
 	}
 	if *scriptFile != "" {
-		return script(*scriptFile)
+		return script(*scriptFile, r.Script)
 	}
 	f, ok := stdin.(*os.File)
 	if !ok || !readline.IsTerminal(int(f.Fd())) {
@@ -84,11 +83,6 @@ func replCmd(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 1
 		}
 		return 0
-	}
-	if *history == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			*history = filepath.Join(home, ".strand_history")
-		}
 	}
 	if err := r.Interactive(*history); err != nil {
 		fmt.Fprintf(stderr, "strand: %v\n", err)

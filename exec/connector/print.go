@@ -10,9 +10,11 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
+var printKeys = []string{"connector", "print-identifier"}
+
 func parsePrint(t Table) (string, error) {
 	o := &opts{conn: "print", m: t.Options}
-	if err := o.checkKeys([]string{"connector", "print-identifier"}, nil); err != nil {
+	if err := o.checkKeys(printKeys, nil); err != nil {
 		return "", err
 	}
 	id, ok := o.get("print-identifier")
