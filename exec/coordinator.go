@@ -177,7 +177,7 @@ func (c *coordinator) run() {
 		}
 		if wantLast {
 			for _, r := range c.queued {
-				r.settle("", errors.New("the job has consumed its input and is finishing"))
+				r.settle("", ErrFinishing)
 			}
 			c.queued = nil
 			trigger(true, nil)
@@ -205,7 +205,7 @@ func (c *coordinator) run() {
 			}
 		case r := <-c.requests:
 			if wantLast {
-				r.settle("", errors.New("the job has consumed its input and is finishing"))
+				r.settle("", ErrFinishing)
 				continue
 			}
 			c.queued = append(c.queued, r)

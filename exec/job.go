@@ -24,6 +24,10 @@ const (
 // checkpoint: its operators keep no state store to snapshot.
 var ErrNoCheckpoints = errors.New("savepoints need checkpointing: run the job with --checkpoint-interval (execution.checkpointing.interval)")
 
+// ErrFinishing is returned for a savepoint asked of a job whose bounded
+// input has ended: it takes its final checkpoint and ends on its own.
+var ErrFinishing = errors.New("the job has consumed its input and is finishing")
+
 // Job is a running job, as Start returns it. Its methods may be called
 // from any goroutine.
 type Job struct {
