@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -215,7 +216,7 @@ func (a *AssignWindow) Process(b arrow.RecordBatch, out Emitter) error {
 // NewWindowAgg returns the window aggregate operator over input schema in:
 // an event-time one over column timeCol, or with timeCol -1 a
 // processing-time one (a *ProcWindowAgg).
-func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (Operator, error) {
+func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []agg.Call) (Operator, error) {
 	spec := window.Spec{Window: w, In: in, TimeCol: timeCol, Keys: keys, Aggs: aggs}
 	if _, err := window.New(spec, memory.DefaultAllocator); err != nil {
 		return nil, err

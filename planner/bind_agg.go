@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -259,9 +260,9 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 
 // aggCall binds one aggregate call; add places an argument or filter
 // expression in the pre-projection and returns its column.
-func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (window.Agg, error) {
-	a := window.Agg{Arg: -1, Filter: -1, Distinct: call.Distinct, Name: call.String()}
-	kinds := map[string]window.AggKind{"COUNT": window.Count, "SUM": window.Sum, "MIN": window.Min, "MAX": window.Max, "AVG": window.Avg}
+func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (agg.Call, error) {
+	a := agg.Call{Arg: -1, Filter: -1, Distinct: call.Distinct, Name: call.String()}
+	kinds := map[string]agg.Kind{"COUNT": agg.Count, "SUM": agg.Sum, "MIN": agg.Min, "MAX": agg.Max, "AVG": agg.Avg}
 	a.Kind = kinds[call.Name]
 	var in types.Type
 	switch {
@@ -269,7 +270,7 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		if call.Name != "COUNT" {
 			return a, errorf(call.Start, ErrType, "%s(*) is not allowed; only COUNT(*)", call.Name)
 		}
-		a.Kind = window.CountStar
+		a.Kind = agg.CountStar
 	case len(call.Args) != 1:
 		return a, errorf(call.Start, ErrType, "%s takes one argument", call.Name)
 	default:
@@ -297,7 +298,7 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		a.Arg = add(e, "arg")
 	}
 	var err error
-	if a.Out, err = window.ResultType(a.Kind, in); err != nil {
+	if a.Out, err = agg.ResultType(a.Kind, in); err != nil {
 		return a, errorf(call.Start, ErrType, "%s", err)
 	}
 	if call.Filter != nil {

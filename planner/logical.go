@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -58,7 +59,7 @@ type WindowAgg struct {
 	ProcTime string
 	Window   window.Tumble
 	Keys     []int
-	Aggs     []window.Agg
+	Aggs     []agg.Call
 	// Names are the aggregates' display names for EXPLAIN and output.
 	Names []string
 	// UIDHint is the uid a /*+ UID('...') */ hint gives the operator, or

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
@@ -24,7 +25,7 @@ type Spec struct {
 	TimeCol int
 	// Keys are the grouping columns besides the window.
 	Keys []int
-	Aggs []Agg
+	Aggs []agg.Call
 	// BatchSize bounds the rows of an output batch.
 	BatchSize int
 }
@@ -116,7 +117,7 @@ type pane struct {
 	// addrs[g] is group g's entry, which holds its key.
 	groups *memseg.HashTable
 	addrs  []uint64
-	accs   []acc
+	accs   []agg.Acc
 	// seen holds, per DISTINCT aggregate, the (group number, value) pairs
 	// seen, values as normalized keys.
 	seen []*memseg.HashTable
@@ -150,14 +151,14 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	a.groupBytes = 8 + 1 + 2 // addrs, dirty, kgs
 	for _, ag := range spec.Aggs {
 		var in types.Type
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			in = spec.In[ag.Arg].Type
 		}
-		ac, err := newAcc(ag, in)
+		ac, err := agg.New(ag, in)
 		if err != nil {
 			return nil, err
 		}
-		a.groupBytes += ac.size()
+		a.groupBytes += ac.Size()
 	}
 	var kt []arrow.DataType
 	for _, k := range spec.Keys {
@@ -188,14 +189,14 @@ func (a *Aggregate) Release() {
 	a.panes = map[int64]*pane{}
 }
 
-func (a *Aggregate) newAccs() []acc {
-	accs := make([]acc, len(a.spec.Aggs))
+func (a *Aggregate) newAccs() []agg.Acc {
+	accs := make([]agg.Acc, len(a.spec.Aggs))
 	for i, ag := range a.spec.Aggs {
 		var in types.Type
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			in = a.spec.In[ag.Arg].Type
 		}
-		accs[i], _ = newAcc(ag, in) // New checked every aggregate
+		accs[i], _ = agg.New(ag, in) // New checked every aggregate
 	}
 	return accs
 }
@@ -366,7 +367,7 @@ func (a *Aggregate) empty() bool {
 func (a *Aggregate) chargeFor(p *pane, groups int) error {
 	need := groups * a.groupBytes
 	for _, ac := range p.accs {
-		need += ac.heap()
+		need += ac.Heap()
 	}
 	if need > p.charged {
 		if err := a.mem.Reserve(need - p.charged); err != nil {
@@ -403,22 +404,22 @@ func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32) (int, error
 	}
 	for i, ag := range a.spec.Aggs {
 		var col arrow.Array
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			col = b.Column(ag.Arg)
 		}
 		if ag.Distinct {
-			p.accs[i].update(col, a.dRows[i], a.dGroups[i])
+			p.accs[i].Update(col, a.dRows[i], a.dGroups[i])
 			continue
 		}
 		rs, gs := a.filtered(ag, b, rows, groups)
-		p.accs[i].update(col, rs, gs)
+		p.accs[i].Update(col, rs, gs)
 	}
 	return n, nil
 }
 
 // filtered returns the rows (and their groups) whose FILTER column is
 // TRUE: all of them without a FILTER.
-func (a *Aggregate) filtered(ag Agg, b arrow.RecordBatch, rows, groups []int32) ([]int32, []int32) {
+func (a *Aggregate) filtered(ag agg.Call, b arrow.RecordBatch, rows, groups []int32) ([]int32, []int32) {
 	if ag.Filter < 0 {
 		return rows, groups
 	}
@@ -590,7 +591,7 @@ func (a *Aggregate) grow(p *pane) error {
 	p.cap = n
 	p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
 	for _, ac := range p.accs {
-		ac.grow(n)
+		ac.Grow(n)
 	}
 	if a.track {
 		p.dirty = growTo(p.dirty, n)
@@ -664,7 +665,7 @@ func (a *Aggregate) keyOrder(p *pane) []int32 {
 
 // emit builds and emits one output batch of window start: the groups
 // chunk of accs, whose keys key returns.
-func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
+func (a *Aggregate) emit(start int64, accs []agg.Acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
 	bld := array.NewRecordBuilder(a.alloc, a.schema)
 	defer bld.Release()
 	nk := len(a.spec.Keys)
@@ -683,7 +684,7 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 		we.Append(arrow.Timestamp(start + a.spec.Window.Size))
 	}
 	for i, ac := range accs {
-		if err := ac.appendTo(bld.Field(nk+2+i), chunk); err != nil {
+		if err := ac.AppendTo(bld.Field(nk+2+i), chunk); err != nil {
 			return err
 		}
 	}
@@ -692,3 +693,19 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 
 // Pending returns the number of windows holding state.
 func (a *Aggregate) Pending() int { return len(a.panes) }
+
+// growTo extends s with zero values to length n.
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		old := len(s)
+		s = s[:n]
+		clear(s[old:])
+		return s
+	}
+	out := make([]T, n, max(n, 2*cap(s)))
+	copy(out, s)
+	return out
+}

@@ -13,15 +13,10 @@
 //   - A row whose window has already fired is late: it is counted and
 //     dropped. Sources drop late rows per split before they get here, so in
 //     a strand job this never happens; the check is a safety net.
-//   - Aggregates: COUNT(*), COUNT(x), SUM, MIN, MAX, AVG, each optionally
-//     DISTINCT and with a FILTER column. SUM of INT is INT and of BIGINT is
-//     BIGINT; AVG of an integral type truncates to that type, as Flink
-//     does; SUM and AVG of DECIMAL(p, s) are DECIMAL(38, s) and
-//     DECIMAL(38, max(s, 6)), AVG rounding half up. An aggregate over no
-//     non-NULL input is NULL, except COUNT, which is 0.
-//   - Sums are exact (wide.go): a SUM that does not fit its type fails
-//     with ErrOverflow, where Flink wraps integers around as Java does and
-//     makes a DECIMAL NULL; an AVG fails only if the average does not fit.
+//   - Aggregates are package agg's accumulators (COUNT, SUM, MIN, MAX,
+//     AVG, their types and exact sums), each optionally DISTINCT and with
+//     a FILTER column, both of which the aggregate applies before agg
+//     sees the rows.
 //
 // Memory: each window's groups are found through a memseg.HashTable from
 // the group's normalized key to a group number, its DISTINCT values

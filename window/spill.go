@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/state"
 )
 
@@ -120,7 +121,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		a.part = accsKey(a.part[:0], start[:], key, seq)
 		k := len(a.part)
 		for _, ac := range p.accs {
-			a.part = ac.put(a.part, int32(g))
+			a.part = ac.Put(a.part, int32(g))
 		}
 		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
 		p.markSpilled(kgs[g])
@@ -247,7 +248,7 @@ func (h *iterHeap) Pop() any {
 // BatchSize a spilled entry being merged.
 type merge struct {
 	a    *Aggregate
-	accs []acc
+	accs []agg.Acc
 	keys [][]byte
 	n    int // groups in the batch
 	// Per DISTINCT aggregate: the values seen and their slots.
@@ -261,7 +262,7 @@ func (a *Aggregate) newMerge() *merge {
 	m := &merge{a: a, accs: a.newAccs(), keys: make([][]byte, a.spec.BatchSize),
 		dec: make([]*keyDecoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
 	for _, ac := range m.accs {
-		ac.grow(a.spec.BatchSize + 1)
+		ac.Grow(a.spec.BatchSize + 1)
 	}
 	for i, ag := range a.spec.Aggs {
 		if ag.Distinct {
@@ -297,7 +298,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 		}
 		m.keys[m.n] = append(m.keys[m.n][:0], gk...)
 		for _, ac := range m.accs {
-			ac.reset(int32(m.n))
+			ac.Reset(int32(m.n))
 		}
 		m.n++
 	}
@@ -312,7 +313,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 			return err
 		}
 		for _, ac := range m.accs {
-			if v, err = ac.get(v, tmp); err != nil {
+			if v, err = ac.Get(v, tmp); err != nil {
 				return err
 			}
 		}
@@ -321,7 +322,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 		}
 		for i, ag := range a.spec.Aggs {
 			if !ag.Distinct {
-				m.accs[i].merge(g, tmp)
+				m.accs[i].Merge(g, tmp)
 			}
 		}
 	case tagDistinct:
@@ -354,7 +355,7 @@ func (m *merge) flush(start int64, emit func(arrow.RecordBatch) error) error {
 		for r := range m.slots[i] {
 			m.rows = append(m.rows, int32(r))
 		}
-		m.accs[i].update(col, m.rows, m.slots[i])
+		m.accs[i].Update(col, m.rows, m.slots[i])
 		col.Release()
 		m.slots[i] = m.slots[i][:0]
 	}

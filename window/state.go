@@ -27,6 +27,9 @@ import (
 // and a few hundred entries for the store, however many groups changed.
 const paneState = "p"
 
+// errState reports checkpointed or spilled window state that does not decode.
+var errState = errors.New("window: malformed checkpointed state")
+
 // Track makes the aggregate remember what changes between checkpoints. It
 // must be called before the first Add.
 func (a *Aggregate) Track() { a.track = true }
@@ -141,7 +144,7 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 		at := len(dst)
 		dst = append(dst, 0)
 		for _, ac := range p.accs {
-			dst = ac.put(dst, g)
+			dst = ac.Put(dst, g)
 		}
 		n := len(dst) - at - 1
 		if n < 0x80 {
@@ -297,7 +300,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 	p.addrs = append(p.addrs, addr)
 	rest := st
 	for _, ac := range p.accs {
-		if rest, err = ac.get(rest, g); err != nil {
+		if rest, err = ac.Get(rest, g); err != nil {
 			return 0, err
 		}
 	}
