@@ -53,6 +53,10 @@ type Acc interface {
 	// value twice if both saw it: the caller merges the distinct values
 	// and updates once per value instead.
 	Merge(g, h int32)
+	// MergeFrom is Merge from group h of src, an Acc that New made for
+	// the same call and input type: a window fires by merging the slices
+	// it covers, each with accumulators of its own.
+	MergeFrom(g int32, src Acc, h int32)
 	// Size is the bytes one group's slot takes in the columns; Heap the
 	// bytes the slots hold outside them (the strings of MIN and MAX),
 	// which change with the values kept. The caller charges both to its

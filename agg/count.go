@@ -27,8 +27,10 @@ func (c *countAcc) Update(col arrow.Array, rows, groups []int32) {
 
 func (c *countAcc) Reset(g int32)    { c.n[g] = 0 }
 func (c *countAcc) Merge(g, h int32) { c.n[g] += c.n[h] }
-func (c *countAcc) Size() int        { return 8 }
-func (c *countAcc) Heap() int        { return 0 }
+
+func (c *countAcc) MergeFrom(g int32, src Acc, h int32) { c.n[g] += src.(*countAcc).n[h] }
+func (c *countAcc) Size() int                           { return 8 }
+func (c *countAcc) Heap() int                           { return 0 }
 
 func (c *countAcc) Put(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
 

@@ -66,6 +66,12 @@ func (s *decSumAcc) Merge(g, h int32) {
 	s.n[g] += s.n[h]
 }
 
+func (s *decSumAcc) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*decSumAcc)
+	s.sum[g].addWide(o.sum[h])
+	s.n[g] += o.n[h]
+}
+
 func (s *decSumAcc) Size() int { return 32 }
 func (s *decSumAcc) Heap() int { return 0 }
 

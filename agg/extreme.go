@@ -41,6 +41,16 @@ func (e *extreme[T]) Merge(g, h int32) {
 	}
 }
 
+func (e *extreme[T]) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*extreme[T])
+	if !o.seen[h] {
+		return
+	}
+	if !e.seen[g] || e.max && e.less(e.v[g], o.v[h]) || !e.max && e.less(o.v[h], e.v[g]) {
+		e.set(g, o.v[h])
+	}
+}
+
 // set makes x group g's value, keeping held up to date.
 func (e *extreme[T]) set(g int32, x T) {
 	e.unhold(g)

@@ -81,6 +81,14 @@ func (s *intSumAcc) Merge(g, h int32) {
 	s.n[g] += s.n[h]
 }
 
+func (s *intSumAcc) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*intSumAcc)
+	x := s.sum(g)
+	x.addWide(o.sum(h))
+	s.setSum(g, x)
+	s.n[g] += o.n[h]
+}
+
 func (s *intSumAcc) Size() int { return 24 }
 func (s *intSumAcc) Heap() int { return 0 }
 
@@ -215,6 +223,12 @@ func (s *floatSumAcc) Reset(g int32) { s.sum[g], s.n[g] = 0, 0 }
 func (s *floatSumAcc) Merge(g, h int32) {
 	s.sum[g] += s.sum[h]
 	s.n[g] += s.n[h]
+}
+
+func (s *floatSumAcc) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*floatSumAcc)
+	s.sum[g] += o.sum[h]
+	s.n[g] += o.n[h]
 }
 
 func (s *floatSumAcc) Size() int { return 16 }

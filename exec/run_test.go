@@ -93,7 +93,7 @@ func (w *memWriter) Abort() error { w.s.mu.Lock(); w.s.abort++; w.s.mu.Unlock();
 // countGraph counts rows per key in 10 ms tumbling windows.
 func countGraph(src Source, sink Sink, p int) *Graph {
 	wm := &expr.Col{Index: 0, Name: "ts", T: types.TTimestamp}
-	tumble := window.Tumble{Size: 10}
+	tumble := window.TumbleOf(10, 0)
 	srcV := &Vertex{ID: 1, Name: "src", Parallelism: p, Source: &SourceSpec{Table: "t", Source: src, Schema: memSchema, Watermark: wm, TimeCol: 0, Fires: tumble.Fires}}
 	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
 	spec := window.Spec{Window: tumble, In: memSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}

@@ -58,7 +58,7 @@ func (o *snapFail) Snapshot(id int64) (OperatorSnapshot, error) {
 // parallelism p; fail, if set, fails the source's snapshots it says.
 func spGraph(src Source, sink Sink, p int, fail func(int64) bool) *Graph {
 	wm := &expr.Col{Index: 0, Name: "ts", T: types.TTimestamp}
-	tumble := window.Tumble{Size: 10}
+	tumble := window.TumbleOf(10, 0)
 	srcV := &Vertex{ID: 1, Name: "src", Parallelism: p, Source: &SourceSpec{UID: "source-t", Table: "t", Source: src, Schema: memSchema, Watermark: wm, TimeCol: 0, Fires: tumble.Fires}}
 	if fail != nil {
 		srcV.Ops = []OpSpec{{Name: "snapfail", Out: memSchema, New: func() (Operator, error) { return &snapFail{fail: fail}, nil }}}

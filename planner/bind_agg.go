@@ -46,9 +46,10 @@ func collectAggs(q *parser.Select) []*parser.Call {
 type groupWindow struct {
 	input   *relation // the relation the aggregate reads (below any TVF)
 	timeCol int
-	w       window.Tumble
-	// legacy marks GROUP BY TUMBLE(ts, size): TUMBLE_START and friends.
-	legacy bool
+	w       window.Assigner
+	// legacy names the function of GROUP BY TUMBLE(ts, size) or HOP(ts,
+	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
+	legacy string
 }
 
 // aggregate binds a GROUP BY query up to its select list: it returns the
@@ -61,7 +62,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	var keyASTs []parser.Expr
 	windowCols := map[string]bool{}
 	for _, g := range q.GroupBy {
-		if c, ok := g.(*parser.Call); ok && c.Name == "TUMBLE" {
+		if c, ok := g.(*parser.Call); ok && (c.Name == "TUMBLE" || c.Name == "HOP" || c.Name == "SESSION" || c.Name == "CUMULATE") {
 			if win != nil {
 				return nil, nil, errorf(c.Start, ErrUnsupported, "only one window may be grouped by")
 			}
@@ -92,7 +93,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if len(q.GroupBy) > 0 {
 			at = q.GroupBy[0].Pos()
 		}
-		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE(...)), or GROUP BY TUMBLE(time_col, INTERVAL ...)")
+		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE|HOP|CUMULATE(...)), or GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size)")
 	}
 	inCtx.scope = win.input.scope
 
@@ -129,6 +130,9 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if err != nil {
 			return nil, nil, err
 		}
+		if a.Distinct && win.w.Slides() {
+			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
+		}
 		agg.Aggs = append(agg.Aggs, a)
 		agg.Names = append(agg.Names, c.String())
 	}
@@ -154,13 +158,13 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 					}
 				}
 			}
-			if win.legacy {
-				switch c.Name {
-				case "TUMBLE_START":
+			if fn, aux, ok := strings.Cut(c.Name, "_"); ok && fn == win.legacy {
+				switch aux {
+				case "START":
 					return col(nk)
-				case "TUMBLE_END":
+				case "END":
 					return col(nk + 1)
-				case "TUMBLE_ROWTIME":
+				case "ROWTIME":
 					return windowTime(nk), true, nil
 				}
 			}
@@ -226,14 +230,20 @@ func sameKey(sc *scope, k, e parser.Expr) bool {
 	return k.String() == e.String()
 }
 
-// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]).
+// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]) and GROUP BY
+// HOP(ts, slide, size [, offset]).
 func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
-	if len(c.Args) < 2 || len(c.Args) > 3 {
-		return nil, errorf(c.Start, ErrType, "TUMBLE takes (time_col, INTERVAL size [, INTERVAL offset])")
+	nargs := map[string]int{"TUMBLE": 2, "HOP": 3}[c.Name]
+	switch {
+	case nargs == 0:
+		return nil, errorf(c.Start, ErrUnsupported, "GROUP BY %s(...) is not supported yet; supported: GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size), or TABLE(TUMBLE|HOP|CUMULATE(...))", c.Name)
+	case len(c.Args) < nargs || len(c.Args) > nargs+1:
+		form := map[string]string{"TUMBLE": "(time_col, INTERVAL size [, INTERVAL offset])", "HOP": "(time_col, INTERVAL slide, INTERVAL size [, INTERVAL offset])"}[c.Name]
+		return nil, errorf(c.Start, ErrType, "%s takes %s", c.Name, form)
 	}
 	id, ok := c.Args[0].(*parser.Ident)
 	if !ok {
-		return nil, errorf(c.Args[0].Pos(), ErrType, "TUMBLE's first argument must be a time attribute column")
+		return nil, errorf(c.Args[0].Pos(), ErrType, "%s's first argument must be a time attribute column", c.Name)
 	}
 	col, err := from.scope.resolve(id)
 	if err != nil {
@@ -242,20 +252,25 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 	if a := from.scope.cols[col].typ.Attr; a != types.RowTime && a != types.ProcTime {
 		return nil, errorf(id.Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it, or use a PROCTIME() column", from.scope.cols[col].name)
 	}
-	size, err := intervalArg(&parser.TableFuncArg{Start: c.Args[1].Pos(), Expr: c.Args[1]}, "size")
+	arg := func(i int) *parser.TableFuncArg {
+		if i >= len(c.Args) {
+			return nil
+		}
+		return &parser.TableFuncArg{Start: c.Args[i].Pos(), Expr: c.Args[i]}
+	}
+	var w window.Assigner
+	if c.Name == "HOP" {
+		w, err = windowOf(c.Name, arg(2), arg(1), arg(3))
+	} else {
+		w, err = windowOf(c.Name, arg(1), nil, arg(2))
+	}
 	if err != nil {
 		return nil, err
 	}
-	if size <= 0 {
-		return nil, errorf(c.Args[1].Pos(), ErrType, "window size must be positive")
+	if w.Kind != window.Tumble && from.scope.cols[col].typ.Attr == types.ProcTime {
+		return nil, errorf(id.Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", c.Name)
 	}
-	var offset int64
-	if len(c.Args) == 3 {
-		if offset, err = intervalArg(&parser.TableFuncArg{Start: c.Args[2].Pos(), Expr: c.Args[2]}, "offset"); err != nil {
-			return nil, err
-		}
-	}
-	return &groupWindow{input: from, timeCol: col, w: window.Tumble{Size: size, Offset: offset}, legacy: true}, nil
+	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name}, nil
 }
 
 // aggCall binds one aggregate call; add places an argument or filter

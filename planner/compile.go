@@ -293,7 +293,12 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	in := s.schema
 	uid := UID(n)
 	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, Keys: n.Keys, Aggs: n.Aggs}
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
+	name := n.describe()
+	if w := n.Window; w.Slides() {
+		// The physical plan shows how the windows are computed: per slice.
+		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.FormatIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
+	}
+	v.Ops = append(v.Ops, exec.OpSpec{Name: name + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
 			return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
 		}})

@@ -45,7 +45,7 @@ type Project struct {
 type WindowTVF struct {
 	Input   Node
 	TimeCol int
-	Window  window.Tumble
+	Window  window.Assigner
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
@@ -57,7 +57,7 @@ type WindowAgg struct {
 	// then names its PROCTIME() column.
 	TimeCol  int
 	ProcTime string
-	Window   window.Tumble
+	Window   window.Assigner
 	Keys     []int
 	Aggs     []agg.Call
 	// Names are the aggregates' display names for EXPLAIN and output.
@@ -210,12 +210,21 @@ func (s *Sink) describe() string {
 	return fmt.Sprintf("Sink(table=[%s], fields=[%s])", s.Table.Name, strings.Join(s.Input.Schema().Names(), ", "))
 }
 
-func describeWindow(in types.Schema, col int, w window.Tumble) string {
+func describeWindow(in types.Schema, col int, w window.Assigner) string {
 	return describeTumble(in[col].Name, w)
 }
 
-func describeTumble(timeCol string, w window.Tumble) string {
-	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", timeCol, types.FormatIntervalDayTime(w.Size))
+// describeTumble renders a window as Flink's EXPLAIN does:
+// TUMBLE(size), HOP(size, slide), CUMULATE(max_size, step).
+func describeTumble(timeCol string, w window.Assigner) string {
+	f := types.FormatIntervalDayTime
+	d := fmt.Sprintf("window=[%v(time_col=[%s], size=[%s]", w.Kind, timeCol, f(w.Size))
+	switch w.Kind {
+	case window.Hop:
+		d += fmt.Sprintf(", slide=[%s]", f(w.Slide))
+	case window.Cumulate:
+		d = fmt.Sprintf("window=[CUMULATE(time_col=[%s], max_size=[%s], step=[%s]", timeCol, f(w.Size), f(w.Slide))
+	}
 	if w.Offset != 0 {
 		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
 	}

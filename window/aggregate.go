@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -17,7 +18,7 @@ import (
 
 // Spec describes a window aggregate.
 type Spec struct {
-	Window Tumble
+	Window Assigner
 	// In is the input schema.
 	In types.Schema
 	// TimeCol is the event-time column the window is assigned by, or -1
@@ -65,9 +66,12 @@ func (s *Spec) MinSegments() int {
 // the memory budget even with every window spilled.
 var ErrMemory = errors.New("window state does not fit in memory.managed.size")
 
-// Aggregate is a tumbling-window aggregate. It is driven by one goroutine.
+// Aggregate is a fixed-window aggregate (tumbling, hopping, cumulating).
+// It is driven by one goroutine.
 //
-// Each window's groups live in a memseg.HashTable from the group's
+// State is kept per slice (Assigner): a pane is one slice, and a window
+// that is one slice (every tumbling window) fires straight from its pane.
+// Each pane's groups live in a memseg.HashTable from the group's
 // normalized key to a group number; the accumulators are columns (typed
 // slices, one slot per group number) so that an update is a tight loop per
 // aggregate over a batch. The tables' segments and the columns are both
@@ -91,7 +95,12 @@ type Aggregate struct {
 	// last Flush, whose stored state Flush deletes.
 	track bool
 	fired []*pane
-	part  []byte // Flush's encoding buffer
+	// kgLo..kgHi are the key groups Flush writes the progress into
+	// (StoreProgress); restoredWM is the least progress Load has read.
+	kgLo, kgHi int
+	restoredWM int64
+	progressed bool
+	part       []byte // Flush's encoding buffer
 
 	spill spill
 
@@ -140,14 +149,20 @@ type pane struct {
 // New returns an empty aggregate. It takes its memory from a manager of
 // the default budget until UseMemory gives it another.
 func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
-	if spec.Window.Size <= 0 {
-		return nil, fmt.Errorf("window size must be positive, got %d ms", spec.Window.Size)
+	if spec.Window.Kind == Tumble && spec.Window.Slide == 0 {
+		spec.Window.Slide = spec.Window.Size
+	}
+	if err := spec.Window.Check(); err != nil {
+		return nil, err
+	}
+	if spec.TimeCol < 0 && spec.Window.Kind != Tumble {
+		return nil, fmt.Errorf("processing-time windows are tumbling only")
 	}
 	if spec.BatchSize <= 0 {
 		spec.BatchSize = 4096
 	}
 	a := &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark,
-		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs))}
+		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs)), kgHi: -1}
 	a.groupBytes = 8 + 1 + 2 // addrs, dirty, kgs
 	for _, ag := range spec.Aggs {
 		var in types.Type
@@ -243,7 +258,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	n := int(b.NumRows())
 	if s, ok := a.oneWindow(ts); ok {
 		// The whole batch is in window s: no per-row window arithmetic.
-		if s+a.spec.Window.Size-1 <= a.wm {
+		if a.spec.Window.Fires(s) <= a.wm {
 			return int64(n), nil
 		}
 		a.rows = a.rows[:0]
@@ -258,7 +273,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 			continue
 		}
 		s := a.spec.Window.Start(int64(tv[i]))
-		if s+a.spec.Window.Size-1 <= a.wm {
+		if a.spec.Window.Fires(s) <= a.wm {
 			dropped++
 			continue
 		}
@@ -313,7 +328,7 @@ func (a *Aggregate) pane(s int64) *pane {
 func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err error) {
 	n := int(b.NumRows())
 	s := a.spec.Window.Start(now)
-	if s+a.spec.Window.Size-1 <= a.wm {
+	if a.spec.Window.Fires(s) <= a.wm {
 		return int64(n), nil
 	}
 	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
@@ -600,22 +615,50 @@ func (a *Aggregate) grow(p *pane) error {
 }
 
 // Advance moves the watermark to wm and emits every window that fires, in
-// window order, each in key order, in batches of at most BatchSize rows.
+// the order of their ends, each in key order, in batches of at most
+// BatchSize rows. A window [start, end) fires when wm reaches end-1; a
+// slice's state is freed once the last window covering it has fired.
 func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error {
 	if wm <= a.wm {
 		return nil
 	}
+	prev := a.wm
 	a.wm = wm
-	var due []int64
-	for s := range a.panes {
-		if s+a.spec.Window.Size-1 <= wm {
-			due = append(due, s)
+	w := a.spec.Window
+	starts := slices.Sorted(maps.Keys(a.panes))
+	var ends []int64
+	for _, s := range starts {
+		lo, hi := w.firstEnd(s), w.lastEnd(s)
+		if prev != types.MinWatermark && lo-1 <= prev {
+			lo = align(prev+1, w.step(), w.Offset) + w.step() // the first end past prev+1
+		}
+		if hi-1 > wm {
+			hi = align(wm+1, w.step(), w.Offset)
+		}
+		for e := lo; e <= hi; e += w.step() {
+			ends = append(ends, e)
 		}
 	}
-	slices.Sort(due)
-	for _, s := range due {
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	var cover []*pane
+	for _, e := range ends {
+		ws := w.windowStart(e)
+		i, _ := slices.BinarySearch(starts, ws)
+		cover = cover[:0]
+		for ; i < len(starts) && starts[i] < e; i++ {
+			cover = append(cover, a.panes[starts[i]])
+		}
+		if err := a.fire(cover, ws, e, emit); err != nil {
+			return err
+		}
+	}
+	for _, s := range starts {
+		if w.lastEnd(s)-1 > wm {
+			continue
+		}
 		p := a.panes[s]
-		if err := a.fire(p, emit); err != nil {
+		if err := a.expire(p); err != nil {
 			return err
 		}
 		delete(a.panes, s)
@@ -627,19 +670,60 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	return nil
 }
 
-// fire emits pane p's groups in key order.
-func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
-	if len(p.spilled) > 0 {
-		return a.fireSpilled(p, emit)
+// fire emits the window [ws, we), whose slices with state are cover, in
+// key order: straight from a slice's pane if it is the only one, else by
+// merging them in memory, or in the store when some are spilled or their
+// merge does not fit in memory.
+func (a *Aggregate) fire(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	spilled := false
+	for _, p := range cover {
+		spilled = spilled || len(p.spilled) > 0
 	}
+	if !spilled {
+		if len(cover) == 1 {
+			return a.emitPane(cover[0], ws, we, emit)
+		}
+		if ok, err := a.fireMerged(cover, ws, we, emit); ok || err != nil {
+			return err
+		}
+	}
+	return a.fireSpilled(cover, ws, we, emit)
+}
+
+// emitPane emits pane p's groups in key order as window [ws, we).
+func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
 	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
-		if err := a.emit(p.start, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
+		if err := a.emit(ws, we, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fireMerged merges the slices of window [ws, we), all in memory, into a
+// pane of their own and emits it. It reports false, having emitted
+// nothing, when that pane does not fit in the budget.
+func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) (bool, error) {
+	m := a.newPane(ws)
+	defer a.free(m)
+	for _, p := range cover {
+		for g, addr := range p.addrs {
+			a.key = append(a.key[:0], p.groups.KeyAt(addr)...)
+			mg, ok := a.group(m)
+			if !ok {
+				return false, nil
+			}
+			for i, ac := range m.accs {
+				ac.MergeFrom(mg, p.accs[i], int32(g))
+			}
+		}
+	}
+	if a.charge(m) {
+		return false, nil
+	}
+	return true, a.emitPane(m, ws, we, emit)
 }
 
 // keyOrder returns p's group numbers in key order: a radix sort of key
@@ -663,9 +747,9 @@ func (a *Aggregate) keyOrder(p *pane) []int32 {
 	return order
 }
 
-// emit builds and emits one output batch of window start: the groups
+// emit builds and emits one output batch of window [ws, we): the groups
 // chunk of accs, whose keys key returns.
-func (a *Aggregate) emit(start int64, accs []agg.Acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
+func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
 	bld := array.NewRecordBuilder(a.alloc, a.schema)
 	defer bld.Release()
 	nk := len(a.spec.Keys)
@@ -678,10 +762,10 @@ func (a *Aggregate) emit(start int64, accs []agg.Acc, chunk []int32, key func(i 
 			return err
 		}
 	}
-	ws, we := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
+	sb, eb := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
 	for range chunk {
-		ws.Append(arrow.Timestamp(start))
-		we.Append(arrow.Timestamp(start + a.spec.Window.Size))
+		sb.Append(arrow.Timestamp(ws))
+		eb.Append(arrow.Timestamp(we))
 	}
 	for i, ac := range accs {
 		if err := ac.AppendTo(bld.Field(nk+2+i), chunk); err != nil {

@@ -45,7 +45,7 @@ func countSum(t *testing.T) *Aggregate {
 		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
 		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
 	}
-	a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
+	a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestAggregateNoKeysExtremes(t *testing.T) {
 		{Kind: agg.Min, Arg: 1, Filter: -1, Out: types.TBigInt}, // NULLs: the generic loop
 		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
 	}
-	a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Aggs: aggs}, memory.DefaultAllocator)
+	a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Aggs: aggs}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

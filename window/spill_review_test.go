@@ -65,7 +65,7 @@ func mBatch(rows []mRow) arrow.RecordBatch {
 // plain accumulators, a string MAX (heap bytes), DISTINCT aggregates with
 // and without FILTER, over BIGINT and STRING values.
 func mSpec() Spec {
-	return Spec{Window: Tumble{Size: 200}, In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []agg.Call{
+	return Spec{Window: TumbleOf(200, 0), In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []agg.Call{
 		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
 		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
 		{Kind: agg.Max, Arg: 3, Filter: -1, Out: types.TString},

@@ -27,6 +27,20 @@ import (
 // and a few hundred entries for the store, however many groups changed.
 const paneState = "p"
 
+// A hopping or cumulating window's slice outlives the windows that have
+// fired: the watermark up to which they have is state too, or a restore
+// would fire them again. Flush writes it into every key group of the
+// subtask (StoreProgress), under state name "w" with key progressKey, as a
+// varint; a restore takes the least it finds (all are equal after an
+// aligned checkpoint).
+const progressState = "w"
+
+var progressKey = []byte{0}
+
+// StoreProgress makes Flush write the watermark of the aggregate's windows
+// into key groups lo..hi (inclusive) when its windows slide.
+func (a *Aggregate) StoreProgress(lo, hi int) { a.kgLo, a.kgHi = lo, hi }
+
 // errState reports checkpointed or spilled window state that does not decode.
 var errState = errors.New("window: malformed checkpointed state")
 
@@ -50,6 +64,12 @@ type Writer interface {
 // again.
 func (a *Aggregate) Flush(b Writer) {
 	uid, kg := a.spill.uid, a.spill.kg
+	if a.spec.Window.Slides() && a.kgHi >= a.kgLo {
+		v := binary.AppendVarint(nil, a.wm)
+		for k := a.kgLo; k <= a.kgHi; k++ {
+			b.Set(uid, uint16(k), progressState, progressKey, v)
+		}
+	}
 	for _, p := range a.fired {
 		key := startKey(p.start)
 		for g := range p.stored {
@@ -184,12 +204,24 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 		return a.commitIfLarge(b)
 	case name == paneState && len(key) == 8:
 		return a.loadPart(kg, int64(binary.BigEndian.Uint64(key)^1<<63), value)
+	case name == progressState && bytes.Equal(key, progressKey):
+		wm, n := binary.Varint(value)
+		if n <= 0 || n != len(value) {
+			return fmt.Errorf("%w: malformed window progress", errState)
+		}
+		if !a.progressed || wm < a.restoredWM {
+			a.restoredWM, a.progressed = wm, true
+		}
+		return nil
 	}
 	return fmt.Errorf("%w: unknown state %q", errState, name)
 }
 
 // Restored finishes a restore.
 func (a *Aggregate) Restored() error {
+	if a.progressed {
+		a.wm = a.restoredWM
+	}
 	if a.spill.batch == nil {
 		return nil
 	}
@@ -380,7 +412,11 @@ func (r *reader) bytes() []byte {
 // state written by an aggregate with other keys, aggregates or window.
 func (s *Spec) Fingerprint() string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "tumble %d %d;", s.Window.Size, s.Window.Offset)
+	if w := s.Window; w.Kind == Tumble {
+		fmt.Fprintf(&b, "tumble %d %d;", w.Size, w.Offset) // as before there were other kinds
+	} else {
+		fmt.Fprintf(&b, "%v %d %d %d;", w.Kind, w.Size, w.Slide, w.Offset)
+	}
 	for _, k := range s.Keys {
 		fmt.Fprintf(&b, "key %v;", s.In[k].Type.Plain().Nullable())
 	}

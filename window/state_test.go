@@ -24,7 +24,7 @@ func TestStateRoundTrip(t *testing.T) {
 	}
 	aggs = append(aggs, agg.Call{Kind: agg.Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt})
 	mk := func() *Aggregate {
-		a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
+		a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
 		if err != nil {
 			t.Fatal(err)
 		}
