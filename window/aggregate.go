@@ -104,6 +104,10 @@ type Aggregate struct {
 
 	spill spill
 
+	// merged and cursors are fireMerged's, kept across windows.
+	merged  *merge
+	cursors []cursor
+
 	// Scratch reused across batches.
 	enc       memseg.KeyEncoder
 	dEnc      []memseg.KeyEncoder // per DISTINCT aggregate: its argument
@@ -127,6 +131,11 @@ type pane struct {
 	groups *memseg.HashTable
 	addrs  []uint64
 	accs   []agg.Acc
+	// order and keys cache the groups in key order, and their keys (in
+	// the table's memory), once a window of several slices has needed
+	// them; a new group clears them.
+	order []int32
+	keys  [][]byte
 	// seen holds, per DISTINCT aggregate, the (group number, value) pairs
 	// seen, values as normalized keys.
 	seen []*memseg.HashTable
@@ -239,7 +248,7 @@ func (a *Aggregate) free(p *pane) {
 	}
 	a.mem.Unreserve(p.charged)
 	p.accs = a.newAccs()
-	p.addrs, p.dirty, p.dirtyList, p.kgs = nil, nil, nil, nil
+	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys = nil, nil, nil, nil, nil, nil
 	p.cap, p.charged = 0, 0
 }
 
@@ -545,6 +554,7 @@ func (a *Aggregate) group(p *pane) (int32, bool) {
 	g := int32(len(p.addrs))
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
+	p.order, p.keys = nil, nil
 	return g, true
 }
 
@@ -672,22 +682,18 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 
 // fire emits the window [ws, we), whose slices with state are cover, in
 // key order: straight from a slice's pane if it is the only one, else by
-// merging them in memory, or in the store when some are spilled or their
-// merge does not fit in memory.
+// merging the slices' groups in key order, in memory, or in the store when
+// some are spilled.
 func (a *Aggregate) fire(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
-	spilled := false
 	for _, p := range cover {
-		spilled = spilled || len(p.spilled) > 0
-	}
-	if !spilled {
-		if len(cover) == 1 {
-			return a.emitPane(cover[0], ws, we, emit)
-		}
-		if ok, err := a.fireMerged(cover, ws, we, emit); ok || err != nil {
-			return err
+		if len(p.spilled) > 0 {
+			return a.fireSpilled(cover, ws, we, emit)
 		}
 	}
-	return a.fireSpilled(cover, ws, we, emit)
+	if len(cover) == 1 {
+		return a.emitPane(cover[0], ws, we, emit)
+	}
+	return a.fireMerged(cover, ws, we, emit)
 }
 
 // emitPane emits pane p's groups in key order as window [ws, we).
@@ -702,28 +708,59 @@ func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch)
 	return nil
 }
 
-// fireMerged merges the slices of window [ws, we), all in memory, into a
-// pane of their own and emits it. It reports false, having emitted
-// nothing, when that pane does not fit in the budget.
-func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) (bool, error) {
-	m := a.newPane(ws)
-	defer a.free(m)
+// fireMerged emits window [ws, we) by merging the groups of its slices,
+// all in memory, in key order: each slice's groups are sorted once (a
+// slice takes no rows once its first window has fired, so the order
+// holds for its later windows), and a k-way merge folds equal keys into
+// one output group. No hashing: the cost of a window is its slices'
+// groups.
+func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	cur := a.cursors[:0]
 	for _, p := range cover {
-		for g, addr := range p.addrs {
-			a.key = append(a.key[:0], p.groups.KeyAt(addr)...)
-			mg, ok := a.group(m)
-			if !ok {
-				return false, nil
-			}
-			for i, ac := range m.accs {
-				ac.MergeFrom(mg, p.accs[i], int32(g))
+		if p.order == nil {
+			p.order = slices.Clone(a.keyOrder(p))
+			p.keys = make([][]byte, len(p.order))
+			for i, g := range p.order {
+				p.keys[i] = p.groups.KeyAt(p.addrs[g])
 			}
 		}
+		if len(p.order) > 0 {
+			cur = append(cur, cursor{p: p, key: p.keys[0]})
+		}
 	}
-	if a.charge(m) {
-		return false, nil
+	a.cursors = cur
+	if a.merged == nil {
+		a.merged = a.newMerge() // no DISTINCT aggregates here: nothing to release
 	}
-	return true, a.emitPane(m, ws, we, emit)
+	m := a.merged
+	// A window covers few slices (size/slide): the least key is found by
+	// a scan, cheaper than a heap at that size.
+	for len(cur) > 0 {
+		least := 0
+		for i := 1; i < len(cur); i++ {
+			if bytes.Compare(cur[i].key, cur[least].key) < 0 {
+				least = i
+			}
+		}
+		c := &cur[least]
+		if err := m.addFrom(c.key, c.p.accs, c.p.order[c.i], ws, we, emit); err != nil {
+			return err
+		}
+		if c.i++; c.i == len(c.p.order) {
+			cur[least] = cur[len(cur)-1]
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		c.key = c.p.keys[c.i]
+	}
+	return m.flush(ws, we, emit)
+}
+
+// cursor is a position in a slice's groups in key order.
+type cursor struct {
+	p   *pane
+	i   int
+	key []byte
 }
 
 // keyOrder returns p's group numbers in key order: a radix sort of key

@@ -354,6 +354,27 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 	return nil
 }
 
+// addFrom merges group g of accs, whose key is key: a slice's group in
+// memory. Keys come in order, so equal keys are adjacent.
+func (m *merge) addFrom(key []byte, accs []agg.Acc, g int32, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	if m.n == 0 || !bytes.Equal(key, m.keys[m.n-1]) {
+		if m.n == m.a.spec.BatchSize {
+			if err := m.flush(ws, we, emit); err != nil {
+				return err
+			}
+		}
+		m.keys[m.n] = append(m.keys[m.n][:0], key...)
+		for _, ac := range m.accs {
+			ac.Reset(int32(m.n))
+		}
+		m.n++
+	}
+	for i, ac := range m.accs {
+		ac.MergeFrom(int32(m.n-1), accs[i], g)
+	}
+	return nil
+}
+
 // flush computes the batch's DISTINCT aggregates from their values and
 // emits the batch.
 func (m *merge) flush(ws, we int64, emit func(arrow.RecordBatch) error) error {

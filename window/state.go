@@ -330,6 +330,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 	g := int32(len(p.addrs))
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
+	p.order, p.keys = nil, nil
 	rest := st
 	for _, ac := range p.accs {
 		if rest, err = ac.Get(rest, g); err != nil {
