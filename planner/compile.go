@@ -49,6 +49,11 @@ type stage struct {
 	schema types.Schema
 	// src is the source feeding this vertex directly, if any.
 	src *exec.SourceSpec
+	// windowed marks the output of a window aggregate: its rows (of time
+	// window_time, window_end - 1) are emitted when their window fires,
+	// before the watermark that fired it goes on, so a window over them
+	// never finds one late (cascading windows).
+	windowed bool
 }
 
 func (c *compiler) vertex(name string) *exec.Vertex {
@@ -251,6 +256,9 @@ func (c *compiler) check(t *Table, asSource bool) error {
 // fires tells the source feeding s how rows map to windows, so it can drop
 // late rows per split.
 func (c *compiler) fires(s *stage, f func(int64) int64) error {
+	if s.windowed {
+		return nil
+	}
 	if s.src == nil || s.src.Fires != nil {
 		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
 	}
@@ -302,7 +310,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
 			return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
 		}})
-	return &stage{v: v, schema: out}, nil
+	return &stage{v: v, schema: out, windowed: true}, nil
 }
 
 // topN starts a vertex of parallelism 1 behind a global edge: a window's
