@@ -50,7 +50,7 @@ func (c *collect) Emit(b arrow.RecordBatch) error {
 func countPerKey(t *testing.T, size int64) Operator {
 	t.Helper()
 	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
-	op, err := NewWindowAgg("w", keySchema, -1, window.TumbleOf(size, 0), []int{0}, aggs)
+	op, err := NewWindowAgg("w", window.Spec{Window: window.TumbleOf(size, 0), In: keySchema, TimeCol: -1, Keys: []int{0}, Aggs: aggs})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
@@ -227,15 +226,14 @@ func (a *AssignWindow) Process(b arrow.RecordBatch, out Emitter) error {
 	return out.Emit(array.NewRecordBatch(a.schema, cols, int64(len(a.sel))))
 }
 
-// NewWindowAgg returns the window aggregate operator over input schema in:
-// an event-time one over column timeCol, or with timeCol -1 a
-// processing-time one (a *ProcWindowAgg).
-func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Assigner, keys []int, aggs []agg.Call) (Operator, error) {
-	spec := window.Spec{Window: w, In: in, TimeCol: timeCol, Keys: keys, Aggs: aggs}
+// NewWindowAgg returns the window aggregate operator of spec: an
+// event-time one, or with spec.TimeCol -1 a processing-time one (a
+// *ProcWindowAgg).
+func NewWindowAgg(uid string, spec window.Spec) (Operator, error) {
 	if _, err := window.New(spec, memory.DefaultAllocator); err != nil {
 		return nil, err
 	}
-	if timeCol < 0 {
+	if spec.TimeCol < 0 {
 		return &ProcWindowAgg{WindowAgg: WindowAgg{Spec: spec, UID: uid}}, nil
 	}
 	return &WindowAgg{Spec: spec, UID: uid}, nil

@@ -50,6 +50,10 @@ type groupWindow struct {
 	// legacy names the function of GROUP BY TUMBLE(ts, size) or HOP(ts,
 	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
 	legacy string
+	// assigned marks rows that carry their window: timeCol is their
+	// window_end, from a window TVF through a view or subquery.
+	assigned bool
+	startCol int // the window_start column of assigned rows
 }
 
 // aggregate binds a GROUP BY query up to its select list: it returns the
@@ -79,6 +83,12 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 				continue
 			}
 		}
+		if id, ok := g.(*parser.Ident); ok && from.tvf == nil && from.win != nil && from.win.tvf != nil {
+			if i, err := from.scope.resolve(id); err == nil && (i == from.win.start || i == from.win.end) {
+				windowCols[map[bool]string{true: "window_start", false: "window_end"}[i == from.win.start]] = true
+				continue
+			}
+		}
 		keyASTs = append(keyASTs, g)
 	}
 	if from.tvf != nil && win == nil {
@@ -87,6 +97,14 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
 		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
+	}
+	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
+		if from.win.proc {
+			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
+		}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
+	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
+		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
 	}
 	if win == nil {
 		at := q.Start
@@ -107,7 +125,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return len(pre.Exprs) - 1
 	}
 	tc := win.input.scope.cols[win.timeCol]
-	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w}
+	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned}
 	if tc.typ.Attr != types.ProcTime {
 		agg.TimeCol, agg.ProcTime = add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name), ""
 	}
@@ -130,7 +148,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if err != nil {
 			return nil, nil, err
 		}
-		if a.Distinct && win.w.Slides() {
+		if a.Distinct && win.w.Slides() && !win.assigned {
 			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
 		}
 		agg.Aggs = append(agg.Aggs, a)
@@ -175,6 +193,11 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			}
 		}
 		if id, ok := e.(*parser.Ident); ok {
+			if win.assigned {
+				if i, err := from.scope.resolve(id); err == nil && (i == win.startCol || i == win.timeCol) {
+					return col(nk + map[bool]int{true: 0, false: 1}[i == win.startCol])
+				}
+			}
 			if from.tvf != nil && win.input.scope != nil {
 				if i, err := from.scope.resolve(id); err == nil && i >= len(from.tvf.Input.Schema()) {
 					switch from.scope.cols[i].name {

@@ -45,6 +45,10 @@ type winCols struct {
 	start, end int
 	// proc marks a processing-time window.
 	proc bool
+	// tvf is the window of a window TVF whose rows these are (through
+	// projections and filters), nil for a window aggregate's output: a
+	// GROUP BY of both columns aggregates such rows per window.
+	tvf *window.Assigner
 }
 
 // winThrough locates w's columns in a projection of them, or returns nil
@@ -53,7 +57,7 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
@@ -430,7 +434,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 

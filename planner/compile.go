@@ -290,7 +290,9 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.TimeCol >= 0 {
+	// Assigned rows come from a window TVF below, which had the source
+	// drop late rows already.
+	if n.TimeCol >= 0 && !n.Assigned {
 		if err := c.fires(s, n.Window.Fires); err != nil {
 			return nil, err
 		}
@@ -300,15 +302,18 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	out := n.Schema()
 	in := s.schema
 	uid := UID(n)
-	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, Keys: n.Keys, Aggs: n.Aggs}
+	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, ByEnd: n.Assigned, Keys: n.Keys, Aggs: n.Aggs}
 	name := n.describe()
-	if w := n.Window; w.Slides() {
+	if w := n.Window; n.Assigned {
+		// Rows come with their window (one per window) from the TVF below.
+		name += " assigner=[assigned(by=[window_end])]"
+	} else if w.Slides() {
 		// The physical plan shows how the windows are computed: per slice.
 		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.FormatIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
 	}
 	v.Ops = append(v.Ops, exec.OpSpec{Name: name + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
-			return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+			return exec.NewWindowAgg(uid, *spec)
 		}})
 	return &stage{v: v, schema: out, windowed: true}, nil
 }

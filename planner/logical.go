@@ -58,6 +58,10 @@ type WindowAgg struct {
 	TimeCol  int
 	ProcTime string
 	Window   window.Assigner
+	// Assigned marks rows that carry their window: TimeCol is their
+	// window_end column (a window aggregate over a view or subquery of a
+	// window TVF, whose rows are one per window).
+	Assigned bool
 	Keys     []int
 	Aggs     []agg.Call
 	// Names are the aggregates' display names for EXPLAIN and output.

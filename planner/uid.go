@@ -79,6 +79,9 @@ func windowCanon(w *WindowAgg) string {
 	} else {
 		fmt.Fprintf(&b, "%v %d %d %d\n", win.Kind, win.Size, win.Slide, win.Offset)
 	}
+	if w.Assigned {
+		b.WriteString("assigned by window_end\n")
+	}
 	for _, k := range w.Keys {
 		fmt.Fprintf(&b, "key %s\n", canonCol(in, k))
 	}

@@ -74,7 +74,7 @@ func TestFailedCheckpointThenSpill(t *testing.T) {
 	}
 	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt.WithNotNull(true)}}
 	open := func(cp *exec.Checkpointing, budget int64) (*exec.WindowAgg, *exec.Metrics, *memseg.Manager) {
-		op, err := exec.NewWindowAgg("w", tkSchema, 0, window.TumbleOf(1000, 0), []int{1}, aggs)
+		op, err := exec.NewWindowAgg("w", window.Spec{Window: window.TumbleOf(1000, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,6 +24,10 @@ type Spec struct {
 	// TimeCol is the event-time column the window is assigned by, or -1
 	// when rows are assigned by processing time (AddAt).
 	TimeCol int
+	// ByEnd makes TimeCol each row's window_end instead: rows a window
+	// TVF assigned already, one per window (a view or subquery of a
+	// window TVF). Each window is a pane of its own, keyed by its end.
+	ByEnd bool
 	// Keys are the grouping columns besides the window.
 	Keys []int
 	Aggs []agg.Call
@@ -267,7 +271,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	n := int(b.NumRows())
 	if s, ok := a.oneWindow(ts); ok {
 		// The whole batch is in window s: no per-row window arithmetic.
-		if a.spec.Window.Fires(s) <= a.wm {
+		if a.fires(s) <= a.wm {
 			return int64(n), nil
 		}
 		a.rows = a.rows[:0]
@@ -281,8 +285,8 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 			dropped++
 			continue
 		}
-		s := a.spec.Window.Start(int64(tv[i]))
-		if a.spec.Window.Fires(s) <= a.wm {
+		s := a.paneOf(int64(tv[i]))
+		if a.fires(s) <= a.wm {
 			dropped++
 			continue
 		}
@@ -293,7 +297,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	for _, s := range a.starts {
 		a.rows = a.rows[:0]
 		for i := 0; i < n; i++ {
-			if ts.IsValid(i) && a.spec.Window.Start(int64(tv[i])) == s {
+			if ts.IsValid(i) && a.paneOf(int64(tv[i])) == s {
 				a.rows = append(a.rows, int32(i))
 			}
 		}
@@ -315,8 +319,25 @@ func (a *Aggregate) oneWindow(ts *array.Timestamp) (int64, bool) {
 	for _, v := range tv[1:] {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	s := a.spec.Window.Start(int64(lo))
-	return s, a.spec.Window.Start(int64(hi)) == s
+	s := a.paneOf(int64(lo))
+	return s, a.paneOf(int64(hi)) == s
+}
+
+// paneOf is the key of the pane a row of time ts goes to: its slice's
+// start, or with ByEnd its window's end.
+func (a *Aggregate) paneOf(ts int64) int64 {
+	if a.spec.ByEnd {
+		return ts
+	}
+	return a.spec.Window.Start(ts)
+}
+
+// fires is the watermark at which the first window of pane s fires.
+func (a *Aggregate) fires(s int64) int64 {
+	if a.spec.ByEnd {
+		return s - 1
+	}
+	return a.spec.Window.Fires(s)
 }
 
 // pane returns the state of the window starting at s, made if new.
@@ -634,6 +655,9 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	}
 	prev := a.wm
 	a.wm = wm
+	if a.spec.ByEnd {
+		return a.advanceByEnd(emit)
+	}
 	w := a.spec.Window
 	starts := slices.Sorted(maps.Keys(a.panes))
 	var ends []int64
@@ -672,6 +696,29 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 			return err
 		}
 		delete(a.panes, s)
+		a.free(p)
+		if a.track {
+			a.fired = append(a.fired, p)
+		}
+	}
+	return nil
+}
+
+// advanceByEnd fires the panes of windows ending at or before a.wm + 1,
+// each a window of its own, in the order of their ends.
+func (a *Aggregate) advanceByEnd(emit func(arrow.RecordBatch) error) error {
+	for _, e := range slices.Sorted(maps.Keys(a.panes)) {
+		if e-1 > a.wm {
+			break
+		}
+		p := a.panes[e]
+		if err := a.fire([]*pane{p}, a.spec.Window.windowStart(e), e, emit); err != nil {
+			return err
+		}
+		if err := a.expire(p); err != nil {
+			return err
+		}
+		delete(a.panes, e)
 		a.free(p)
 		if a.track {
 			a.fired = append(a.fired, p)

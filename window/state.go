@@ -428,6 +428,9 @@ func (s *Spec) Fingerprint() string {
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%v filter=%v -> %v;", ag.Kind, in, ag.Distinct, ag.Filter >= 0, ag.Out)
 	}
+	if s.ByEnd {
+		b.WriteString("by window_end;")
+	}
 	// A DISTINCT aggregate's index was one byte: it is a uvarint now, the
 	// same byte below 128. State of a query with DISTINCT aggregates from
 	// the 129th on has the new format only.
