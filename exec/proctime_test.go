@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -48,8 +49,8 @@ func (c *collect) Emit(b arrow.RecordBatch) error {
 
 func countPerKey(t *testing.T, size int64) Operator {
 	t.Helper()
-	aggs := []window.Agg{{Kind: window.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
-	op, err := NewWindowAgg("w", keySchema, -1, window.Tumble{Size: size}, []int{0}, aggs)
+	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
+	op, err := NewWindowAgg("w", window.Spec{Window: window.TumbleOf(size, 0), In: keySchema, TimeCol: -1, Keys: []int{0}, Aggs: aggs})
 	if err != nil {
 		t.Fatal(err)
 	}

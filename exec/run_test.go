@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -92,9 +93,9 @@ func (w *memWriter) Abort() error { w.s.mu.Lock(); w.s.abort++; w.s.mu.Unlock();
 // countGraph counts rows per key in 10 ms tumbling windows.
 func countGraph(src Source, sink Sink, p int) *Graph {
 	wm := &expr.Col{Index: 0, Name: "ts", T: types.TTimestamp}
-	tumble := window.Tumble{Size: 10}
+	tumble := window.TumbleOf(10, 0)
 	srcV := &Vertex{ID: 1, Name: "src", Parallelism: p, Source: &SourceSpec{Table: "t", Source: src, Schema: memSchema, Watermark: wm, TimeCol: 0, Fires: tumble.Fires}}
-	aggs := []window.Agg{{Kind: window.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
+	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
 	spec := window.Spec{Window: tumble, In: memSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}
 	aggV := &Vertex{ID: 2, Name: "agg", Parallelism: p, Inputs: []*Edge{{From: srcV, Kind: Hash, Keys: []int{1}}}, Sink: sink,
 		Ops: []OpSpec{{Name: "agg", Out: spec.Out(), New: func() (Operator, error) { return &WindowAgg{Spec: spec}, nil }}}}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
@@ -57,12 +58,12 @@ func (o *snapFail) Snapshot(id int64) (OperatorSnapshot, error) {
 // parallelism p; fail, if set, fails the source's snapshots it says.
 func spGraph(src Source, sink Sink, p int, fail func(int64) bool) *Graph {
 	wm := &expr.Col{Index: 0, Name: "ts", T: types.TTimestamp}
-	tumble := window.Tumble{Size: 10}
+	tumble := window.TumbleOf(10, 0)
 	srcV := &Vertex{ID: 1, Name: "src", Parallelism: p, Source: &SourceSpec{UID: "source-t", Table: "t", Source: src, Schema: memSchema, Watermark: wm, TimeCol: 0, Fires: tumble.Fires}}
 	if fail != nil {
 		srcV.Ops = []OpSpec{{Name: "snapfail", Out: memSchema, New: func() (Operator, error) { return &snapFail{fail: fail}, nil }}}
 	}
-	aggs := []window.Agg{{Kind: window.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
+	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}
 	spec := window.Spec{Window: tumble, In: memSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}
 	aggV := &Vertex{ID: 2, Name: "agg", Parallelism: p, Inputs: []*Edge{{From: srcV, Kind: Hash, Keys: []int{1}}}, Sink: sink, SinkUID: "sink-out",
 		Ops: []OpSpec{{Name: "agg", UID: "agg", Fingerprint: spec.Fingerprint(), Out: spec.Out(),

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -177,14 +178,17 @@ func (w *ProcWindowAgg) clock() int64 {
 }
 
 // AssignWindow appends window_start, window_end and window_time to every
-// row: a window table function whose output is not aggregated.
+// row: a window table function whose output is not aggregated. A row is
+// repeated once per window holding it (HOP and CUMULATE), in the order of
+// the windows' ends.
 type AssignWindow struct {
 	TimeCol int
-	Window  window.Tumble
+	Window  window.Assigner
 	Out     types.Schema
 
 	schema *arrow.Schema
 	alloc  memory.Allocator
+	sel    []int32
 }
 
 // Open implements Opener.
@@ -203,39 +207,48 @@ func (a *AssignWindow) Process(b arrow.RecordBatch, out Emitter) error {
 	defer start.Release()
 	defer end.Release()
 	defer wt.Release()
-	start.Reserve(n)
-	end.Reserve(n)
-	wt.Reserve(n)
+	per := int(a.Window.Size / a.Window.SliceSize())
+	start.Reserve(n * per)
+	end.Reserve(n * per)
+	wt.Reserve(n * per)
+	a.sel = a.sel[:0]
 	for i, v := range ts.TimestampValues() {
 		if ts.IsNull(i) {
+			a.sel = append(a.sel, int32(i))
 			start.AppendNull()
 			end.AppendNull()
 			wt.AppendNull()
 			continue
 		}
-		s := a.Window.Start(int64(v))
-		start.UnsafeAppend(arrow.Timestamp(s))
-		end.UnsafeAppend(arrow.Timestamp(s + a.Window.Size))
-		wt.UnsafeAppend(arrow.Timestamp(s + a.Window.Size - 1))
+		a.Window.Windows(int64(v), func(s, e int64) {
+			a.sel = append(a.sel, int32(i))
+			start.Append(arrow.Timestamp(s))
+			end.Append(arrow.Timestamp(e))
+			wt.Append(arrow.Timestamp(e - 1))
+		})
 	}
-	cols := append(append([]arrow.Array{}, b.Columns()...), start.NewArray(), end.NewArray(), wt.NewArray())
+	rows := b
+	if len(a.sel) != n {
+		rows = expr.Take(a.alloc, b, a.sel)
+		defer rows.Release()
+	}
+	cols := append(append([]arrow.Array{}, rows.Columns()...), start.NewArray(), end.NewArray(), wt.NewArray())
 	defer func() {
 		for _, c := range cols[len(cols)-3:] {
 			c.Release()
 		}
 	}()
-	return out.Emit(array.NewRecordBatch(a.schema, cols, b.NumRows()))
+	return out.Emit(array.NewRecordBatch(a.schema, cols, int64(len(a.sel))))
 }
 
-// NewWindowAgg returns the window aggregate operator over input schema in:
-// an event-time one over column timeCol, or with timeCol -1 a
-// processing-time one (a *ProcWindowAgg).
-func NewWindowAgg(uid string, in types.Schema, timeCol int, w window.Tumble, keys []int, aggs []window.Agg) (Operator, error) {
-	spec := window.Spec{Window: w, In: in, TimeCol: timeCol, Keys: keys, Aggs: aggs}
+// NewWindowAgg returns the window aggregate operator of spec: an
+// event-time one, or with spec.TimeCol -1 a processing-time one (a
+// *ProcWindowAgg).
+func NewWindowAgg(uid string, spec window.Spec) (Operator, error) {
 	if _, err := window.New(spec, memory.DefaultAllocator); err != nil {
 		return nil, err
 	}
-	if timeCol < 0 {
+	if spec.TimeCol < 0 {
 		return &ProcWindowAgg{WindowAgg: WindowAgg{Spec: spec, UID: uid}}, nil
 	}
 	return &WindowAgg{Spec: spec, UID: uid}, nil

@@ -16,6 +16,7 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 	cp := ctx.Checkpoint
 	w.lo, w.hi = KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
 	w.agg.Track()
+	w.agg.StoreProgress(w.lo, w.hi)
 	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", w.UID, ctx.Subtask))
 	if err := cp.FS.RemoveAll(dir); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -45,9 +46,14 @@ func collectAggs(q *parser.Select) []*parser.Call {
 type groupWindow struct {
 	input   *relation // the relation the aggregate reads (below any TVF)
 	timeCol int
-	w       window.Tumble
-	// legacy marks GROUP BY TUMBLE(ts, size): TUMBLE_START and friends.
-	legacy bool
+	w       window.Assigner
+	// legacy names the function of GROUP BY TUMBLE(ts, size) or HOP(ts,
+	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
+	legacy string
+	// assigned marks rows that carry their window: timeCol is their
+	// window_end, from a window TVF through a view or subquery.
+	assigned bool
+	startCol int // the window_start column of assigned rows
 }
 
 // aggregate binds a GROUP BY query up to its select list: it returns the
@@ -60,7 +66,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	var keyASTs []parser.Expr
 	windowCols := map[string]bool{}
 	for _, g := range q.GroupBy {
-		if c, ok := g.(*parser.Call); ok && c.Name == "TUMBLE" {
+		if c, ok := g.(*parser.Call); ok && (c.Name == "TUMBLE" || c.Name == "HOP" || c.Name == "SESSION" || c.Name == "CUMULATE") {
 			if win != nil {
 				return nil, nil, errorf(c.Start, ErrUnsupported, "only one window may be grouped by")
 			}
@@ -77,6 +83,12 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 				continue
 			}
 		}
+		if id, ok := g.(*parser.Ident); ok && from.tvf == nil && from.win != nil && from.win.tvf != nil {
+			if i, err := from.scope.resolve(id); err == nil && (i == from.win.start || i == from.win.end) {
+				windowCols[map[bool]string{true: "window_start", false: "window_end"}[i == from.win.start]] = true
+				continue
+			}
+		}
 		keyASTs = append(keyASTs, g)
 	}
 	if from.tvf != nil && win == nil {
@@ -86,12 +98,20 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
 		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
 	}
+	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
+		if from.win.proc {
+			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
+		}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
+	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
+		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+	}
 	if win == nil {
 		at := q.Start
 		if len(q.GroupBy) > 0 {
 			at = q.GroupBy[0].Pos()
 		}
-		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE(...)), or GROUP BY TUMBLE(time_col, INTERVAL ...)")
+		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE|HOP|CUMULATE(...)), or GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size)")
 	}
 	inCtx.scope = win.input.scope
 
@@ -105,7 +125,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return len(pre.Exprs) - 1
 	}
 	tc := win.input.scope.cols[win.timeCol]
-	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w}
+	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned}
 	if tc.typ.Attr != types.ProcTime {
 		agg.TimeCol, agg.ProcTime = add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name), ""
 	}
@@ -127,6 +147,9 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		a, err := b.aggCall(argCtx, c, func(e expr.Expr, what string) int { return add(e, fmt.Sprintf("$agg%d_%s", i, what)) })
 		if err != nil {
 			return nil, nil, err
+		}
+		if a.Distinct && win.w.Slides() && !win.assigned {
+			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
 		}
 		agg.Aggs = append(agg.Aggs, a)
 		agg.Names = append(agg.Names, c.String())
@@ -153,13 +176,13 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 					}
 				}
 			}
-			if win.legacy {
-				switch c.Name {
-				case "TUMBLE_START":
+			if fn, aux, ok := strings.Cut(c.Name, "_"); ok && fn == win.legacy {
+				switch aux {
+				case "START":
 					return col(nk)
-				case "TUMBLE_END":
+				case "END":
 					return col(nk + 1)
-				case "TUMBLE_ROWTIME":
+				case "ROWTIME":
 					return windowTime(nk), true, nil
 				}
 			}
@@ -170,6 +193,11 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			}
 		}
 		if id, ok := e.(*parser.Ident); ok {
+			if win.assigned {
+				if i, err := from.scope.resolve(id); err == nil && (i == win.startCol || i == win.timeCol) {
+					return col(nk + map[bool]int{true: 0, false: 1}[i == win.startCol])
+				}
+			}
 			if from.tvf != nil && win.input.scope != nil {
 				if i, err := from.scope.resolve(id); err == nil && i >= len(from.tvf.Input.Schema()) {
 					switch from.scope.cols[i].name {
@@ -225,14 +253,20 @@ func sameKey(sc *scope, k, e parser.Expr) bool {
 	return k.String() == e.String()
 }
 
-// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]).
+// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]) and GROUP BY
+// HOP(ts, slide, size [, offset]).
 func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
-	if len(c.Args) < 2 || len(c.Args) > 3 {
-		return nil, errorf(c.Start, ErrType, "TUMBLE takes (time_col, INTERVAL size [, INTERVAL offset])")
+	nargs := map[string]int{"TUMBLE": 2, "HOP": 3}[c.Name]
+	switch {
+	case nargs == 0:
+		return nil, errorf(c.Start, ErrUnsupported, "GROUP BY %s(...) is not supported yet; supported: GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size), or TABLE(TUMBLE|HOP|CUMULATE(...))", c.Name)
+	case len(c.Args) < nargs || len(c.Args) > nargs+1:
+		form := map[string]string{"TUMBLE": "(time_col, INTERVAL size [, INTERVAL offset])", "HOP": "(time_col, INTERVAL slide, INTERVAL size [, INTERVAL offset])"}[c.Name]
+		return nil, errorf(c.Start, ErrType, "%s takes %s", c.Name, form)
 	}
 	id, ok := c.Args[0].(*parser.Ident)
 	if !ok {
-		return nil, errorf(c.Args[0].Pos(), ErrType, "TUMBLE's first argument must be a time attribute column")
+		return nil, errorf(c.Args[0].Pos(), ErrType, "%s's first argument must be a time attribute column", c.Name)
 	}
 	col, err := from.scope.resolve(id)
 	if err != nil {
@@ -241,27 +275,32 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 	if a := from.scope.cols[col].typ.Attr; a != types.RowTime && a != types.ProcTime {
 		return nil, errorf(id.Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it, or use a PROCTIME() column", from.scope.cols[col].name)
 	}
-	size, err := intervalArg(&parser.TableFuncArg{Start: c.Args[1].Pos(), Expr: c.Args[1]}, "size")
+	arg := func(i int) *parser.TableFuncArg {
+		if i >= len(c.Args) {
+			return nil
+		}
+		return &parser.TableFuncArg{Start: c.Args[i].Pos(), Expr: c.Args[i]}
+	}
+	var w window.Assigner
+	if c.Name == "HOP" {
+		w, err = windowOf(c.Name, arg(2), arg(1), arg(3))
+	} else {
+		w, err = windowOf(c.Name, arg(1), nil, arg(2))
+	}
 	if err != nil {
 		return nil, err
 	}
-	if size <= 0 {
-		return nil, errorf(c.Args[1].Pos(), ErrType, "window size must be positive")
+	if w.Kind != window.Tumble && from.scope.cols[col].typ.Attr == types.ProcTime {
+		return nil, errorf(id.Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", c.Name)
 	}
-	var offset int64
-	if len(c.Args) == 3 {
-		if offset, err = intervalArg(&parser.TableFuncArg{Start: c.Args[2].Pos(), Expr: c.Args[2]}, "offset"); err != nil {
-			return nil, err
-		}
-	}
-	return &groupWindow{input: from, timeCol: col, w: window.Tumble{Size: size, Offset: offset}, legacy: true}, nil
+	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name}, nil
 }
 
 // aggCall binds one aggregate call; add places an argument or filter
 // expression in the pre-projection and returns its column.
-func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (window.Agg, error) {
-	a := window.Agg{Arg: -1, Filter: -1, Distinct: call.Distinct, Name: call.String()}
-	kinds := map[string]window.AggKind{"COUNT": window.Count, "SUM": window.Sum, "MIN": window.Min, "MAX": window.Max, "AVG": window.Avg}
+func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, string) int) (agg.Call, error) {
+	a := agg.Call{Arg: -1, Filter: -1, Distinct: call.Distinct, Name: call.String()}
+	kinds := map[string]agg.Kind{"COUNT": agg.Count, "SUM": agg.Sum, "MIN": agg.Min, "MAX": agg.Max, "AVG": agg.Avg}
 	a.Kind = kinds[call.Name]
 	var in types.Type
 	switch {
@@ -269,7 +308,7 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		if call.Name != "COUNT" {
 			return a, errorf(call.Start, ErrType, "%s(*) is not allowed; only COUNT(*)", call.Name)
 		}
-		a.Kind = window.CountStar
+		a.Kind = agg.CountStar
 	case len(call.Args) != 1:
 		return a, errorf(call.Start, ErrType, "%s takes one argument", call.Name)
 	default:
@@ -297,7 +336,7 @@ func (b *binder) aggCall(c *exprCtx, call *parser.Call, add func(expr.Expr, stri
 		a.Arg = add(e, "arg")
 	}
 	var err error
-	if a.Out, err = window.ResultType(a.Kind, in); err != nil {
+	if a.Out, err = agg.ResultType(a.Kind, in); err != nil {
 		return a, errorf(call.Start, ErrType, "%s", err)
 	}
 	if call.Filter != nil {

@@ -14,7 +14,12 @@ import (
 var aggregateNames = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
 
 // windowAuxNames are the legacy group-window auxiliary functions.
-var windowAuxNames = map[string]bool{"TUMBLE_START": true, "TUMBLE_END": true, "TUMBLE_ROWTIME": true, "TUMBLE": true}
+var windowAuxNames = map[string]bool{
+	"TUMBLE_START": true, "TUMBLE_END": true, "TUMBLE_ROWTIME": true, "TUMBLE": true,
+	"HOP_START": true, "HOP_END": true, "HOP_ROWTIME": true, "HOP": true,
+	"SESSION_START": true, "SESSION_END": true, "SESSION_ROWTIME": true, "SESSION": true,
+	"CUMULATE": true,
+}
 
 // scalarFuncs lists the scalar functions by name, for binding and for the
 // "unknown function" message.
@@ -29,7 +34,8 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case aggregateNames[e.Name]:
 		return nil, errorf(e.Start, ErrUnsupported, "aggregate function %s is not allowed %s", e.Name, orDefault(c.clause, "here"))
 	case windowAuxNames[e.Name]:
-		return nil, errorf(e.Start, ErrUnsupported, "%s is only allowed in a query with GROUP BY TUMBLE(...)", e.Name)
+		fn, _, _ := strings.Cut(e.Name, "_")
+		return nil, errorf(e.Start, ErrUnsupported, "%s is only allowed in a query with GROUP BY %s(...)", e.Name, fn)
 	case e.Over != nil && rankNames[e.Name]:
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:

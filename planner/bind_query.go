@@ -45,6 +45,10 @@ type winCols struct {
 	start, end int
 	// proc marks a processing-time window.
 	proc bool
+	// tvf is the window of a window TVF whose rows these are (through
+	// projections and filters), nil for a window aggregate's output: a
+	// GROUP BY of both columns aggregates such rows per window.
+	tvf *window.Assigner
 }
 
 // winThrough locates w's columns in a projection of them, or returns nil
@@ -53,7 +57,7 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
@@ -351,38 +355,47 @@ func renameColumns(r *relation, names []*parser.Ident) (*relation, error) {
 	return &relation{node: r.node, scope: sc, tvf: r.tvf, win: r.win, rank: r.rank}, nil
 }
 
-// tableFunc binds TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), size [, offset])).
+// windowArgs are the arguments of each window table function, in order.
+var windowArgs = map[string][]string{
+	"TUMBLE":   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
+	"HOP":      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
+	"CUMULATE": {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
+}
+
+// tableFunc binds a window table function: TABLE(TUMBLE(TABLE t,
+// DESCRIPTOR(ts), size [, offset])), HOP(..., slide, size [, offset]) or
+// CUMULATE(..., step, size [, offset]).
 func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
-	switch t.Name {
-	case "TUMBLE":
-	case "HOP", "CUMULATE", "SESSION":
-		return nil, errorf(t.Start, ErrUnsupported, "%s windows are not supported yet (TUMBLE is)", t.Name)
-	default:
+	order, ok := windowArgs[t.Name]
+	switch {
+	case t.Name == "SESSION":
+		return nil, errorf(t.Start, ErrUnsupported, "SESSION windows are not supported yet; TUMBLE, HOP and CUMULATE are")
+	case !ok:
 		return nil, errorf(t.Start, ErrUnknownFunction, "unknown table function %s", t.Name)
 	}
+	fn := t.Name
 	args := map[string]*parser.TableFuncArg{}
-	order := []string{"DATA", "TIMECOL", "SIZE", "OFFSET"}
 	for i, a := range t.Args {
 		name := a.Name
 		if name == "" {
 			if i >= len(order) {
-				return nil, errorf(a.Start, ErrType, "TUMBLE takes at most 4 arguments")
+				return nil, errorf(a.Start, ErrType, "%s takes at most %d arguments", fn, len(order))
 			}
 			name = order[i]
 		}
 		if indexOf(order, name) < 0 {
-			return nil, errorf(a.Start, ErrType, "TUMBLE has no argument %s (arguments: DATA, TIMECOL, SIZE, OFFSET)", name)
+			return nil, errorf(a.Start, ErrType, "%s has no argument %s (arguments: %s)", fn, name, strings.Join(order, ", "))
 		}
 		args[name] = a
 	}
-	for _, n := range order[:3] {
+	for _, n := range order[:len(order)-1] {
 		if args[n] == nil {
-			return nil, errorf(t.Start, ErrType, "TUMBLE needs the %s argument: TUMBLE(TABLE t, DESCRIPTOR(time_col), INTERVAL ...)", n)
+			return nil, errorf(t.Start, ErrType, "%s needs the %s argument: %s(TABLE t, DESCRIPTOR(time_col), %s)", fn, n, fn, strings.ToLower(strings.Join(order[2:len(order)-1], ", ")))
 		}
 	}
 	data := args["DATA"]
 	if data.Table == nil {
-		return nil, errorf(data.Start, ErrType, "TUMBLE's first argument must be TABLE name")
+		return nil, errorf(data.Start, ErrType, "%s's first argument must be TABLE name", fn)
 	}
 	in, err := b.named(data.Table)
 	if err != nil {
@@ -394,36 +407,69 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	in = requalify(in, "", identName(data.Table))
 	tc := args["TIMECOL"]
 	if len(tc.Descriptor) != 1 {
-		return nil, errorf(tc.Start, ErrType, "TUMBLE's second argument must be DESCRIPTOR(time_col)")
+		return nil, errorf(tc.Start, ErrType, "%s's second argument must be DESCRIPTOR(time_col)", fn)
 	}
 	col, err := in.scope.resolve(tc.Descriptor[0])
 	if err != nil {
 		return nil, err
 	}
-	if a := in.scope.cols[col].typ.Attr; a != types.RowTime && a != types.ProcTime {
+	attr := in.scope.cols[col].typ.Attr
+	if attr != types.RowTime && attr != types.ProcTime {
 		return nil, errorf(tc.Descriptor[0].Start, ErrType, "window time column '%s' must be a time attribute: declare a WATERMARK for it, or use a PROCTIME() column", in.scope.cols[col].name)
 	}
-	size, err := intervalArg(args["SIZE"], "size")
+	var slide *parser.TableFuncArg
+	if len(order) == 5 {
+		slide = args[order[2]]
+	}
+	w, err := windowOf(fn, args["SIZE"], slide, args["OFFSET"])
 	if err != nil {
 		return nil, err
 	}
-	var offset int64
-	if o := args["OFFSET"]; o != nil {
-		if offset, err = intervalArg(o, "offset"); err != nil {
-			return nil, err
-		}
+	if attr == types.ProcTime && w.Kind != window.Tumble {
+		return nil, errorf(tc.Descriptor[0].Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", fn)
 	}
-	if size <= 0 {
-		return nil, errorf(args["SIZE"].Start, ErrType, "window size must be positive")
-	}
-	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: window.Tumble{Size: size, Offset: offset}}
+	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w}
 	sc := &scope{cols: append([]column{}, in.scope.cols...)}
 	for _, f := range windowColumns() {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
+}
+
+// windowOf checks the interval arguments of a window and returns its
+// assigner: size, for HOP and CUMULATE slide (or step), and an offset,
+// each nil if absent (slide and offset may be).
+func windowOf(fn string, size, slide, offset *parser.TableFuncArg) (window.Assigner, error) {
+	w := window.Assigner{Kind: map[string]window.Kind{"TUMBLE": window.Tumble, "HOP": window.Hop, "CUMULATE": window.Cumulate}[fn]}
+	var err error
+	if w.Size, err = intervalArg(size, "size"); err != nil {
+		return w, err
+	}
+	if w.Size <= 0 {
+		return w, errorf(size.Start, ErrType, "window size must be positive")
+	}
+	w.Slide = w.Size
+	if slide != nil {
+		what := map[window.Kind]string{window.Hop: "slide", window.Cumulate: "step"}[w.Kind]
+		if w.Slide, err = intervalArg(slide, what); err != nil {
+			return w, err
+		}
+		if w.Slide <= 0 {
+			return w, errorf(slide.Start, ErrType, "window %s must be positive", what)
+		}
+		if w.Size%w.Slide != 0 {
+			return w, errorf(size.Start, ErrUnsupported, "%s window size (%s) must be a multiple of its %s (%s), as in Flink", fn,
+				types.FormatIntervalDayTime(w.Size), what, types.FormatIntervalDayTime(w.Slide))
+		}
+	}
+	if offset != nil {
+		if w.Offset, err = intervalArg(offset, "offset"); err != nil {
+			return w, err
+		}
+	}
+	return w, nil
 }
 
 // intervalArg reads a constant day-time interval argument in milliseconds.

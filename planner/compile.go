@@ -49,6 +49,11 @@ type stage struct {
 	schema types.Schema
 	// src is the source feeding this vertex directly, if any.
 	src *exec.SourceSpec
+	// windowed marks the output of a window aggregate: its rows (of time
+	// window_time, window_end - 1) are emitted when their window fires,
+	// before the watermark that fired it goes on, so a window over them
+	// never finds one late (cascading windows).
+	windowed bool
 }
 
 func (c *compiler) vertex(name string) *exec.Vertex {
@@ -251,6 +256,9 @@ func (c *compiler) check(t *Table, asSource bool) error {
 // fires tells the source feeding s how rows map to windows, so it can drop
 // late rows per split.
 func (c *compiler) fires(s *stage, f func(int64) int64) error {
+	if s.windowed {
+		return nil
+	}
 	if s.src == nil || s.src.Fires != nil {
 		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
 	}
@@ -282,7 +290,9 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	if n.TimeCol >= 0 {
+	// Assigned rows come from a window TVF below, which had the source
+	// drop late rows already.
+	if n.TimeCol >= 0 && !n.Assigned {
 		if err := c.fires(s, n.Window.Fires); err != nil {
 			return nil, err
 		}
@@ -292,12 +302,20 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	out := n.Schema()
 	in := s.schema
 	uid := UID(n)
-	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, Keys: n.Keys, Aggs: n.Aggs}
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
+	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, ByEnd: n.Assigned, Keys: n.Keys, Aggs: n.Aggs}
+	name := n.describe()
+	if w := n.Window; n.Assigned {
+		// Rows come with their window (one per window) from the TVF below.
+		name += " assigner=[assigned(by=[window_end])]"
+	} else if w.Slides() {
+		// The physical plan shows how the windows are computed: per slice.
+		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.FormatIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
+	}
+	v.Ops = append(v.Ops, exec.OpSpec{Name: name + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
-			return exec.NewWindowAgg(uid, in, n.TimeCol, n.Window, n.Keys, n.Aggs)
+			return exec.NewWindowAgg(uid, *spec)
 		}})
-	return &stage{v: v, schema: out}, nil
+	return &stage{v: v, schema: out, windowed: true}, nil
 }
 
 // topN starts a vertex of parallelism 1 behind a global edge: a window's

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -44,7 +45,7 @@ type Project struct {
 type WindowTVF struct {
 	Input   Node
 	TimeCol int
-	Window  window.Tumble
+	Window  window.Assigner
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
@@ -56,9 +57,13 @@ type WindowAgg struct {
 	// then names its PROCTIME() column.
 	TimeCol  int
 	ProcTime string
-	Window   window.Tumble
+	Window   window.Assigner
+	// Assigned marks rows that carry their window: TimeCol is their
+	// window_end column (a window aggregate over a view or subquery of a
+	// window TVF, whose rows are one per window).
+	Assigned bool
 	Keys     []int
-	Aggs     []window.Agg
+	Aggs     []agg.Call
 	// Names are the aggregates' display names for EXPLAIN and output.
 	Names []string
 	// UIDHint is the uid a /*+ UID('...') */ hint gives the operator, or
@@ -209,12 +214,21 @@ func (s *Sink) describe() string {
 	return fmt.Sprintf("Sink(table=[%s], fields=[%s])", s.Table.Name, strings.Join(s.Input.Schema().Names(), ", "))
 }
 
-func describeWindow(in types.Schema, col int, w window.Tumble) string {
+func describeWindow(in types.Schema, col int, w window.Assigner) string {
 	return describeTumble(in[col].Name, w)
 }
 
-func describeTumble(timeCol string, w window.Tumble) string {
-	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", timeCol, types.FormatIntervalDayTime(w.Size))
+// describeTumble renders a window as Flink's EXPLAIN does:
+// TUMBLE(size), HOP(size, slide), CUMULATE(max_size, step).
+func describeTumble(timeCol string, w window.Assigner) string {
+	f := types.FormatIntervalDayTime
+	d := fmt.Sprintf("window=[%v(time_col=[%s], size=[%s]", w.Kind, timeCol, f(w.Size))
+	switch w.Kind {
+	case window.Hop:
+		d += fmt.Sprintf(", slide=[%s]", f(w.Slide))
+	case window.Cumulate:
+		d = fmt.Sprintf("window=[CUMULATE(time_col=[%s], max_size=[%s], step=[%s]", timeCol, f(w.Size), f(w.Slide))
+	}
 	if w.Offset != 0 {
 		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
 )
 
 // uidVersion versions the canonical encoding below. Changing what the
@@ -73,7 +74,14 @@ func windowCanon(w *WindowAgg) string {
 	} else {
 		fmt.Fprintf(&b, "time %s\n", canonCol(in, w.TimeCol))
 	}
-	fmt.Fprintf(&b, "tumble %d %d\n", w.Window.Size, w.Window.Offset)
+	if win := w.Window; win.Kind == window.Tumble {
+		fmt.Fprintf(&b, "tumble %d %d\n", win.Size, win.Offset) // as before there were other kinds
+	} else {
+		fmt.Fprintf(&b, "%v %d %d %d\n", win.Kind, win.Size, win.Slide, win.Offset)
+	}
+	if w.Assigned {
+		b.WriteString("assigned by window_end\n")
+	}
 	for _, k := range w.Keys {
 		fmt.Fprintf(&b, "key %s\n", canonCol(in, k))
 	}

@@ -45,26 +45,26 @@ func mustUIDs(t *testing.T, src string) []string {
 }
 
 const (
-	tvf = "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
-	agg = "SELECT window_start, window_end, i, COUNT(*) AS n, SUM(d) AS total FROM " + tvf + " GROUP BY window_start, window_end, i"
+	tvf      = "TABLE(TUMBLE(TABLE t, DESCRIPTOR(ts), INTERVAL '10' SECOND))"
+	aggQuery = "SELECT window_start, window_end, i, COUNT(*) AS n, SUM(d) AS total FROM " + tvf + " GROUP BY window_start, window_end, i"
 )
 
 // TestUIDStability checks which edits of a query keep the uid of its
 // window aggregate, so that a restore maps the old state, and which change
 // it, so that a restore refuses state that means something else.
 func TestUIDStability(t *testing.T) {
-	base := mustUIDs(t, agg)
+	base := mustUIDs(t, aggQuery)
 	same := map[string]string{
-		"a comment":        "-- per i\n" + strings.Replace(agg, "FROM", "/* the window */ FROM", 1),
-		"an output alias":  strings.Replace(agg, "AS n", "AS clicks", 1),
-		"no output alias":  strings.Replace(agg, " AS total", "", 1),
-		"a filter above":   "SELECT * FROM (" + agg + ") WHERE n > 1",
-		"a project above":  "SELECT i, n + 1 AS m, window_end FROM (" + agg + ")",
-		"a filter below":   strings.Replace(agg, " GROUP BY", " WHERE s <> 'x' AND b > 0 GROUP BY", 1),
-		"a view around it": "CREATE VIEW v AS " + agg + ";\nSELECT i, n FROM v",
+		"a comment":        "-- per i\n" + strings.Replace(aggQuery, "FROM", "/* the window */ FROM", 1),
+		"an output alias":  strings.Replace(aggQuery, "AS n", "AS clicks", 1),
+		"no output alias":  strings.Replace(aggQuery, " AS total", "", 1),
+		"a filter above":   "SELECT * FROM (" + aggQuery + ") WHERE n > 1",
+		"a project above":  "SELECT i, n + 1 AS m, window_end FROM (" + aggQuery + ")",
+		"a filter below":   strings.Replace(aggQuery, " GROUP BY", " WHERE s <> 'x' AND b > 0 GROUP BY", 1),
+		"a view around it": "CREATE VIEW v AS " + aggQuery + ";\nSELECT i, n FROM v",
 		"another statement": "CREATE TABLE u (a INT) WITH ('connector' = 'blackhole');\n" +
-			"CREATE VIEW w AS SELECT a FROM u;\nSET 'parallelism.default' = '3';\n" + agg,
-		"an INSERT": "CREATE TABLE o (ws TIMESTAMP(3), we TIMESTAMP(3), i INT, n BIGINT, total DOUBLE) WITH ('connector' = 'blackhole');\nINSERT INTO o " + agg,
+			"CREATE VIEW w AS SELECT a FROM u;\nSET 'parallelism.default' = '3';\n" + aggQuery,
+		"an INSERT": "CREATE TABLE o (ws TIMESTAMP(3), we TIMESTAMP(3), i INT, n BIGINT, total DOUBLE) WITH ('connector' = 'blackhole');\nINSERT INTO o " + aggQuery,
 	}
 	for what, src := range same {
 		if got := mustUIDs(t, src); !slices.Equal(got, base) {
@@ -72,16 +72,16 @@ func TestUIDStability(t *testing.T) {
 		}
 	}
 	differ := map[string]string{
-		"the window size":         strings.Replace(agg, "'10' SECOND", "'20' SECOND", 1),
-		"the window offset":       strings.Replace(agg, "'10' SECOND))", "'10' SECOND, INTERVAL '1' SECOND))", 1),
-		"a key replaced":          strings.ReplaceAll(agg, " i", " b"),
-		"a key added":             strings.Replace(agg+", s", "i, COUNT", "i, s, COUNT", 1),
-		"an aggregate added":      strings.Replace(agg, "SUM(d) AS total", "SUM(d) AS total, MAX(b) AS top", 1),
-		"an aggregate's argument": strings.Replace(agg, "SUM(d)", "SUM(b)", 1),
-		"an aggregate's kind":     strings.Replace(agg, "SUM(d)", "MIN(d)", 1),
-		"DISTINCT":                strings.Replace(agg, "COUNT(*)", "COUNT(DISTINCT s)", 1),
-		"the aggregates' order":   strings.Replace(agg, "COUNT(*) AS n, SUM(d) AS total", "SUM(d) AS total, COUNT(*) AS n", 1),
-		"the time column":         "CREATE VIEW v AS SELECT ts AS ts2, i, d FROM t;\n" + strings.ReplaceAll(strings.ReplaceAll(agg, "TABLE t", "TABLE v"), "(ts)", "(ts2)"),
+		"the window size":         strings.Replace(aggQuery, "'10' SECOND", "'20' SECOND", 1),
+		"the window offset":       strings.Replace(aggQuery, "'10' SECOND))", "'10' SECOND, INTERVAL '1' SECOND))", 1),
+		"a key replaced":          strings.ReplaceAll(aggQuery, " i", " b"),
+		"a key added":             strings.Replace(aggQuery+", s", "i, COUNT", "i, s, COUNT", 1),
+		"an aggregate added":      strings.Replace(aggQuery, "SUM(d) AS total", "SUM(d) AS total, MAX(b) AS top", 1),
+		"an aggregate's argument": strings.Replace(aggQuery, "SUM(d)", "SUM(b)", 1),
+		"an aggregate's kind":     strings.Replace(aggQuery, "SUM(d)", "MIN(d)", 1),
+		"DISTINCT":                strings.Replace(aggQuery, "COUNT(*)", "COUNT(DISTINCT s)", 1),
+		"the aggregates' order":   strings.Replace(aggQuery, "COUNT(*) AS n, SUM(d) AS total", "SUM(d) AS total, COUNT(*) AS n", 1),
+		"the time column":         "CREATE VIEW v AS SELECT ts AS ts2, i, d FROM t;\n" + strings.ReplaceAll(strings.ReplaceAll(aggQuery, "TABLE t", "TABLE v"), "(ts)", "(ts2)"),
 	}
 	for what, src := range differ {
 		got := mustUIDs(t, src)
@@ -98,7 +98,7 @@ func TestUIDStability(t *testing.T) {
 // its forms.
 func TestTopNUIDStability(t *testing.T) {
 	limit := "SELECT window_start, window_end, i, d FROM " + tvf + " ORDER BY d DESC LIMIT 3"
-	rownum := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, i ORDER BY n DESC) AS rn FROM (" + agg + ")) WHERE rn <= 2"
+	rownum := "SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, i ORDER BY n DESC) AS rn FROM (" + aggQuery + ")) WHERE rn <= 2"
 	for _, base := range []string{limit, rownum} {
 		uids := mustUIDs(t, base)
 		same := []string{
@@ -136,27 +136,27 @@ func TestTopNUIDStability(t *testing.T) {
 // SELECT it follows, and only that one.
 func TestUIDHint(t *testing.T) {
 	hinted := func(q, uid string) string { return strings.Replace(q, "SELECT", "SELECT /*+ UID('"+uid+"') */", 1) }
-	derived := mustUIDs(t, agg)
-	if got := mustUIDs(t, hinted(agg, "per_i")); !slices.Equal(got, []string{"per_i"}) {
+	derived := mustUIDs(t, aggQuery)
+	if got := mustUIDs(t, hinted(aggQuery, "per_i")); !slices.Equal(got, []string{"per_i"}) {
 		t.Errorf("hinted aggregate: %v", got)
 	}
 	// The hint survives edits that change the derived uid.
-	if got := mustUIDs(t, hinted(strings.Replace(agg, "'10' SECOND", "'20' SECOND", 1), "per_i")); !slices.Equal(got, []string{"per_i"}) {
+	if got := mustUIDs(t, hinted(strings.Replace(aggQuery, "'10' SECOND", "'20' SECOND", 1), "per_i")); !slices.Equal(got, []string{"per_i"}) {
 		t.Errorf("hinted aggregate with another size: %v", got)
 	}
 	// ORDER BY ... LIMIT over the aggregate in one SELECT defines two
 	// operators; in two, each SELECT names its own.
-	twoLevels := hinted("SELECT * FROM ("+hinted(agg, "counts")+") ORDER BY n DESC LIMIT 3", "top.3")
+	twoLevels := hinted("SELECT * FROM ("+hinted(aggQuery, "counts")+") ORDER BY n DESC LIMIT 3", "top.3")
 	if got := mustUIDs(t, twoLevels); !slices.Equal(got, []string{"top.3", "counts"}) {
 		t.Errorf("Top-N over aggregate: %v", got)
 	}
 	// Only the Top-N named: the aggregate keeps its derived uid.
-	if got := mustUIDs(t, hinted("SELECT * FROM ("+agg+") ORDER BY n DESC LIMIT 3", "top-3")); got[0] != "top-3" || got[1] != derived[0] {
+	if got := mustUIDs(t, hinted("SELECT * FROM ("+aggQuery+") ORDER BY n DESC LIMIT 3", "top-3")); got[0] != "top-3" || got[1] != derived[0] {
 		t.Errorf("hinted Top-N: %v, aggregate was %s", got, derived[0])
 	}
 	// The ROW_NUMBER form: the outer SELECT bounds rownum and names the
 	// Top-N; the inner one's aggregate is its own.
-	rownum := hinted("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM ("+hinted(agg, "A")+")) WHERE rn <= 2", "B")
+	rownum := hinted("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY n DESC) AS rn FROM ("+hinted(aggQuery, "A")+")) WHERE rn <= 2", "B")
 	if got := mustUIDs(t, rownum); !slices.Equal(got, []string{"B", "A"}) {
 		t.Errorf("ROW_NUMBER Top-N: %v", got)
 	}
@@ -166,7 +166,7 @@ func TestUIDHint(t *testing.T) {
 		t.Errorf("legacy window: %v", got)
 	}
 	// A view's hint holds wherever the view is read.
-	if got := mustUIDs(t, "CREATE VIEW v AS "+hinted(agg, "in_view")+";\nSELECT /* */ * FROM v ORDER BY n LIMIT 1"); got[1] != "in_view" {
+	if got := mustUIDs(t, "CREATE VIEW v AS "+hinted(aggQuery, "in_view")+";\nSELECT /* */ * FROM v ORDER BY n LIMIT 1"); got[1] != "in_view" {
 		t.Errorf("view: %v", got)
 	}
 }
@@ -178,26 +178,26 @@ func TestUIDHintErrors(t *testing.T) {
 		want string
 	}{
 		{"SELECT /*+ UID('x') */ i FROM t", ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
-		{"SELECT /*+ UID('x') */ * FROM (" + agg + ")", ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
+		{"SELECT /*+ UID('x') */ * FROM (" + aggQuery + ")", ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
 		{"SELECT /*+ UID('x') */ *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY i) AS rn FROM " + tvf, ErrHint, "1:12: UID names a stateful operator, and this SELECT defines none"},
 		{"SELECT * FROM (SELECT /*+ UID('x') */ *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY i) AS rn FROM " + tvf + ") WHERE rn <= 1", ErrHint, "1:27: UID names a stateful operator, and this SELECT defines none"},
 		{"SELECT /*+ UID('x') */ window_start, i, COUNT(*) AS n FROM " + tvf + " GROUP BY window_start, window_end, i ORDER BY n LIMIT 2", ErrHint,
 			"1:12: this SELECT defines a window aggregate and a window Top-N, and UID names one operator"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID() */", 1), ErrHint, "1:12: UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a', 'b') */", 1), ErrHint, "1:12: UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID(a) */", 1), ErrHint, "1:16: UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('k' = 'v') */", 1), ErrHint, "1:16: UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('') */", 1), ErrHint, "1:16: UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a b') */", 1), ErrHint, "1:16: UID 'a b' holds ' ': UID takes one string"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('ä') */", 1), ErrHint, "1:16: UID 'ä' holds 'ä'"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('window-1') */", 1), ErrHint, "1:16: UID 'window-1' begins with 'window-', as the uids strand derives do"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('topn-1') */", 1), ErrHint, "begins with 'topn-'"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('source-t') */", 1), ErrHint, "begins with 'source-'"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('a'), uid('b') */", 1), ErrHint, "1:22: a SELECT takes one UID hint; another is at 1:12"},
-		{"SELECT /*+ UID('x') */ * FROM (" + strings.Replace(agg, "SELECT", "SELECT /*+ UID('x') */", 1) + ") ORDER BY n LIMIT 1", ErrHint,
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID() */", 1), ErrHint, "1:12: UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('a', 'b') */", 1), ErrHint, "1:12: UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID(a) */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('k' = 'v') */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('') */", 1), ErrHint, "1:16: UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('a b') */", 1), ErrHint, "1:16: UID 'a b' holds ' ': UID takes one string"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('ä') */", 1), ErrHint, "1:16: UID 'ä' holds 'ä'"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('window-1') */", 1), ErrHint, "1:16: UID 'window-1' begins with 'window-', as the uids strand derives do"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('topn-1') */", 1), ErrHint, "begins with 'topn-'"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('source-t') */", 1), ErrHint, "begins with 'source-'"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('a'), uid('b') */", 1), ErrHint, "1:22: a SELECT takes one UID hint; another is at 1:12"},
+		{"SELECT /*+ UID('x') */ * FROM (" + strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('x') */", 1) + ") ORDER BY n LIMIT 1", ErrHint,
 			"1:12: UID 'x' is already given to another operator at 1:43"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ BROADCAST(t) */", 1), ErrUnsupported, "1:12: hint BROADCAST is not supported yet"},
-		{strings.Replace(agg, "SELECT", "SELECT /*+ UID('x'), state_ttl('t' = '1d') */", 1), ErrUnsupported, "1:22: hint STATE_TTL is not supported yet"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ BROADCAST(t) */", 1), ErrUnsupported, "1:12: hint BROADCAST is not supported yet"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('x'), state_ttl('t' = '1d') */", 1), ErrUnsupported, "1:22: hint STATE_TTL is not supported yet"},
 		{"SELECT i FROM t /*+ LOOKUP('table' = 't') */", ErrUnsupported, "1:21: hint LOOKUP is not supported yet"},
 		{"SELECT i FROM t /*+ UID('x') */", ErrHint, "1:21: UID is a query hint"},
 		{"CREATE TABLE o (i INT) WITH ('connector' = 'blackhole');\nINSERT INTO o /*+ X */ SELECT i FROM t", ErrUnsupported, "2:19: hint X is not supported yet"},

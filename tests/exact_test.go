@@ -129,7 +129,64 @@ func (r exactRow) csv() string {
 	}, ",")
 }
 
-const exactQuery = `
+// exactWindow is a window of the exactness tests, and the reference's
+// own, straightforward idea of which windows hold a row.
+type exactWindow struct {
+	kind        string // TUMBLE, HOP or CUMULATE
+	size, slide int64
+}
+
+var exactTumble = exactWindow{kind: "TUMBLE", size: exactSize, slide: exactSize}
+
+// tvf is the window's table function over src.
+func (w exactWindow) tvf() string {
+	ivl := func(ms int64) string { return fmt.Sprintf("INTERVAL '%d' SECOND", ms/1000) }
+	if w.kind == "TUMBLE" {
+		return fmt.Sprintf("TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), %s))", ivl(w.size))
+	}
+	return fmt.Sprintf("TABLE(%s(TABLE src, DESCRIPTOR(ts), %s, %s))", w.kind, ivl(w.slide), ivl(w.size))
+}
+
+// windows returns the [start, end) of every window holding ts, by trying
+// every candidate start.
+func (w exactWindow) windows(ts int64) [][2]int64 {
+	floor := func(t, n int64) int64 { return t - ((t%n)+n)%n }
+	var out [][2]int64
+	switch w.kind {
+	case "CUMULATE":
+		ws := floor(ts, w.size)
+		for e := ws + w.slide; e <= ws+w.size; e += w.slide {
+			if ts < e {
+				out = append(out, [2]int64{ws, e})
+			}
+		}
+	default:
+		for ws := floor(ts-w.size, w.slide); ws <= ts; ws += w.slide {
+			if ws <= ts && ts < ws+w.size {
+				out = append(out, [2]int64{ws, ws + w.size})
+			}
+		}
+	}
+	return out
+}
+
+// distinct reports whether the window runs DISTINCT aggregates: sliding
+// windows do not yet, and their query counts 0 instead.
+func (w exactWindow) distinct() bool { return w.kind == "TUMBLE" }
+
+// exactQuery is the exactness tests' query over tumbling windows.
+var exactQuery = exactQueryOf(exactTumble)
+
+// exactQueryOf is the exactness tests' query over windows w.
+func exactQueryOf(w exactWindow) string {
+	dist, distTrue := "COUNT(DISTINCT v_str)", "COUNT(DISTINCT v_int) FILTER (WHERE v_bool IS NOT NULL)"
+	if !w.distinct() {
+		dist, distTrue = "CAST(0 AS BIGINT)", "CAST(0 AS BIGINT)"
+	}
+	return fmt.Sprintf(exactQueryText, dist, distTrue, w.tvf())
+}
+
+const exactQueryText = `
 CREATE TABLE src (
   ts TIMESTAMP(3), k1 BIGINT, k2 STRING, v_int INT, v_big BIGINT, v_dbl DOUBLE,
   v_dec DECIMAL(10, 2), v_str STRING, v_bool BOOLEAN,
@@ -147,18 +204,18 @@ CREATE TABLE dst (
 
 INSERT INTO dst
 SELECT window_start, window_end, k1, k2,
-  COUNT(*), COUNT(v_int), COUNT(DISTINCT v_str),
+  COUNT(*), COUNT(v_int), %s,
   SUM(v_int), SUM(v_big), SUM(v_dbl), SUM(v_dec),
   MIN(v_int), MAX(v_big), MIN(v_dbl), MAX(v_dec), MIN(v_str), MAX(v_str),
   MAX(v_bool), AVG(v_big), AVG(v_dbl), AVG(v_dec),
-  SUM(v_big) FILTER (WHERE v_bool), COUNT(DISTINCT v_int) FILTER (WHERE v_bool IS NOT NULL)
-FROM TABLE(TUMBLE(TABLE src, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+  SUM(v_big) FILTER (WHERE v_bool), %s
+FROM %s
 GROUP BY window_start, window_end, k1, k2;
 `
 
 // exactGroup accumulates one group of the reference GROUP BY.
 type exactGroup struct {
-	ws               int64
+	ws, we           int64
 	k1               *int64
 	k2               *string
 	cStar, cInt      int64
@@ -181,15 +238,27 @@ type exactGroup struct {
 
 func ptr[T any](v T) *T { return &v }
 
-// reference computes the query as a batch GROUP BY over all rows.
-func reference(rows []exactRow) []string {
+// reference computes the tumbling query as a batch GROUP BY over all rows.
+func reference(rows []exactRow) []string { return referenceOf(rows, exactTumble) }
+
+// referenceOf computes the query over windows w as a batch GROUP BY over
+// every (row, window holding it).
+func referenceOf(rows []exactRow, w exactWindow) []string {
 	groups := map[string]*exactGroup{}
 	for _, r := range rows {
-		ws := r.ts - ((r.ts%exactSize)+exactSize)%exactSize
-		key := fmt.Sprint(ws, "|", csvField(r.k1, func(v int64) string { return fmt.Sprint("v", v) }), "|", csvField(r.k2, func(v string) string { return "v" + v }))
+		for _, win := range w.windows(r.ts) {
+			referenceAdd(groups, r, win[0], win[1])
+		}
+	}
+	return referenceRows(groups, w)
+}
+
+func referenceAdd(groups map[string]*exactGroup, r exactRow, ws, we int64) {
+	{
+		key := fmt.Sprint(ws, "|", we, "|", csvField(r.k1, func(v int64) string { return fmt.Sprint("v", v) }), "|", csvField(r.k2, func(v string) string { return "v" + v }))
 		g := groups[key]
 		if g == nil {
-			g = &exactGroup{ws: ws, k1: r.k1, k2: r.k2, dist: map[string]bool{}, distTrue: map[int32]bool{}}
+			g = &exactGroup{ws: ws, we: we, k1: r.k1, k2: r.k2, dist: map[string]bool{}, distTrue: map[int32]bool{}}
 			groups[key] = g
 		}
 		g.cStar++
@@ -240,6 +309,9 @@ func reference(rows []exactRow) []string {
 			g.maxBool = ptr(*v)
 		}
 	}
+}
+
+func referenceRows(groups map[string]*exactGroup, w exactWindow) []string {
 	var out []string
 	for _, g := range groups {
 		i64 := func(v int64) string { return fmt.Sprint(v) }
@@ -269,15 +341,19 @@ func reference(rows []exactRow) []string {
 		if g.sBigTrue != nil {
 			sBigTrue = i64(*g.sBigTrue)
 		}
+		nDist, nDistTrue := int64(len(g.dist)), int64(len(g.distTrue))
+		if !w.distinct() {
+			nDist, nDistTrue = 0, 0
+		}
 		out = append(out, strings.Join([]string{
-			types.FormatTimestamp(g.ws), types.FormatTimestamp(g.ws + exactSize),
+			types.FormatTimestamp(g.ws), types.FormatTimestamp(g.we),
 			csvField(g.k1, i64), csvField(g.k2, quoted),
-			i64(g.cStar), i64(g.cInt), i64(int64(len(g.dist))),
+			i64(g.cStar), i64(g.cInt), i64(nDist),
 			csvField(g.sInt, func(v int32) string { return fmt.Sprint(v) }), csvField(g.sBig, i64), csvField(g.sDbl, f64), csvField(g.sDec, dec2),
 			csvField(g.minInt, func(v int32) string { return fmt.Sprint(v) }), csvField(g.maxBig, i64), csvField(g.minDbl, f64), csvField(g.maxDec, dec2),
 			csvField(g.minStr, quoted), csvField(g.maxStr, quoted),
 			csvField(g.maxBool, func(v bool) string { return fmt.Sprint(v) }), avgBig, avgDbl, avgDec,
-			sBigTrue, i64(int64(len(g.distTrue))),
+			sBigTrue, i64(nDistTrue),
 		}, ","))
 	}
 	sort.Strings(out)
@@ -336,6 +412,65 @@ func TestWindowResultsAreExact(t *testing.T) {
 				for i := range want {
 					if got[i] != want[i] {
 						t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSlidingWindowResultsAreExact: the same for hopping and cumulating
+// windows, whose rows are in several windows each, against the reference's
+// own enumeration of the windows holding a row: at several parallelisms
+// and batch sizes, and with a memory budget so small that the slices spill
+// and windows fire by merging spilled slices.
+func TestSlidingWindowResultsAreExact(t *testing.T) {
+	wins := []exactWindow{{kind: "HOP", size: exactSize, slide: 2000}, {kind: "HOP", size: exactSize, slide: 5000}, {kind: "CUMULATE", size: exactSize, slide: 2000}}
+	cases := []struct {
+		p, batch int
+		mem      string
+	}{{1, 4096, ""}, {4, 1, ""}, {2, 97, "48kb"}, {4, 7, "64kb"}}
+	for wi, w := range wins {
+		rng := rand.New(rand.NewSource(int64(100 + wi)))
+		rows := genExact(rng, 3000)
+		want := referenceOf(rows, w)
+		var in strings.Builder
+		for _, r := range rows {
+			in.WriteString(r.csv())
+			in.WriteByte('\n')
+		}
+		query := exactQueryOf(w)
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%s%d-p%d-batch%d-mem%s", w.kind, w.slide/1000, c.p, c.batch, c.mem), func(t *testing.T) {
+				t.Chdir(t.TempDir())
+				t.Setenv("TMPDIR", t.TempDir())
+				writeFile(t, filepath.Join("in", "part-0.csv"), in.String())
+				sess := session.New(io.Discard, io.Discard)
+				sess.Parallelism = c.p
+				sess.Config[session.KeyBatchSize] = fmt.Sprint(c.batch)
+				if c.mem != "" {
+					sess.Config[session.KeyMemory] = c.mem
+				}
+				if err := sess.ExecScript(context.Background(), query); err != nil {
+					t.Fatal(planner.FormatError("query", query, err))
+				}
+				m := sess.LastMetrics
+				if late := m.LateRows.Load(); late != 0 {
+					t.Errorf("%d rows counted late, want 0", late)
+				}
+				if spills := m.Spills.Load(); c.mem != "" && spills == 0 {
+					t.Errorf("no spills at memory.managed.size %s: the case tests nothing", c.mem)
+				}
+				got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
+				if len(got) != len(want) {
+					t.Fatalf("%d result rows, want %d", len(got), len(want))
+				}
+				bad := 0
+				for i := range want {
+					if got[i] != want[i] {
+						if bad++; bad <= 5 {
+							t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
+						}
 					}
 				}
 			})

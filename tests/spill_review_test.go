@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
@@ -71,9 +72,9 @@ func TestFailedCheckpointThenSpill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	aggs := []window.Agg{{Kind: window.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt.WithNotNull(true)}}
+	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt.WithNotNull(true)}}
 	open := func(cp *exec.Checkpointing, budget int64) (*exec.WindowAgg, *exec.Metrics, *memseg.Manager) {
-		op, err := exec.NewWindowAgg("w", tkSchema, 0, window.Tumble{Size: 1000}, []int{1}, aggs)
+		op, err := exec.NewWindowAgg("w", window.Spec{Window: window.TumbleOf(1000, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,26 +5,32 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
 // Spec describes a window aggregate.
 type Spec struct {
-	Window Tumble
+	Window Assigner
 	// In is the input schema.
 	In types.Schema
 	// TimeCol is the event-time column the window is assigned by, or -1
 	// when rows are assigned by processing time (AddAt).
 	TimeCol int
+	// ByEnd makes TimeCol each row's window_end instead: rows a window
+	// TVF assigned already, one per window (a view or subquery of a
+	// window TVF). Each window is a pane of its own, keyed by its end.
+	ByEnd bool
 	// Keys are the grouping columns besides the window.
 	Keys []int
-	Aggs []Agg
+	Aggs []agg.Call
 	// BatchSize bounds the rows of an output batch.
 	BatchSize int
 }
@@ -64,9 +70,12 @@ func (s *Spec) MinSegments() int {
 // the memory budget even with every window spilled.
 var ErrMemory = errors.New("window state does not fit in memory.managed.size")
 
-// Aggregate is a tumbling-window aggregate. It is driven by one goroutine.
+// Aggregate is a fixed-window aggregate (tumbling, hopping, cumulating).
+// It is driven by one goroutine.
 //
-// Each window's groups live in a memseg.HashTable from the group's
+// State is kept per slice (Assigner): a pane is one slice, and a window
+// that is one slice (every tumbling window) fires straight from its pane.
+// Each pane's groups live in a memseg.HashTable from the group's
 // normalized key to a group number; the accumulators are columns (typed
 // slices, one slot per group number) so that an update is a tight loop per
 // aggregate over a batch. The tables' segments and the columns are both
@@ -90,9 +99,18 @@ type Aggregate struct {
 	// last Flush, whose stored state Flush deletes.
 	track bool
 	fired []*pane
-	part  []byte // Flush's encoding buffer
+	// kgLo..kgHi are the key groups Flush writes the progress into
+	// (StoreProgress); restoredWM is the least progress Load has read.
+	kgLo, kgHi int
+	restoredWM int64
+	progressed bool
+	part       []byte // Flush's encoding buffer
 
 	spill spill
+
+	// merged and cursors are fireMerged's, kept across windows.
+	merged  *merge
+	cursors []cursor
 
 	// Scratch reused across batches.
 	enc       memseg.KeyEncoder
@@ -116,7 +134,12 @@ type pane struct {
 	// addrs[g] is group g's entry, which holds its key.
 	groups *memseg.HashTable
 	addrs  []uint64
-	accs   []acc
+	accs   []agg.Acc
+	// order and keys cache the groups in key order, and their keys (in
+	// the table's memory), once a window of several slices has needed
+	// them; a new group clears them.
+	order []int32
+	keys  [][]byte
 	// seen holds, per DISTINCT aggregate, the (group number, value) pairs
 	// seen, values as normalized keys.
 	seen []*memseg.HashTable
@@ -139,25 +162,31 @@ type pane struct {
 // New returns an empty aggregate. It takes its memory from a manager of
 // the default budget until UseMemory gives it another.
 func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
-	if spec.Window.Size <= 0 {
-		return nil, fmt.Errorf("window size must be positive, got %d ms", spec.Window.Size)
+	if spec.Window.Kind == Tumble && spec.Window.Slide == 0 {
+		spec.Window.Slide = spec.Window.Size
+	}
+	if err := spec.Window.Check(); err != nil {
+		return nil, err
+	}
+	if spec.TimeCol < 0 && spec.Window.Kind != Tumble {
+		return nil, fmt.Errorf("processing-time windows are tumbling only")
 	}
 	if spec.BatchSize <= 0 {
 		spec.BatchSize = 4096
 	}
 	a := &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark,
-		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs))}
+		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs)), kgHi: -1}
 	a.groupBytes = 8 + 1 + 2 // addrs, dirty, kgs
 	for _, ag := range spec.Aggs {
 		var in types.Type
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			in = spec.In[ag.Arg].Type
 		}
-		ac, err := newAcc(ag, in)
+		ac, err := agg.New(ag, in)
 		if err != nil {
 			return nil, err
 		}
-		a.groupBytes += ac.size()
+		a.groupBytes += ac.Size()
 	}
 	var kt []arrow.DataType
 	for _, k := range spec.Keys {
@@ -188,14 +217,14 @@ func (a *Aggregate) Release() {
 	a.panes = map[int64]*pane{}
 }
 
-func (a *Aggregate) newAccs() []acc {
-	accs := make([]acc, len(a.spec.Aggs))
+func (a *Aggregate) newAccs() []agg.Acc {
+	accs := make([]agg.Acc, len(a.spec.Aggs))
 	for i, ag := range a.spec.Aggs {
 		var in types.Type
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			in = a.spec.In[ag.Arg].Type
 		}
-		accs[i], _ = newAcc(ag, in) // New checked every aggregate
+		accs[i], _ = agg.New(ag, in) // New checked every aggregate
 	}
 	return accs
 }
@@ -223,7 +252,7 @@ func (a *Aggregate) free(p *pane) {
 	}
 	a.mem.Unreserve(p.charged)
 	p.accs = a.newAccs()
-	p.addrs, p.dirty, p.dirtyList, p.kgs = nil, nil, nil, nil
+	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys = nil, nil, nil, nil, nil, nil
 	p.cap, p.charged = 0, 0
 }
 
@@ -242,7 +271,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	n := int(b.NumRows())
 	if s, ok := a.oneWindow(ts); ok {
 		// The whole batch is in window s: no per-row window arithmetic.
-		if s+a.spec.Window.Size-1 <= a.wm {
+		if a.fires(s) <= a.wm {
 			return int64(n), nil
 		}
 		a.rows = a.rows[:0]
@@ -256,8 +285,8 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 			dropped++
 			continue
 		}
-		s := a.spec.Window.Start(int64(tv[i]))
-		if s+a.spec.Window.Size-1 <= a.wm {
+		s := a.paneOf(int64(tv[i]))
+		if a.fires(s) <= a.wm {
 			dropped++
 			continue
 		}
@@ -268,7 +297,7 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	for _, s := range a.starts {
 		a.rows = a.rows[:0]
 		for i := 0; i < n; i++ {
-			if ts.IsValid(i) && a.spec.Window.Start(int64(tv[i])) == s {
+			if ts.IsValid(i) && a.paneOf(int64(tv[i])) == s {
 				a.rows = append(a.rows, int32(i))
 			}
 		}
@@ -290,8 +319,25 @@ func (a *Aggregate) oneWindow(ts *array.Timestamp) (int64, bool) {
 	for _, v := range tv[1:] {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	s := a.spec.Window.Start(int64(lo))
-	return s, a.spec.Window.Start(int64(hi)) == s
+	s := a.paneOf(int64(lo))
+	return s, a.paneOf(int64(hi)) == s
+}
+
+// paneOf is the key of the pane a row of time ts goes to: its slice's
+// start, or with ByEnd its window's end.
+func (a *Aggregate) paneOf(ts int64) int64 {
+	if a.spec.ByEnd {
+		return ts
+	}
+	return a.spec.Window.Start(ts)
+}
+
+// fires is the watermark at which the first window of pane s fires.
+func (a *Aggregate) fires(s int64) int64 {
+	if a.spec.ByEnd {
+		return s - 1
+	}
+	return a.spec.Window.Fires(s)
 }
 
 // pane returns the state of the window starting at s, made if new.
@@ -312,7 +358,7 @@ func (a *Aggregate) pane(s int64) *pane {
 func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err error) {
 	n := int(b.NumRows())
 	s := a.spec.Window.Start(now)
-	if s+a.spec.Window.Size-1 <= a.wm {
+	if a.spec.Window.Fires(s) <= a.wm {
 		return int64(n), nil
 	}
 	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
@@ -366,7 +412,7 @@ func (a *Aggregate) empty() bool {
 func (a *Aggregate) chargeFor(p *pane, groups int) error {
 	need := groups * a.groupBytes
 	for _, ac := range p.accs {
-		need += ac.heap()
+		need += ac.Heap()
 	}
 	if need > p.charged {
 		if err := a.mem.Reserve(need - p.charged); err != nil {
@@ -403,22 +449,22 @@ func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32) (int, error
 	}
 	for i, ag := range a.spec.Aggs {
 		var col arrow.Array
-		if ag.Kind != CountStar {
+		if ag.Kind != agg.CountStar {
 			col = b.Column(ag.Arg)
 		}
 		if ag.Distinct {
-			p.accs[i].update(col, a.dRows[i], a.dGroups[i])
+			p.accs[i].Update(col, a.dRows[i], a.dGroups[i])
 			continue
 		}
 		rs, gs := a.filtered(ag, b, rows, groups)
-		p.accs[i].update(col, rs, gs)
+		p.accs[i].Update(col, rs, gs)
 	}
 	return n, nil
 }
 
 // filtered returns the rows (and their groups) whose FILTER column is
 // TRUE: all of them without a FILTER.
-func (a *Aggregate) filtered(ag Agg, b arrow.RecordBatch, rows, groups []int32) ([]int32, []int32) {
+func (a *Aggregate) filtered(ag agg.Call, b arrow.RecordBatch, rows, groups []int32) ([]int32, []int32) {
 	if ag.Filter < 0 {
 		return rows, groups
 	}
@@ -529,6 +575,7 @@ func (a *Aggregate) group(p *pane) (int32, bool) {
 	g := int32(len(p.addrs))
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
+	p.order, p.keys = nil, nil
 	return g, true
 }
 
@@ -590,7 +637,7 @@ func (a *Aggregate) grow(p *pane) error {
 	p.cap = n
 	p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
 	for _, ac := range p.accs {
-		ac.grow(n)
+		ac.Grow(n)
 	}
 	if a.track {
 		p.dirty = growTo(p.dirty, n)
@@ -599,22 +646,53 @@ func (a *Aggregate) grow(p *pane) error {
 }
 
 // Advance moves the watermark to wm and emits every window that fires, in
-// window order, each in key order, in batches of at most BatchSize rows.
+// the order of their ends, each in key order, in batches of at most
+// BatchSize rows. A window [start, end) fires when wm reaches end-1; a
+// slice's state is freed once the last window covering it has fired.
 func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error {
 	if wm <= a.wm {
 		return nil
 	}
+	prev := a.wm
 	a.wm = wm
-	var due []int64
-	for s := range a.panes {
-		if s+a.spec.Window.Size-1 <= wm {
-			due = append(due, s)
+	if a.spec.ByEnd {
+		return a.advanceByEnd(emit)
+	}
+	w := a.spec.Window
+	starts := slices.Sorted(maps.Keys(a.panes))
+	var ends []int64
+	for _, s := range starts {
+		lo, hi := w.firstEnd(s), w.lastEnd(s)
+		if prev != types.MinWatermark && lo-1 <= prev {
+			lo = align(prev+1, w.step(), w.Offset) + w.step() // the first end past prev+1
+		}
+		if hi-1 > wm {
+			hi = align(wm+1, w.step(), w.Offset)
+		}
+		for e := lo; e <= hi; e += w.step() {
+			ends = append(ends, e)
 		}
 	}
-	slices.Sort(due)
-	for _, s := range due {
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	var cover []*pane
+	for _, e := range ends {
+		ws := w.windowStart(e)
+		i, _ := slices.BinarySearch(starts, ws)
+		cover = cover[:0]
+		for ; i < len(starts) && starts[i] < e; i++ {
+			cover = append(cover, a.panes[starts[i]])
+		}
+		if err := a.fire(cover, ws, e, emit); err != nil {
+			return err
+		}
+	}
+	for _, s := range starts {
+		if w.lastEnd(s)-1 > wm {
+			continue
+		}
 		p := a.panes[s]
-		if err := a.fire(p, emit); err != nil {
+		if err := a.expire(p); err != nil {
 			return err
 		}
 		delete(a.panes, s)
@@ -626,19 +704,110 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	return nil
 }
 
-// fire emits pane p's groups in key order.
-func (a *Aggregate) fire(p *pane, emit func(arrow.RecordBatch) error) error {
-	if len(p.spilled) > 0 {
-		return a.fireSpilled(p, emit)
+// advanceByEnd fires the panes of windows ending at or before a.wm + 1,
+// each a window of its own, in the order of their ends.
+func (a *Aggregate) advanceByEnd(emit func(arrow.RecordBatch) error) error {
+	for _, e := range slices.Sorted(maps.Keys(a.panes)) {
+		if e-1 > a.wm {
+			break
+		}
+		p := a.panes[e]
+		if err := a.fire([]*pane{p}, a.spec.Window.windowStart(e), e, emit); err != nil {
+			return err
+		}
+		if err := a.expire(p); err != nil {
+			return err
+		}
+		delete(a.panes, e)
+		a.free(p)
+		if a.track {
+			a.fired = append(a.fired, p)
+		}
 	}
+	return nil
+}
+
+// fire emits the window [ws, we), whose slices with state are cover, in
+// key order: straight from a slice's pane if it is the only one, else by
+// merging the slices' groups in key order, in memory, or in the store when
+// some are spilled.
+func (a *Aggregate) fire(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	for _, p := range cover {
+		if len(p.spilled) > 0 {
+			return a.fireSpilled(cover, ws, we, emit)
+		}
+	}
+	if len(cover) == 1 {
+		return a.emitPane(cover[0], ws, we, emit)
+	}
+	return a.fireMerged(cover, ws, we, emit)
+}
+
+// emitPane emits pane p's groups in key order as window [ws, we).
+func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
 	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
-		if err := a.emit(p.start, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
+		if err := a.emit(ws, we, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// fireMerged emits window [ws, we) by merging the groups of its slices,
+// all in memory, in key order: each slice's groups are sorted once (a
+// slice takes no rows once its first window has fired, so the order
+// holds for its later windows), and a k-way merge folds equal keys into
+// one output group. No hashing: the cost of a window is its slices'
+// groups.
+func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	cur := a.cursors[:0]
+	for _, p := range cover {
+		if p.order == nil {
+			p.order = slices.Clone(a.keyOrder(p))
+			p.keys = make([][]byte, len(p.order))
+			for i, g := range p.order {
+				p.keys[i] = p.groups.KeyAt(p.addrs[g])
+			}
+		}
+		if len(p.order) > 0 {
+			cur = append(cur, cursor{p: p, key: p.keys[0]})
+		}
+	}
+	a.cursors = cur
+	if a.merged == nil {
+		a.merged = a.newMerge() // no DISTINCT aggregates here: nothing to release
+	}
+	m := a.merged
+	// A window covers few slices (size/slide): the least key is found by
+	// a scan, cheaper than a heap at that size.
+	for len(cur) > 0 {
+		least := 0
+		for i := 1; i < len(cur); i++ {
+			if bytes.Compare(cur[i].key, cur[least].key) < 0 {
+				least = i
+			}
+		}
+		c := &cur[least]
+		if err := m.addFrom(c.key, c.p.accs, c.p.order[c.i], ws, we, emit); err != nil {
+			return err
+		}
+		if c.i++; c.i == len(c.p.order) {
+			cur[least] = cur[len(cur)-1]
+			cur = cur[:len(cur)-1]
+			continue
+		}
+		c.key = c.p.keys[c.i]
+	}
+	return m.flush(ws, we, emit)
+}
+
+// cursor is a position in a slice's groups in key order.
+type cursor struct {
+	p   *pane
+	i   int
+	key []byte
 }
 
 // keyOrder returns p's group numbers in key order: a radix sort of key
@@ -662,9 +831,9 @@ func (a *Aggregate) keyOrder(p *pane) []int32 {
 	return order
 }
 
-// emit builds and emits one output batch of window start: the groups
+// emit builds and emits one output batch of window [ws, we): the groups
 // chunk of accs, whose keys key returns.
-func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
+func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
 	bld := array.NewRecordBuilder(a.alloc, a.schema)
 	defer bld.Release()
 	nk := len(a.spec.Keys)
@@ -677,13 +846,13 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 			return err
 		}
 	}
-	ws, we := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
+	sb, eb := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
 	for range chunk {
-		ws.Append(arrow.Timestamp(start))
-		we.Append(arrow.Timestamp(start + a.spec.Window.Size))
+		sb.Append(arrow.Timestamp(ws))
+		eb.Append(arrow.Timestamp(we))
 	}
 	for i, ac := range accs {
-		if err := ac.appendTo(bld.Field(nk+2+i), chunk); err != nil {
+		if err := ac.AppendTo(bld.Field(nk+2+i), chunk); err != nil {
 			return err
 		}
 	}
@@ -692,3 +861,19 @@ func (a *Aggregate) emit(start int64, accs []acc, chunk []int32, key func(i int)
 
 // Pending returns the number of windows holding state.
 func (a *Aggregate) Pending() int { return len(a.panes) }
+
+// growTo extends s with zero values to length n.
+func growTo[T any](s []T, n int) []T {
+	if n <= len(s) {
+		return s
+	}
+	if n <= cap(s) {
+		old := len(s)
+		s = s[:n]
+		clear(s[old:])
+		return s
+	}
+	out := make([]T, n, max(n, 2*cap(s)))
+	copy(out, s)
+	return out
+}

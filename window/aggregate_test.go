@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
@@ -40,11 +41,11 @@ func batchOf(rows []row) arrow.RecordBatch {
 
 func countSum(t *testing.T) *Aggregate {
 	t.Helper()
-	aggs := []Agg{
-		{Kind: CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
-		{Kind: Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+	aggs := []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
 	}
-	a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
+	a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,12 +212,12 @@ func TestAggregateAddAt(t *testing.T) {
 func TestAggregateNoKeysExtremes(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	rows := randomRows(r, 2000)
-	aggs := []Agg{
-		{Kind: Max, Arg: 2, Filter: -1, Out: types.TBigInt},
-		{Kind: Min, Arg: 1, Filter: -1, Out: types.TBigInt}, // NULLs: the generic loop
-		{Kind: CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+	aggs := []agg.Call{
+		{Kind: agg.Max, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Min, Arg: 1, Filter: -1, Out: types.TBigInt}, // NULLs: the generic loop
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
 	}
-	a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Aggs: aggs}, memory.DefaultAllocator)
+	a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Aggs: aggs}, memory.DefaultAllocator)
 	if err != nil {
 		t.Fatal(err)
 	}

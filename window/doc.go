@@ -1,27 +1,39 @@
-// Package window holds strand's event-time windows: the window assigners
-// (tumbling first) and the window aggregate that keeps per-window group
-// state and fires a window when the watermark passes its end.
+// Package window holds strand's event-time windows: the window assigner
+// (tumbling, hopping and cumulating windows) and the one window aggregate
+// that keeps per-slice group state and fires a window when the watermark
+// passes its end.
 //
 // Semantics, chosen to match Flink SQL's window TVF aggregation:
 //   - A tumbling window of size S and offset O covers [start, start+S) with
 //     start ≡ O (mod S), aligned to the epoch. A row on a boundary belongs
-//     to exactly one window, the one it starts.
+//     to exactly one window, the one it starts. A hopping window of size S
+//     and slide L covers [start, start+S) for every start ≡ O (mod L); a
+//     cumulating window of size S and step L covers [start, start+k·L) for
+//     start ≡ O (mod S) and k = 1..S/L. L divides S, as Flink requires.
+//   - Slicing (assign.go): windows are cut into slices of L (a tumbling
+//     window is one slice). A row updates the one slice holding its time;
+//     a window fires by merging its slices' groups in key order (each
+//     slice sorted once; through the store when some are spilled), so a
+//     row's cost does not grow with S/L. A slice is freed when the last
+//     window covering it has fired. Slices of a hopping or cumulating
+//     window checkpoint the watermark their windows have fired to, so that
+//     a restore does not fire a window twice.
 //   - A window fires when the watermark reaches its last millisecond
-//     (end-1), Flink's maxTimestamp. Its groups are emitted in key order
-//     (the normalized-key byte order, which is SQL's ascending order with
-//     NULLs first), then its state is freed.
-//   - A row whose window has already fired is late: it is counted and
-//     dropped. Sources drop late rows per split before they get here, so in
-//     a strand job this never happens; the check is a safety net.
-//   - Aggregates: COUNT(*), COUNT(x), SUM, MIN, MAX, AVG, each optionally
-//     DISTINCT and with a FILTER column. SUM of INT is INT and of BIGINT is
-//     BIGINT; AVG of an integral type truncates to that type, as Flink
-//     does; SUM and AVG of DECIMAL(p, s) are DECIMAL(38, s) and
-//     DECIMAL(38, max(s, 6)), AVG rounding half up. An aggregate over no
-//     non-NULL input is NULL, except COUNT, which is 0.
-//   - Sums are exact (wide.go): a SUM that does not fit its type fails
-//     with ErrOverflow, where Flink wraps integers around as Java does and
-//     makes a DECIMAL NULL; an AVG fails only if the average does not fit.
+//     (end-1), Flink's maxTimestamp. Windows fire in the order of their
+//     ends; a window's groups are emitted in key order (the normalized-key
+//     byte order, which is SQL's ascending order with NULLs first).
+//   - A row is late when the first window holding it has fired (the one
+//     Assigner.Fires names): it is counted and dropped, from all of its
+//     windows. Sources drop late rows per split by the same rule before
+//     they get here, so in a strand job this never happens; the check is a
+//     safety net.
+//   - Spec.ByEnd aggregates rows a window TVF has assigned already (a view
+//     or subquery of one): each row's window is its window_end column, and
+//     each window is a pane of its own.
+//   - Aggregates are package agg's accumulators (COUNT, SUM, MIN, MAX,
+//     AVG, their types and exact sums), each optionally DISTINCT and with
+//     a FILTER column, both of which the aggregate applies before agg
+//     sees the rows.
 //
 // Memory: each window's groups are found through a memseg.HashTable from
 // the group's normalized key to a group number, its DISTINCT values

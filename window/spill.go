@@ -10,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/state"
 )
 
@@ -28,11 +29,12 @@ import (
 // DISTINCT value spilled twice is one entry. Checkpoints carry the entries
 // like any other state, and a restore routes them by key group.
 //
-// A window with spilled parts fires by spilling what it still holds in
-// memory and merging its key groups' entries in key order: each group's
-// accumulators merge, and each DISTINCT aggregate is computed again from
-// the group's values, so a group's output is what it would have been had
-// nothing spilled. Then the window's entries are deleted.
+// A window with spilled parts fires by spilling what its slices still hold
+// in memory and merging their key groups' entries in key order: each
+// group's accumulators merge, and each DISTINCT aggregate is computed
+// again from the group's values, so a group's output is what it would
+// have been had nothing spilled. A slice's entries are deleted when the
+// last window covering it has fired. (start is the slice's start.)
 const spillState = "s"
 
 // Tags after a spilled group's key.
@@ -120,7 +122,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		a.part = accsKey(a.part[:0], start[:], key, seq)
 		k := len(a.part)
 		for _, ac := range p.accs {
-			a.part = ac.put(a.part, int32(g))
+			a.part = ac.Put(a.part, int32(g))
 		}
 		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
 		p.markSpilled(kgs[g])
@@ -175,37 +177,42 @@ func (p *pane) markSpilled(kg uint16) {
 	p.spilled[kg] = true
 }
 
-// fireSpilled emits pane p, part of which is spilled, in key order.
-func (a *Aggregate) fireSpilled(p *pane, emit func(arrow.RecordBatch) error) error {
-	if err := a.spillPane(p); err != nil {
-		return err
-	}
-	start := startKey(p.start)
+// fireSpilled emits window [ws, we), whose slices with state are cover
+// and some of which are spilled, in key order: the slices' in-memory state
+// is spilled too, and their entries merge in the order of their keys after
+// the slice start. The entries stay until the slices expire.
+func (a *Aggregate) fireSpilled(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
 	var its iterHeap
 	defer func() {
 		for _, it := range its {
 			it.Close()
 		}
 	}()
-	for _, kg := range slices.Sorted(maps.Keys(p.spilled)) {
-		it, err := a.spill.store.NewIter(a.spill.uid, kg, spillState, start[:])
-		if err != nil {
+	for _, p := range cover {
+		if err := a.spillPane(p); err != nil {
 			return err
 		}
-		if !it.First() {
-			if err := it.Close(); err != nil {
+		start := startKey(p.start)
+		for _, kg := range slices.Sorted(maps.Keys(p.spilled)) {
+			it, err := a.spill.store.NewIter(a.spill.uid, kg, spillState, start[:])
+			if err != nil {
 				return err
 			}
-			continue
+			if !it.First() {
+				if err := it.Close(); err != nil {
+					return err
+				}
+				continue
+			}
+			its = append(its, it)
 		}
-		its = append(its, it)
 	}
 	heap.Init(&its)
 	m := a.newMerge()
 	defer m.release()
 	for len(its) > 0 {
 		it := its[0]
-		if err := m.add(it.Key()[len(start):], it.Value, p.start, emit); err != nil {
+		if err := m.add(it.Key()[8:], it.Value, ws, we, emit); err != nil {
 			return err
 		}
 		if it.Next() {
@@ -217,9 +224,16 @@ func (a *Aggregate) fireSpilled(p *pane, emit func(arrow.RecordBatch) error) err
 		}
 		heap.Pop(&its)
 	}
-	if err := m.flush(p.start, emit); err != nil {
-		return err
+	return m.flush(ws, we, emit)
+}
+
+// expire deletes the spilled entries of pane p, whose last window has
+// fired.
+func (a *Aggregate) expire(p *pane) error {
+	if len(p.spilled) == 0 {
+		return nil
 	}
+	start := startKey(p.start)
 	b := a.spill.batch
 	for kg := range p.spilled {
 		b.DeletePrefix(a.spill.uid, kg, spillState, start[:])
@@ -228,11 +242,12 @@ func (a *Aggregate) fireSpilled(p *pane, emit func(arrow.RecordBatch) error) err
 	return b.Commit()
 }
 
-// iterHeap orders iterators by their current key.
+// iterHeap orders iterators by their current key after the slice start,
+// so that a group's entries of every slice come together.
 type iterHeap []*state.Iter
 
 func (h iterHeap) Len() int           { return len(h) }
-func (h iterHeap) Less(i, j int) bool { return bytes.Compare(h[i].Key(), h[j].Key()) < 0 }
+func (h iterHeap) Less(i, j int) bool { return bytes.Compare(h[i].Key()[8:], h[j].Key()[8:]) < 0 }
 func (h iterHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
 func (h *iterHeap) Push(x any)        { *h = append(*h, x.(*state.Iter)) }
 func (h *iterHeap) Pop() any {
@@ -247,7 +262,7 @@ func (h *iterHeap) Pop() any {
 // BatchSize a spilled entry being merged.
 type merge struct {
 	a    *Aggregate
-	accs []acc
+	accs []agg.Acc
 	keys [][]byte
 	n    int // groups in the batch
 	// Per DISTINCT aggregate: the values seen and their slots.
@@ -261,7 +276,7 @@ func (a *Aggregate) newMerge() *merge {
 	m := &merge{a: a, accs: a.newAccs(), keys: make([][]byte, a.spec.BatchSize),
 		dec: make([]*keyDecoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
 	for _, ac := range m.accs {
-		ac.grow(a.spec.BatchSize + 1)
+		ac.Grow(a.spec.BatchSize + 1)
 	}
 	for i, ag := range a.spec.Aggs {
 		if ag.Distinct {
@@ -281,8 +296,8 @@ func (m *merge) release() {
 	}
 }
 
-// add merges one spilled entry, key without the window start.
-func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit func(arrow.RecordBatch) error) error {
+// add merges one spilled entry, key without the slice start.
+func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit func(arrow.RecordBatch) error) error {
 	a := m.a
 	n, err := a.keys.len(key)
 	if err != nil || n >= len(key) {
@@ -291,13 +306,13 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 	gk, rest := key[:n], key[n:]
 	if m.n == 0 || !bytes.Equal(gk, m.keys[m.n-1]) {
 		if m.n == a.spec.BatchSize {
-			if err := m.flush(start, emit); err != nil {
+			if err := m.flush(ws, we, emit); err != nil {
 				return err
 			}
 		}
 		m.keys[m.n] = append(m.keys[m.n][:0], gk...)
 		for _, ac := range m.accs {
-			ac.reset(int32(m.n))
+			ac.Reset(int32(m.n))
 		}
 		m.n++
 	}
@@ -312,7 +327,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 			return err
 		}
 		for _, ac := range m.accs {
-			if v, err = ac.get(v, tmp); err != nil {
+			if v, err = ac.Get(v, tmp); err != nil {
 				return err
 			}
 		}
@@ -321,7 +336,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 		}
 		for i, ag := range a.spec.Aggs {
 			if !ag.Distinct {
-				m.accs[i].merge(g, tmp)
+				m.accs[i].Merge(g, tmp)
 			}
 		}
 	case tagDistinct:
@@ -339,9 +354,30 @@ func (m *merge) add(key []byte, value func() ([]byte, error), start int64, emit 
 	return nil
 }
 
+// addFrom merges group g of accs, whose key is key: a slice's group in
+// memory. Keys come in order, so equal keys are adjacent.
+func (m *merge) addFrom(key []byte, accs []agg.Acc, g int32, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	if m.n == 0 || !bytes.Equal(key, m.keys[m.n-1]) {
+		if m.n == m.a.spec.BatchSize {
+			if err := m.flush(ws, we, emit); err != nil {
+				return err
+			}
+		}
+		m.keys[m.n] = append(m.keys[m.n][:0], key...)
+		for _, ac := range m.accs {
+			ac.Reset(int32(m.n))
+		}
+		m.n++
+	}
+	for i, ac := range m.accs {
+		ac.MergeFrom(int32(m.n-1), accs[i], g)
+	}
+	return nil
+}
+
 // flush computes the batch's DISTINCT aggregates from their values and
 // emits the batch.
-func (m *merge) flush(start int64, emit func(arrow.RecordBatch) error) error {
+func (m *merge) flush(ws, we int64, emit func(arrow.RecordBatch) error) error {
 	if m.n == 0 {
 		return nil
 	}
@@ -354,7 +390,7 @@ func (m *merge) flush(start int64, emit func(arrow.RecordBatch) error) error {
 		for r := range m.slots[i] {
 			m.rows = append(m.rows, int32(r))
 		}
-		m.accs[i].update(col, m.rows, m.slots[i])
+		m.accs[i].Update(col, m.rows, m.slots[i])
 		col.Release()
 		m.slots[i] = m.slots[i][:0]
 	}
@@ -362,7 +398,7 @@ func (m *merge) flush(start int64, emit func(arrow.RecordBatch) error) error {
 	for i := range chunk {
 		chunk[i] = int32(i)
 	}
-	err := m.a.emit(start, m.accs, chunk, func(i int) []byte { return m.keys[i] }, emit)
+	err := m.a.emit(ws, we, m.accs, chunk, func(i int) []byte { return m.keys[i] }, emit)
 	m.n = 0
 	return err
 }

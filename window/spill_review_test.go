@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
@@ -64,13 +65,13 @@ func mBatch(rows []mRow) arrow.RecordBatch {
 // plain accumulators, a string MAX (heap bytes), DISTINCT aggregates with
 // and without FILTER, over BIGINT and STRING values.
 func mSpec() Spec {
-	return Spec{Window: Tumble{Size: 200}, In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []Agg{
-		{Kind: CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
-		{Kind: Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
-		{Kind: Max, Arg: 3, Filter: -1, Out: types.TString},
-		{Kind: Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt},
-		{Kind: Sum, Arg: 2, Filter: 4, Distinct: true, Out: types.TBigInt},
-		{Kind: Min, Arg: 3, Filter: -1, Distinct: true, Out: types.TString},
+	return Spec{Window: TumbleOf(200, 0), In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Max, Arg: 3, Filter: -1, Out: types.TString},
+		{Kind: agg.Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: 4, Distinct: true, Out: types.TBigInt},
+		{Kind: agg.Min, Arg: 3, Filter: -1, Distinct: true, Out: types.TString},
 	}}
 }
 
@@ -578,13 +579,13 @@ func TestCorruptSpilledEntries(t *testing.T) {
 func TestManyAggregatesDistinct(t *testing.T) {
 	spec := mSpec()
 	spec.Aggs = spec.Aggs[:0]
-	spec.Aggs = append(spec.Aggs, Agg{Kind: Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt})
+	spec.Aggs = append(spec.Aggs, agg.Call{Kind: agg.Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt})
 	for len(spec.Aggs) < 256 {
-		spec.Aggs = append(spec.Aggs, Agg{Kind: CountStar, Arg: -1, Filter: -1, Out: types.TBigInt})
+		spec.Aggs = append(spec.Aggs, agg.Call{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt})
 	}
 	spec.Aggs = append(spec.Aggs,
-		Agg{Kind: Count, Arg: 3, Filter: -1, Distinct: true, Out: types.TBigInt},
-		Agg{Kind: Max, Arg: 2, Filter: 4, Distinct: true, Out: types.TBigInt})
+		agg.Call{Kind: agg.Count, Arg: 3, Filter: -1, Distinct: true, Out: types.TBigInt},
+		agg.Call{Kind: agg.Max, Arg: 2, Filter: 4, Distinct: true, Out: types.TBigInt})
 	rows := mRows(rand.New(rand.NewPCG(6, 6)), 3000, 100)
 	want := mReference(t, spec, rows)
 	for _, c := range []struct {

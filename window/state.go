@@ -27,6 +27,23 @@ import (
 // and a few hundred entries for the store, however many groups changed.
 const paneState = "p"
 
+// A hopping or cumulating window's slice outlives the windows that have
+// fired: the watermark up to which they have is state too, or a restore
+// would fire them again. Flush writes it into every key group of the
+// subtask (StoreProgress), under state name "w" with key progressKey, as a
+// varint; a restore takes the least it finds (all are equal after an
+// aligned checkpoint).
+const progressState = "w"
+
+var progressKey = []byte{0}
+
+// StoreProgress makes Flush write the watermark of the aggregate's windows
+// into key groups lo..hi (inclusive) when its windows slide.
+func (a *Aggregate) StoreProgress(lo, hi int) { a.kgLo, a.kgHi = lo, hi }
+
+// errState reports checkpointed or spilled window state that does not decode.
+var errState = errors.New("window: malformed checkpointed state")
+
 // Track makes the aggregate remember what changes between checkpoints. It
 // must be called before the first Add.
 func (a *Aggregate) Track() { a.track = true }
@@ -47,6 +64,12 @@ type Writer interface {
 // again.
 func (a *Aggregate) Flush(b Writer) {
 	uid, kg := a.spill.uid, a.spill.kg
+	if a.spec.Window.Slides() && a.kgHi >= a.kgLo {
+		v := binary.AppendVarint(nil, a.wm)
+		for k := a.kgLo; k <= a.kgHi; k++ {
+			b.Set(uid, uint16(k), progressState, progressKey, v)
+		}
+	}
 	for _, p := range a.fired {
 		key := startKey(p.start)
 		for g := range p.stored {
@@ -141,7 +164,7 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 		at := len(dst)
 		dst = append(dst, 0)
 		for _, ac := range p.accs {
-			dst = ac.put(dst, g)
+			dst = ac.Put(dst, g)
 		}
 		n := len(dst) - at - 1
 		if n < 0x80 {
@@ -181,12 +204,24 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 		return a.commitIfLarge(b)
 	case name == paneState && len(key) == 8:
 		return a.loadPart(kg, int64(binary.BigEndian.Uint64(key)^1<<63), value)
+	case name == progressState && bytes.Equal(key, progressKey):
+		wm, n := binary.Varint(value)
+		if n <= 0 || n != len(value) {
+			return fmt.Errorf("%w: malformed window progress", errState)
+		}
+		if !a.progressed || wm < a.restoredWM {
+			a.restoredWM, a.progressed = wm, true
+		}
+		return nil
 	}
 	return fmt.Errorf("%w: unknown state %q", errState, name)
 }
 
 // Restored finishes a restore.
 func (a *Aggregate) Restored() error {
+	if a.progressed {
+		a.wm = a.restoredWM
+	}
 	if a.spill.batch == nil {
 		return nil
 	}
@@ -295,9 +330,10 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 	g := int32(len(p.addrs))
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
+	p.order, p.keys = nil, nil
 	rest := st
 	for _, ac := range p.accs {
-		if rest, err = ac.get(rest, g); err != nil {
+		if rest, err = ac.Get(rest, g); err != nil {
 			return 0, err
 		}
 	}
@@ -377,7 +413,11 @@ func (r *reader) bytes() []byte {
 // state written by an aggregate with other keys, aggregates or window.
 func (s *Spec) Fingerprint() string {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "tumble %d %d;", s.Window.Size, s.Window.Offset)
+	if w := s.Window; w.Kind == Tumble {
+		fmt.Fprintf(&b, "tumble %d %d;", w.Size, w.Offset) // as before there were other kinds
+	} else {
+		fmt.Fprintf(&b, "%v %d %d %d;", w.Kind, w.Size, w.Slide, w.Offset)
+	}
 	for _, k := range s.Keys {
 		fmt.Fprintf(&b, "key %v;", s.In[k].Type.Plain().Nullable())
 	}
@@ -387,6 +427,9 @@ func (s *Spec) Fingerprint() string {
 			in = s.In[ag.Arg].Type.Plain().Nullable().String()
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%v filter=%v -> %v;", ag.Kind, in, ag.Distinct, ag.Filter >= 0, ag.Out)
+	}
+	if s.ByEnd {
+		b.WriteString("by window_end;")
 	}
 	// A DISTINCT aggregate's index was one byte: it is a uvarint now, the
 	// same byte below 128. State of a query with DISTINCT aggregates from

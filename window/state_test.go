@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
@@ -17,13 +18,13 @@ import (
 // restores them into a fresh aggregate, and checks that both fire the same
 // rows, also after more input.
 func TestStateRoundTrip(t *testing.T) {
-	var aggs []Agg
+	var aggs []agg.Call
 	for range 40 {
-		aggs = append(aggs, Agg{Kind: Sum, Arg: 2, Filter: -1, Out: types.TBigInt}, Agg{Kind: Max, Arg: 2, Filter: -1, Out: types.TBigInt})
+		aggs = append(aggs, agg.Call{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt}, agg.Call{Kind: agg.Max, Arg: 2, Filter: -1, Out: types.TBigInt})
 	}
-	aggs = append(aggs, Agg{Kind: Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt})
+	aggs = append(aggs, agg.Call{Kind: agg.Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt})
 	mk := func() *Aggregate {
-		a, err := New(Spec{Window: Tumble{Size: 10}, In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
+		a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package window
+package agg
 
 import (
 	"errors"
@@ -7,12 +7,12 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// AggKind is an aggregate function.
-type AggKind uint8
+// Kind is an aggregate function.
+type Kind uint8
 
-// The aggregate functions a window computes.
+// The aggregate functions strand computes.
 const (
-	CountStar AggKind = iota
+	CountStar Kind = iota
 	Count
 	Sum
 	Min
@@ -20,13 +20,13 @@ const (
 	Avg
 )
 
-func (k AggKind) String() string {
+func (k Kind) String() string {
 	return [...]string{"COUNT(*)", "COUNT", "SUM", "MIN", "MAX", "AVG"}[k]
 }
 
-// Agg is one aggregate call over input columns.
-type Agg struct {
-	Kind AggKind
+// Call is one aggregate call over input columns.
+type Call struct {
+	Kind Kind
 	// Arg is the argument column, -1 for COUNT(*).
 	Arg int
 	// Filter is a BOOLEAN column: only rows where it is TRUE count. -1 for
@@ -44,7 +44,7 @@ type Agg struct {
 // not fit its type: a SUM or AVG fails the job rather than wrap around.
 var ErrOverflow = errors.New("numeric overflow")
 
-func (a Agg) name() string {
+func (a Call) name() string {
 	if a.Name != "" {
 		return a.Name
 	}
@@ -52,7 +52,7 @@ func (a Agg) name() string {
 }
 
 // ResultType returns the type Flink gives agg over an argument of type in.
-func ResultType(kind AggKind, in types.Type) (types.Type, error) {
+func ResultType(kind Kind, in types.Type) (types.Type, error) {
 	switch kind {
 	case CountStar, Count:
 		return types.TBigInt.WithNotNull(true), nil

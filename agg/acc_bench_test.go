@@ -1,4 +1,4 @@
-package window
+package agg
 
 import (
 	"testing"
@@ -41,14 +41,14 @@ func BenchmarkAccSum(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			ac, err := newAcc(Agg{Kind: Sum, Arg: 0, Filter: -1, Out: out}, c.in)
+			ac, err := New(Call{Kind: Sum, Arg: 0, Filter: -1, Out: out}, c.in)
 			if err != nil {
 				b.Fatal(err)
 			}
-			ac.grow(groups)
+			ac.Grow(groups)
 			b.SetBytes(rows)
 			for b.Loop() {
-				ac.update(c.col, rs, gs)
+				ac.Update(c.col, rs, gs)
 			}
 		})
 	}

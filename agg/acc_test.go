@@ -1,4 +1,4 @@
-package window
+package agg
 
 import (
 	"errors"
@@ -13,25 +13,25 @@ import (
 )
 
 // sumOf returns an accumulator of kind over in with groups 0..n-1.
-func sumOf(t *testing.T, kind AggKind, in types.Type, n int) acc {
+func sumOf(t *testing.T, kind Kind, in types.Type, n int) Acc {
 	t.Helper()
 	out, err := ResultType(kind, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac, err := newAcc(Agg{Kind: kind, Arg: 0, Filter: -1, Out: out, Name: kind.String() + "(x)"}, in)
+	ac, err := New(Call{Kind: kind, Arg: 0, Filter: -1, Out: out, Name: kind.String() + "(x)"}, in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ac.grow(n)
+	ac.Grow(n)
 	return ac
 }
 
-func result(t *testing.T, ac acc, out arrow.DataType, g int32) (string, error) {
+func result(t *testing.T, ac Acc, out arrow.DataType, g int32) (string, error) {
 	t.Helper()
 	b := array.NewBuilder(memory.DefaultAllocator, out)
 	defer b.Release()
-	if err := ac.appendTo(b, []int32{g}); err != nil {
+	if err := ac.AppendTo(b, []int32{g}); err != nil {
 		return "", err
 	}
 	a := b.NewArray()
@@ -49,25 +49,25 @@ func int64s(v ...int64) arrow.Array {
 // int64 range and come back; group 1's does not come back and fails,
 // naming the aggregate. State and merges keep all 128 bits.
 func TestIntSumWide(t *testing.T) {
-	for _, kind := range []AggKind{Sum, Avg} {
+	for _, kind := range []Kind{Sum, Avg} {
 		ac := sumOf(t, kind, types.TBigInt, 4)
-		ac.update(int64s(math.MaxInt64, math.MaxInt64, math.MinInt64, math.MaxInt64), []int32{0, 1, 2, 3}, []int32{0, 0, 1, 1})
+		ac.Update(int64s(math.MaxInt64, math.MaxInt64, math.MinInt64, math.MaxInt64), []int32{0, 1, 2, 3}, []int32{0, 0, 1, 1})
 		// Through the state encoding into groups 2 and 3, then merged.
 		for g := range int32(2) {
-			enc := ac.put(nil, g)
-			rest, err := ac.get(enc, g+2)
+			enc := ac.Put(nil, g)
+			rest, err := ac.Get(enc, g+2)
 			if err != nil || len(rest) != 0 {
 				t.Fatalf("get(put(%d)) = %d bytes left, %v", g, len(rest), err)
 			}
 		}
-		ac.update(int64s(-math.MaxInt64), []int32{0}, []int32{2})
+		ac.Update(int64s(-math.MaxInt64), []int32{0}, []int32{2})
 		got, err := result(t, ac, arrow.PrimitiveTypes.Int64, 2)
-		want := map[AggKind]string{Sum: "9223372036854775807", Avg: "3074457345618258602"}[kind]
+		want := map[Kind]string{Sum: "9223372036854775807", Avg: "3074457345618258602"}[kind]
 		if err != nil || got != want {
 			t.Errorf("%v: group 2 = %s, %v; want %s", kind, got, err, want)
 		}
-		ac.merge(1, 3) // 2 * (MinInt64 + MaxInt64) = -2
-		ac.update(int64s(math.MinInt64), []int32{0}, []int32{1})
+		ac.Merge(1, 3) // 2 * (MinInt64 + MaxInt64) = -2
+		ac.Update(int64s(math.MinInt64), []int32{0}, []int32{1})
 		got, err = result(t, ac, arrow.PrimitiveTypes.Int64, 1)
 		if kind == Avg {
 			if err != nil || got != "-1844674407370955162" { // (-2 + MinInt64) / 5
@@ -85,7 +85,7 @@ func TestIntSumWide(t *testing.T) {
 // reads the same.
 func TestIntSumOldState(t *testing.T) {
 	ac := sumOf(t, Sum, types.TBigInt, 1)
-	if _, err := ac.get([]byte{0x04, 0x03}, 0); err != nil { // count 2, sum -2
+	if _, err := ac.Get([]byte{0x04, 0x03}, 0); err != nil { // count 2, sum -2
 		t.Fatal(err)
 	}
 	if got, err := result(t, ac, arrow.PrimitiveTypes.Int64, 0); err != nil || got != "-2" {
@@ -104,14 +104,14 @@ func TestDecSumWide(t *testing.T) {
 	col := b.NewArray()
 	out := types.DecimalOf(38, 6).Arrow()
 	for _, c := range []struct {
-		kind     AggKind
+		kind     Kind
 		two, all string
 	}{ // ValueStr drops trailing zeros
 		{Sum, "", "90000000000000000000000000000000"}, {Avg, "90000000000000000000000000000000", "30000000000000000000000000000000"}} {
 		ac := sumOf(t, c.kind, in, 2)
-		ac.update(col, []int32{0, 1}, []int32{0, 0}) // beyond 128 bits
-		enc := ac.put(nil, 0)
-		if _, err := ac.get(enc, 1); err != nil {
+		ac.Update(col, []int32{0, 1}, []int32{0, 0}) // beyond 128 bits
+		enc := ac.Put(nil, 0)
+		if _, err := ac.Get(enc, 1); err != nil {
 			t.Fatal(err)
 		}
 		got, err := result(t, ac, out, 1)
@@ -122,7 +122,7 @@ func TestDecSumWide(t *testing.T) {
 		} else if err != nil || got != c.two {
 			t.Errorf("AVG of two: %s, %v; want %s", got, err, c.two)
 		}
-		ac.update(col, []int32{2}, []int32{1})
+		ac.Update(col, []int32{2}, []int32{1})
 		if got, err := result(t, ac, out, 1); err != nil || got != c.all {
 			t.Errorf("%v of three: %s, %v; want %s", c.kind, got, err, c.all)
 		}

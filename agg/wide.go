@@ -1,4 +1,4 @@
-package window
+package agg
 
 import (
 	"math/bits"

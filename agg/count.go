@@ -1,0 +1,52 @@
+package agg
+
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+type countAcc struct{ n []int64 }
+
+func (c *countAcc) Grow(n int) { c.n = growTo(c.n, n) }
+
+func (c *countAcc) Update(col arrow.Array, rows, groups []int32) {
+	if col == nil || col.NullN() == 0 {
+		for _, g := range groups {
+			c.n[g]++
+		}
+		return
+	}
+	for i, r := range rows {
+		if col.IsValid(int(r)) {
+			c.n[groups[i]]++
+		}
+	}
+}
+
+func (c *countAcc) Reset(g int32)    { c.n[g] = 0 }
+func (c *countAcc) Merge(g, h int32) { c.n[g] += c.n[h] }
+
+func (c *countAcc) MergeFrom(g int32, src Acc, h int32) { c.n[g] += src.(*countAcc).n[h] }
+func (c *countAcc) Size() int                           { return 8 }
+func (c *countAcc) Heap() int                           { return 0 }
+
+func (c *countAcc) Put(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
+
+func (c *countAcc) Get(src []byte, g int32) ([]byte, error) {
+	v, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, ErrCorrupt
+	}
+	c.n[g] = v
+	return src[n:], nil
+}
+
+func (c *countAcc) AppendTo(b array.Builder, groups []int32) error {
+	ib := b.(*array.Int64Builder)
+	for _, g := range groups {
+		ib.Append(c.n[g])
+	}
+	return nil
+}

@@ -1,0 +1,155 @@
+package agg
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/types"
+)
+
+// decSumAcc sums DECIMAL values at their scale, exactly (wide.go): SUM
+// fails when the sum does not fit DECIMAL(38, s); AVG rescales the exact
+// sum to its result's scale, divides rounding half up, as Flink does, and
+// fails only when the average does not fit.
+type decSumAcc struct {
+	ovf
+	avg bool
+	// mult is 10^(the result's scale - the input's): at most 10^6.
+	mult uint64
+	sum  []i192
+	n    []int64
+}
+
+func newDecSum(a Call, in types.Type) (*decSumAcc, error) {
+	s := &decSumAcc{ovf: ovf{name: a.name(), out: a.Out}, avg: a.Kind == Avg, mult: 1}
+	if a.Out.Scale < in.Scale || a.Out.Scale-in.Scale > 18 {
+		return nil, fmt.Errorf("no accumulator for %v(%v) of %v", a.Kind, in, a.Out)
+	}
+	for range a.Out.Scale - in.Scale {
+		s.mult *= 10
+	}
+	return s, nil
+}
+
+func (s *decSumAcc) Grow(n int) {
+	s.sum = growTo(s.sum, n)
+	s.n = growTo(s.n, n)
+}
+
+func (s *decSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	a := col.(*array.Decimal128)
+	v := a.Values()
+	if a.NullN() == 0 {
+		for i, r := range rows {
+			g := groups[i]
+			s.sum[g].add(v[r])
+			s.n[g]++
+		}
+		return
+	}
+	for i, r := range rows {
+		if a.IsValid(int(r)) {
+			g := groups[i]
+			s.sum[g].add(v[r])
+			s.n[g]++
+		}
+	}
+}
+
+func (s *decSumAcc) Reset(g int32) { s.sum[g], s.n[g] = i192{}, 0 }
+
+func (s *decSumAcc) Merge(g, h int32) {
+	s.sum[g].addWide(s.sum[h])
+	s.n[g] += s.n[h]
+}
+
+func (s *decSumAcc) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*decSumAcc)
+	s.sum[g].addWide(o.sum[h])
+	s.n[g] += o.n[h]
+}
+
+func (s *decSumAcc) Size() int { return 32 }
+func (s *decSumAcc) Heap() int { return 0 }
+
+// put writes the count as a varint and the sum's 128 bits; a sum beyond
+// them is marked by a negative count and takes 8 more bytes, so that
+// state written before sums were wide reads the same.
+func (s *decSumAcc) Put(dst []byte, g int32) []byte {
+	x := s.sum[g]
+	v, ok := x.dec128()
+	if ok {
+		return putDec(binary.AppendVarint(dst, s.n[g]), v)
+	}
+	dst = putDec(binary.AppendVarint(dst, -s.n[g]-1), v)
+	return binary.LittleEndian.AppendUint64(dst, uint64(x.hi))
+}
+
+func (s *decSumAcc) Get(src []byte, g int32) ([]byte, error) {
+	cnt, n := binary.Varint(src)
+	if n <= 0 {
+		return nil, ErrCorrupt
+	}
+	v, src, err := getDec(src[n:])
+	if err != nil {
+		return nil, err
+	}
+	x := i192{lo: v.LowBits(), mid: uint64(v.HighBits()), hi: v.HighBits() >> 63}
+	if cnt < 0 {
+		if len(src) < 8 {
+			return nil, ErrCorrupt
+		}
+		cnt, x.hi, src = -cnt-1, int64(binary.LittleEndian.Uint64(src)), src[8:]
+	}
+	s.n[g], s.sum[g] = cnt, x
+	return src, nil
+}
+
+func putDec(dst []byte, v decimal128.Num) []byte {
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(v.HighBits()))
+	return binary.LittleEndian.AppendUint64(dst, v.LowBits())
+}
+
+func getDec(src []byte) (decimal128.Num, []byte, error) {
+	if len(src) < 16 {
+		return decimal128.Num{}, nil, ErrCorrupt
+	}
+	hi, lo := binary.LittleEndian.Uint64(src), binary.LittleEndian.Uint64(src[8:])
+	return decimal128.New(int64(hi), lo), src[16:], nil
+}
+
+func (s *decSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	db := b.(*array.Decimal128Builder)
+	for _, g := range groups {
+		if s.n[g] == 0 {
+			db.AppendNull()
+			continue
+		}
+		v, ok := s.result(g)
+		if !ok || !v.FitsInPrecision(38) {
+			return s.overflow()
+		}
+		db.Append(v)
+	}
+	return nil
+}
+
+// result is group g's SUM or AVG, if it fits 128 bits.
+func (s *decSumAcc) result(g int32) (decimal128.Num, bool) {
+	if !s.avg {
+		return s.sum[g].dec128()
+	}
+	m, neg := s.sum[g].magnitude()
+	q := m.mul64(s.mult).divRound64(uint64(s.n[g]))
+	if !q.fits128() {
+		return decimal128.Num{}, false
+	}
+	v := decimal128.New(int64(q[1]), q[0])
+	if neg {
+		v = v.Negate()
+	}
+	return v, true
+}

@@ -1,0 +1,263 @@
+package agg
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/types"
+)
+
+// extreme keeps a MIN or MAX.
+type extreme[T any] struct {
+	max   bool
+	less  func(a, b T) bool
+	read  func(a arrow.Array, i int) T
+	build func(b array.Builder, v T)
+	enc   func(dst []byte, v T) []byte
+	dec   func(src []byte) (T, []byte, error)
+	width int           // bytes of a T
+	bytes func(v T) int // bytes a T holds on the heap; nil for none
+	held  int           // bytes the slots' values hold on the heap
+	v     []T
+	seen  []bool
+}
+
+func (e *extreme[T]) Reset(g int32) {
+	e.unhold(g)
+	var zero T
+	e.v[g], e.seen[g] = zero, false
+}
+
+func (e *extreme[T]) Merge(g, h int32) {
+	if !e.seen[h] {
+		return
+	}
+	if !e.seen[g] || e.max && e.less(e.v[g], e.v[h]) || !e.max && e.less(e.v[h], e.v[g]) {
+		e.set(g, e.v[h])
+	}
+}
+
+func (e *extreme[T]) MergeFrom(g int32, src Acc, h int32) {
+	o := src.(*extreme[T])
+	if !o.seen[h] {
+		return
+	}
+	if !e.seen[g] || e.max && e.less(e.v[g], o.v[h]) || !e.max && e.less(o.v[h], e.v[g]) {
+		e.set(g, o.v[h])
+	}
+}
+
+// set makes x group g's value, keeping held up to date.
+func (e *extreme[T]) set(g int32, x T) {
+	e.unhold(g)
+	e.v[g], e.seen[g] = x, true
+	if e.bytes != nil {
+		e.held += e.bytes(x)
+	}
+}
+
+func (e *extreme[T]) unhold(g int32) {
+	if e.bytes != nil && e.seen[g] {
+		e.held -= e.bytes(e.v[g])
+	}
+}
+
+func (e *extreme[T]) Size() int { return e.width + 1 }
+func (e *extreme[T]) Heap() int { return e.held }
+
+func (e *extreme[T]) Grow(n int) {
+	e.v = growTo(e.v, n)
+	e.seen = growTo(e.seen, n)
+}
+
+func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {
+	// BIGINT without NULLs: a loop without a call per row.
+	if a, ok := col.(*array.Int64); ok && a.NullN() == 0 {
+		if v, ok := any(e.v).([]int64); ok {
+			extremeInt64(v, e.seen, e.max, a.Int64Values(), rows, groups)
+			return
+		}
+	}
+	for i, r := range rows {
+		if col.IsNull(int(r)) {
+			continue
+		}
+		g := groups[i]
+		x := e.read(col, int(r))
+		if !e.seen[g] || e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
+			e.set(g, x)
+		}
+	}
+}
+
+func extremeInt64(v []int64, seen []bool, isMax bool, col []int64, rows, groups []int32) {
+	for i, r := range rows {
+		g, x := groups[i], col[r]
+		switch {
+		case !seen[g]:
+			v[g], seen[g] = x, true
+		case isMax && x > v[g], !isMax && x < v[g]:
+			v[g] = x
+		}
+	}
+}
+
+func (e *extreme[T]) AppendTo(b array.Builder, groups []int32) error {
+	for _, g := range groups {
+		if !e.seen[g] {
+			b.AppendNull()
+		} else {
+			e.build(b, e.v[g])
+		}
+	}
+	return nil
+}
+
+func (e *extreme[T]) Put(dst []byte, g int32) []byte {
+	if !e.seen[g] {
+		return append(dst, 0)
+	}
+	return e.enc(append(dst, 1), e.v[g])
+}
+
+func (e *extreme[T]) Get(src []byte, g int32) ([]byte, error) {
+	if len(src) == 0 {
+		return nil, ErrCorrupt
+	}
+	if src[0] == 0 {
+		e.Reset(g)
+		return src[1:], nil
+	}
+	v, rest, err := e.dec(src[1:])
+	if err != nil {
+		return nil, err
+	}
+	e.set(g, v)
+	return rest, nil
+}
+
+func newExtreme(in types.Type, isMax bool) (Acc, error) {
+	switch in.Kind {
+	case types.Int, types.BigInt, types.Date, types.Timestamp, types.TimestampLTZ:
+		return &extreme[int64]{max: isMax, width: 8, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, nil
+	case types.Float, types.Double:
+		return &extreme[float64]{max: isMax, width: 8, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, nil
+	case types.Boolean:
+		return &extreme[bool]{max: isMax, width: 1, less: func(a, b bool) bool { return !a && b },
+			read:  func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
+			build: func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) },
+			enc: func(dst []byte, v bool) []byte {
+				if v {
+					return append(dst, 1)
+				}
+				return append(dst, 0)
+			},
+			dec: func(src []byte) (bool, []byte, error) {
+				if len(src) == 0 {
+					return false, nil, ErrCorrupt
+				}
+				return src[0] == 1, src[1:], nil
+			}}, nil
+	case types.String:
+		return &extreme[string]{max: isMax, width: 16, bytes: func(v string) int { return len(v) },
+			less: func(a, b string) bool { return a < b },
+			read: func(a arrow.Array, i int) string {
+				s := a.(*array.String).Value(i)
+				return string([]byte(s)) // detach from the batch's buffer
+			},
+			build: func(b array.Builder, v string) { b.(*array.StringBuilder).Append(v) },
+			enc: func(dst []byte, v string) []byte {
+				return append(binary.AppendUvarint(dst, uint64(len(v))), v...)
+			},
+			dec: func(src []byte) (string, []byte, error) {
+				n, k := binary.Uvarint(src)
+				if k <= 0 || uint64(len(src)-k) < n {
+					return "", nil, ErrCorrupt
+				}
+				return string(src[k : k+int(n)]), src[k+int(n):], nil
+			}}, nil
+	case types.Decimal:
+		return &extreme[decimal128.Num]{max: isMax, width: 16, less: decimal128.Num.Less,
+			read:  func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
+			build: func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) },
+			enc:   putDec, dec: getDec}, nil
+	}
+	return nil, fmt.Errorf("MIN/MAX does not accept %v", in)
+}
+
+// lessFloat orders floats as SQL does: NaN above everything, -0.0 = 0.0.
+func lessFloat(a, b float64) bool {
+	if math.IsNaN(a) {
+		return false
+	}
+	return a < b || math.IsNaN(b)
+}
+
+func readInt(a arrow.Array, i int) int64 {
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Value(i)
+	case *array.Int32:
+		return int64(a.Value(i))
+	case *array.Timestamp:
+		return int64(a.Value(i))
+	case *array.Date32:
+		return int64(a.Value(i))
+	}
+	panic(fmt.Sprintf("agg: readInt on %s", a.DataType()))
+}
+
+func putInt(b array.Builder, v int64) {
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		b.Append(v)
+	case *array.Int32Builder:
+		b.Append(int32(v))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v))
+	default:
+		panic(fmt.Sprintf("agg: putInt on %T", b))
+	}
+}
+
+func encInt(dst []byte, v int64) []byte { return binary.AppendVarint(dst, v) }
+
+func decInt(src []byte) (int64, []byte, error) {
+	v, n := binary.Varint(src)
+	if n <= 0 {
+		return 0, nil, ErrCorrupt
+	}
+	return v, src[n:], nil
+}
+
+func encFloat(dst []byte, v float64) []byte {
+	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(v))
+}
+
+func decFloat(src []byte) (float64, []byte, error) {
+	if len(src) < 8 {
+		return 0, nil, ErrCorrupt
+	}
+	return math.Float64frombits(binary.LittleEndian.Uint64(src)), src[8:], nil
+}
+
+func readFloat(a arrow.Array, i int) float64 {
+	if f, ok := a.(*array.Float32); ok {
+		return float64(f.Value(i))
+	}
+	return a.(*array.Float64).Value(i)
+}
+
+func putFloat(b array.Builder, v float64) {
+	if f, ok := b.(*array.Float32Builder); ok {
+		f.Append(float32(v))
+		return
+	}
+	b.(*array.Float64Builder).Append(v)
+}
