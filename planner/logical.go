@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -101,6 +102,8 @@ type OrderKey struct {
 type Sink struct {
 	Input Node
 	Table *Table
+	// At is where the statement names the table, for errors about it.
+	At parser.Pos
 }
 
 func (s *Scan) Schema() types.Schema      { return s.Table.Schema }
@@ -226,7 +229,7 @@ func Explain(n Node) string {
 	var b strings.Builder
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), n.describe())
+		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), withMode(n.describe(), ChangelogMode(n)))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)
 		}

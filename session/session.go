@@ -111,6 +111,9 @@ func (s *Session) execIn(ctx context.Context, st parser.Statement, src string) e
 	case *parser.Insert, parser.Query:
 		return s.run(ctx, st)
 	case *parser.Explain:
+		if err := planner.CheckExplainDetails(st.Details); err != nil {
+			return err
+		}
 		e, err := s.Explain(st.Statement)
 		if err != nil {
 			return err
