@@ -211,9 +211,13 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				out = &chanOutput{ctx: ctx, kind: e.Kind, outs: outs, self: sub, keys: e.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub}
 			}
 			var ins []<-chan Element
-			for _, m := range inputs[v] {
+			var sides []Side
+			for i, m := range inputs[v] {
 				for u := range m {
 					ins = append(ins, m[u][sub])
+					if v.Ops[0].TwoInput {
+						sides = append(sides, Side(i))
+					}
 				}
 			}
 			var trigger <-chan checkpoint.Barrier
@@ -224,7 +228,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runTask(ctx, v, tc, opts, ins, out, coord, trigger); err != nil {
+				if err := runTask(ctx, v, tc, opts, ins, sides, out, coord, trigger); err != nil {
 					fail(err)
 				}
 			}()
@@ -288,7 +292,7 @@ func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, 
 
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
-func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output,
+func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, sides []Side, out output,
 	coord *coordinator, trigger <-chan checkpoint.Barrier) (err error) {
 	// Errors name the vertex, not the subtask, so that they read the same
 	// at any parallelism.
@@ -326,7 +330,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()
 	}
-	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, chain: c, out: out, coord: coord}
+	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, sides: sides, chain: c, out: out, coord: coord}
 	return t.run()
 }
 
@@ -347,6 +351,15 @@ func validate(g *Graph) error {
 		}
 		if v.Sink == nil && !consumed(g, v) {
 			return fmt.Errorf("exec: vertex %s has neither a sink nor a consumer", v.Name)
+		}
+		two := len(v.Ops) > 0 && v.Ops[0].TwoInput
+		if two != (len(v.Inputs) == 2) || len(v.Inputs) > 2 {
+			return fmt.Errorf("exec: vertex %s has %d inputs; two, and only two, need a two-input operator first in its chain", v.Name, len(v.Inputs))
+		}
+		for i := 1; i < len(v.Ops); i++ {
+			if v.Ops[i].TwoInput {
+				return fmt.Errorf("exec: two-input operator %s is not first in the chain of vertex %s", v.Ops[i].Name, v.Name)
+			}
 		}
 		for _, e := range v.Inputs {
 			if e.Kind == Forward && e.From.Parallelism != v.Parallelism {
