@@ -19,10 +19,10 @@ type inputTask struct {
 	ins     []<-chan Element
 	// sides, for a chain headed by a two-input operator, is the input
 	// each channel of ins belongs to; nil for one input.
-	sides   []Side
-	chain   *chain
-	out     output
-	coord   *coordinator // nil when the job does not checkpoint
+	sides []Side
+	chain *chain
+	out   output
+	coord *coordinator // nil when the job does not checkpoint
 }
 
 func (t *inputTask) run() error {
