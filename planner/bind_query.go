@@ -262,7 +262,7 @@ func (b *binder) from(t parser.TableExpr) (*relation, error) {
 		}
 		return requalify(r, t.Alias, ""), nil
 	case *parser.Join:
-		return nil, errorf(t.KindPos, ErrUnsupported, "joins are not supported yet")
+		return b.join(t)
 	}
 	return nil, errorf(t.Pos(), ErrUnsupported, "FROM item %s is not supported", t)
 }

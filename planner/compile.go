@@ -9,6 +9,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/join"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -41,6 +42,22 @@ func Compile(root Node, env Env) (*exec.Graph, error) {
 type compiler struct {
 	env      Env
 	vertices []*exec.Vertex
+	// sources counts the scans of each table so far: a table read twice
+	// (a self-join) has two sources, whose read positions need two uids.
+	sources map[string]int
+}
+
+// sourceUID is the uid of the next scan of table: source-<table>, and
+// source-<table>-<n> for its n-th scan in the plan after the first.
+func (c *compiler) sourceUID(table string) string {
+	if c.sources == nil {
+		c.sources = map[string]int{}
+	}
+	c.sources[table]++
+	if n := c.sources[table]; n > 1 {
+		return fmt.Sprintf("source-%s-%d", table, n)
+	}
+	return "source-" + table
 }
 
 // stage is the open end of a vertex's chain: where the next operator goes.
@@ -109,6 +126,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.windowAgg(n)
 	case *TopN:
 		return c.topN(n)
+	case *Join:
+		return c.join(n)
 	case *Sink:
 		return c.sink(n)
 	}
@@ -124,7 +143,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	if err != nil {
 		return nil, optionError(t, err)
 	}
-	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
+	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -215,7 +234,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	if err != nil {
 		return nil, nil, nil, optionError(t, err)
 	}
-	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
+	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	if t.TimeCol >= 0 {
 		spec.Watermark = substitute(t.Watermark, byFull)
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
@@ -323,6 +342,31 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
 		return exec.NewTopN(spec)
 	}})
+	return &stage{v: v, schema: out}, nil
+}
+
+// join starts a vertex reading both inputs, each behind a hash exchange
+// on its join keys, so rows of equal keys meet in one subtask. Its output
+// has no event time (Join's schema), so no window follows it.
+func (c *compiler) join(n *Join) (*stage, error) {
+	l, err := c.node(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.node(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	v := c.vertex("Join")
+	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
+	out := n.Schema()
+	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter}[n.Kind]
+	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Out: out}
+	if _, err := join.New(spec); err != nil {
+		return nil, errorf(n.At, ErrUnsupported, "%v", err)
+	}
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
+		New: func() (exec.Operator, error) { return join.New(spec) }})
 	return &stage{v: v, schema: out}, nil
 }
 

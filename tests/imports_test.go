@@ -21,12 +21,13 @@ var allowed = map[string][]string{
 	"state":      {"memseg", "types"},
 	"checkpoint": {"state", "types"},
 	"window":     {"state", "memseg", "types"},
+	"join":       {"exec", "agg", "state", "memseg", "types"},
 	"exec":       {"window", "state", "memseg", "checkpoint", "types"},
-	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
+	"planner":    {"parser", "exec", "window", "join", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
-	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
+	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "state", "memseg", "cmd", "queries"},
 	"queries":    {},
 }
 
