@@ -57,8 +57,8 @@ func (w *promptWriter) Write(b []byte) (int, error) {
 // as tableau tables on out; errors go to errw.
 func New(ctx context.Context, sess *session.Session, out, errw io.Writer) *REPL {
 	r := &REPL{sess: sess, out: out, err: errw, jobs: ctx}
-	sess.Results = func(s types.Schema) exec.Sink {
-		r.table = newTableau(r.out, s)
+	sess.Results = func(s types.Schema, changelog bool) exec.Sink {
+		r.table = newTableau(r.out, s, changelog)
 		return r.table
 	}
 	return r

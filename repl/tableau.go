@@ -25,6 +25,9 @@ const maxWidth = 30
 type tableau struct {
 	out    io.Writer
 	schema types.Schema
+	// op puts each row's kind (+I, -U, +U, -D) in a first column, as
+	// Flink's tableau does, for a result that is a changelog.
+	op     bool
 	widths []int
 	right  []bool
 	start  time.Time
@@ -34,8 +37,12 @@ type tableau struct {
 	buf  []byte
 }
 
-func newTableau(out io.Writer, schema types.Schema) *tableau {
-	t := &tableau{out: out, schema: schema, start: time.Now()}
+func newTableau(out io.Writer, schema types.Schema, changelog bool) *tableau {
+	t := &tableau{out: out, schema: schema, start: time.Now(), op: changelog}
+	var names []string
+	if changelog {
+		t.widths, t.right, names = append(t.widths, 2), append(t.right, false), append(names, "op")
+	}
 	for _, f := range schema {
 		w, right := width(f.Type)
 		t.widths = append(t.widths, max(w, len([]rune(f.Name))))
@@ -43,9 +50,8 @@ func newTableau(out io.Writer, schema types.Schema) *tableau {
 	}
 	var b strings.Builder
 	t.border(&b)
-	names := make([]string, len(schema))
-	for i, f := range schema {
-		names[i] = f.Name
+	for _, f := range schema {
+		names = append(names, f.Name)
 	}
 	t.line(&b, names)
 	t.border(&b)
@@ -148,6 +154,9 @@ func (w *tableauWriter) Write(b arrow.RecordBatch) error {
 	var out strings.Builder
 	for row := range n {
 		w.cells = w.cells[:0]
+		if w.t.op {
+			w.cells = append(w.cells, exec.KindOf(b, row).String())
+		}
 		for _, c := range cols {
 			w.buf = connector.FormatRow(w.buf[:0], c, row)
 			w.cells = append(w.cells, string(w.buf[3:len(w.buf)-1]))

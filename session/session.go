@@ -61,8 +61,8 @@ type Session struct {
 	Detach bool
 	// Results, if set, receives a SELECT's rows instead of the print sink
 	// on Out; it is called with the query's output schema when the job
-	// is compiled.
-	Results func(types.Schema) exec.Sink
+	// is compiled, and whether its rows are a changelog (not insert-only).
+	Results func(schema types.Schema, changelog bool) exec.Sink
 
 	// mu guards the session's mutable state (Config, Catalog, Durable,
 	// LastMetrics, the job counter) while a statement is executed or a job
@@ -342,7 +342,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			for _, v := range g.Vertices {
 				if v.Sink != nil && v.SinkName == "collect" {
 					if results == nil {
-						results = s.Results(v.Ops[len(v.Ops)-1].Out)
+						results = s.Results(v.Ops[len(v.Ops)-1].Out, !planner.ChangelogMode(optimized).InsertOnly())
 					}
 					v.Sink = results
 				}
