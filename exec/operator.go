@@ -172,7 +172,9 @@ type OpSpec struct {
 	// subtask's state never starves another's.
 	MemorySegments int
 	// TwoInput marks an operator that implements TwoInput: the first of
-	// its vertex's chain, which then has exactly two input edges.
+	// its vertex's chain, which then has exactly two input edges. (A
+	// vertex with several inputs and a one-input chain reads their union,
+	// merged as the channels of one input.)
 	TwoInput bool
 	New      func() (Operator, error)
 }

@@ -214,8 +214,11 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			var sides []Side
 			for i, m := range inputs[v] {
 				for u := range m {
+					if v.Inputs[i].Kind == Forward && u != sub {
+						continue // a forward edge's subtask u sends only to subtask u
+					}
 					ins = append(ins, m[u][sub])
-					if v.Ops[0].TwoInput {
+					if len(v.Ops) > 0 && v.Ops[0].TwoInput {
 						sides = append(sides, Side(i))
 					}
 				}
@@ -352,9 +355,10 @@ func validate(g *Graph) error {
 		if v.Sink == nil && !consumed(g, v) {
 			return fmt.Errorf("exec: vertex %s has neither a sink nor a consumer", v.Name)
 		}
-		two := len(v.Ops) > 0 && v.Ops[0].TwoInput
-		if two != (len(v.Inputs) == 2) || len(v.Inputs) > 2 {
-			return fmt.Errorf("exec: vertex %s has %d inputs; two, and only two, need a two-input operator first in its chain", v.Name, len(v.Inputs))
+		// A vertex with several inputs and a one-input chain reads their
+		// union; a two-input operator reads exactly two.
+		if len(v.Ops) > 0 && v.Ops[0].TwoInput && len(v.Inputs) != 2 {
+			return fmt.Errorf("exec: vertex %s has %d inputs; its two-input operator %s needs two", v.Name, len(v.Inputs), v.Ops[0].Name)
 		}
 		for i := 1; i < len(v.Ops); i++ {
 			if v.Ops[i].TwoInput {

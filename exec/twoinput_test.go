@@ -198,8 +198,8 @@ func TestValidateTwoInputVertices(t *testing.T) {
 		v    *Vertex
 		want string
 	}{
-		{"two inputs without a two-input head", &Vertex{Name: "v", Parallelism: 1, Inputs: []*Edge{{From: src}, {From: src}}, Ops: []OpSpec{one}, Sink: &memSink{}}, "need a two-input operator"},
-		{"a two-input head with one input", &Vertex{Name: "v", Parallelism: 1, Inputs: []*Edge{{From: src}}, Ops: []OpSpec{two}, Sink: &memSink{}}, "need a two-input operator"},
+		{"a two-input head with one input", &Vertex{Name: "v", Parallelism: 1, Inputs: []*Edge{{From: src}}, Ops: []OpSpec{two}, Sink: &memSink{}}, "needs two"},
+		{"a two-input head with three", &Vertex{Name: "v", Parallelism: 1, Inputs: []*Edge{{From: src}, {From: src}, {From: src}}, Ops: []OpSpec{two}, Sink: &memSink{}}, "needs two"},
 		{"a two-input operator chained second", &Vertex{Name: "v", Parallelism: 1, Inputs: []*Edge{{From: src}, {From: src}}, Ops: []OpSpec{two, two}, Sink: &memSink{}}, "not first"},
 	} {
 		src.Ops = []OpSpec{one}

@@ -77,7 +77,7 @@ func (b *binder) query(q parser.Query) (*relation, error) {
 	case *parser.Select:
 		return b.selectQuery(q)
 	case *parser.SetOp:
-		return nil, errorf(q.OpPos, ErrUnsupported, "%s is not supported yet", q.Op)
+		return b.setOp(q)
 	case *parser.Values:
 		return nil, errorf(q.Start, ErrUnsupported, "VALUES is not supported yet")
 	}

@@ -128,6 +128,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.topN(n)
 	case *Join:
 		return c.join(n)
+	case *Union:
+		return c.union(n)
 	case *Sink:
 		return c.sink(n)
 	}
@@ -368,6 +370,29 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
 		New: func() (exec.Operator, error) { return join.New(spec) }})
 	return &stage{v: v, schema: out}, nil
+}
+
+// union starts a vertex that reads every input, subtask i of each into
+// its subtask i, so the rows of one input subtask, a retraction after
+// what it retracts, stay in order; an input of another parallelism (a
+// window Top-N) is insert-only and is spread over the subtasks.
+func (c *compiler) union(n *Union) (*stage, error) {
+	v := &exec.Vertex{Name: "Union", Parallelism: c.env.Parallelism}
+	for _, in := range n.Ins {
+		s, err := c.node(in)
+		if err != nil {
+			return nil, err
+		}
+		kind := exec.Forward
+		if s.v.Parallelism != v.Parallelism {
+			kind = exec.Rebalance
+		}
+		v.Inputs = append(v.Inputs, &exec.Edge{From: s.v, Kind: kind})
+	}
+	// Numbered after its inputs, as every vertex comes after what it reads.
+	v.ID = len(c.vertices) + 1
+	c.vertices = append(c.vertices, v)
+	return &stage{v: v, schema: n.Out}, nil
 }
 
 func (c *compiler) sink(n *Sink) (*stage, error) {

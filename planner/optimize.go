@@ -128,6 +128,8 @@ func withInputs(n Node, in []Node) Node {
 		c := *n
 		c.Left, c.Right = in[0], in[1]
 		return &c
+	case *Union:
+		return &Union{Ins: in, Out: n.Out}
 	case *Scan:
 		return n
 	}
