@@ -43,6 +43,11 @@
 //     side's row losing its last match is emitted padded again (+I); an
 //     outer row that had no match retracts its padded row (-D).
 //
+// A semi join (Kind Semi, x IN (SELECT ...)) emits only left rows: a left
+// row with a match once, with its kind; a right row changes its matches'
+// counts, emitting a left row (+I) at its first match and retracting it
+// (-D) at the loss of its last.
+//
 // A row with a NULL join key matches nothing and is not stored: an outer
 // side emits it padded, and retracts it padded. A retraction of a row that
 // was never stored emits nothing (Flink would emit retractions of rows it

@@ -95,7 +95,11 @@ func New(spec Spec) (*Join, error) {
 func (j *Join) Open(ctx *exec.TaskContext) error {
 	j.maxPar, j.batchSize = ctx.MaxParallelism, ctx.BatchSize
 	j.lo, j.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
-	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, j.spec.Right)
+	right := j.spec.Right
+	if j.spec.Kind == Semi {
+		right = nil // a semi join's output has no right columns
+	}
+	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, right)
 	j.ectx = &expr.Ctx{Alloc: ctx.Alloc, Now: ctx.Now}
 	if j.residual != nil {
 		j.cands = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, j.spec.Right)
@@ -311,6 +315,9 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	} else {
 		j.writes.Delete(j.spec.UID, kg, names[side], own)
 	}
+	if j.spec.Kind == Semi {
+		return j.semi(side, kind, kg, jk, mine, r, matches, out)
+	}
 	if matches == 0 {
 		if outer {
 			k := exec.Insert
@@ -350,10 +357,46 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	return j.commitSome()
 }
 
+// semi is a row's effect on a semi join, after its side's state took it:
+// a left row with a match is emitted (or retracted) once, with its kind;
+// a right row changes the match counts of the left rows it matches, and a
+// left row gaining its first match is emitted, one losing its last
+// retracted.
+func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r int, matches uint64, out exec.Emitter) error {
+	if side == 0 {
+		if matches > 0 {
+			if err := j.emit(0, kind, mine, nil, 1, out); err != nil {
+				return err
+			}
+		}
+		return j.commitSome()
+	}
+	delta := 1
+	if kind.Retracts() {
+		delta = -1
+	}
+	for c := j.first[r]; c < j.first[r+1]; c++ {
+		if !j.pass[c] {
+			continue
+		}
+		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, exec.Insert, exec.Delete, out); err != nil {
+			return err
+		}
+	}
+	return j.commitSome()
+}
+
 // match changes by delta the match count of the other side's entry
 // theirs, which is outer: when it gains its first match its NULL-padded
 // rows are retracted, when it loses its last they are emitted again.
 func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec.Emitter) error {
+	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, out)
+}
+
+// recount changes by delta the match count of the other side's entry
+// theirs: gaining its first match emits its row (alone, the other side's
+// columns NULL) as first, losing its last emits it as last.
+func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, out exec.Emitter) error {
 	other := 1 - side
 	key := append(append([]byte(nil), jk...), theirs...)
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[other], key)
@@ -366,11 +409,11 @@ func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec
 	}
 	switch {
 	case delta > 0 && degree == 0:
-		if err := j.emit(other, exec.Delete, theirs, nil, count, out); err != nil {
+		if err := j.emit(other, first, theirs, nil, count, out); err != nil {
 			return err
 		}
 	case delta < 0 && degree == 1:
-		if err := j.emit(other, exec.Insert, theirs, nil, count, out); err != nil {
+		if err := j.emit(other, last, theirs, nil, count, out); err != nil {
 			return err
 		}
 	}

@@ -258,3 +258,19 @@ func TestSpecRefusesKeysThatDoNotCompare(t *testing.T) {
 		t.Fatal("the kind is part of the fingerprint")
 	}
 }
+
+func TestSemiJoinEmitsMatchedLeftRowsOnce(t *testing.T) {
+	s := spec(Semi)
+	s.Out = side
+	run(t, open(t, s, nil), []step{
+		{exec.Left, []row{ins(1, "a")}, nil},
+		{exec.Right, []row{ins(1, "x")}, []string{"+I[1, a]"}},
+		{exec.Right, []row{ins(1, "y")}, nil},
+		{exec.Left, []row{ins(1, "b"), insNull("n")}, []string{"+I[1, b]"}},
+		{exec.Right, []row{del(1, "x")}, nil},
+		{exec.Right, []row{del(1, "y")}, []string{"-D[1, a]", "-D[1, b]"}},
+		{exec.Left, []row{del(1, "a")}, nil},
+		{exec.Right, []row{ins(1, "z")}, []string{"+I[1, b]"}},
+		{exec.Left, []row{upB(1, "b"), upA(1, "c")}, []string{"-U[1, b]", "+U[1, c]"}},
+	})
+}

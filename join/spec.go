@@ -18,10 +18,13 @@ const (
 	LeftOuter
 	RightOuter
 	FullOuter
+	// Semi emits each left row that has a match, once, with the left
+	// columns only: x IN (SELECT ...).
+	Semi
 )
 
 func (k Kind) String() string {
-	return [...]string{"inner", "left-outer", "right-outer", "full-outer"}[k]
+	return [...]string{"inner", "left-outer", "right-outer", "full-outer", "semi"}[k]
 }
 
 // outer reports whether side s (0 left, 1 right) keeps its rows without a
@@ -45,7 +48,8 @@ type Spec struct {
 	LeftKeys, RightKeys []int
 	// Residual is the rest of the ON condition, or nil.
 	Residual expr.Expr
-	// Out is the output schema: Left's columns then Right's.
+	// Out is the output schema: Left's columns then Right's (a semi
+	// join's: Left's).
 	Out types.Schema
 }
 

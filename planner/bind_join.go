@@ -139,3 +139,51 @@ func encodesAlike(a, b types.Type) bool {
 	}
 	return a == b
 }
+
+// whereTerms splits a WHERE condition at its top-level ANDs.
+func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
+	if x, ok := e.(*parser.Binary); ok && x.Op == "AND" {
+		return whereTerms(x.Right, whereTerms(x.Left, dst))
+	}
+	return append(dst, e)
+}
+
+// semiJoin binds WHERE col IN (SELECT one column ...) as a semi join: the
+// rows of r whose column equals a row of the subquery, once each, as
+// Flink's LeftSemiJoin. NOT IN, whose NULL semantics need an anti join
+// that also tracks NULLs, is refused.
+func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
+	if in.Not {
+		return nil, errorf(in.Start, ErrUnsupported, "NOT IN (subquery) is not supported yet (IN is)")
+	}
+	sub, err := b.nested(in.Query, in.Start)
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.ranked(); err != nil {
+		return nil, err
+	}
+	if n := len(sub.scope.cols); n != 1 {
+		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column, not %d", n)
+	}
+	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	if err != nil {
+		return nil, err
+	}
+	col, ok := keyCol(e)
+	if !ok {
+		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
+	}
+	st := sub.scope.cols[0].typ
+	if !encodesAlike(col.T, st) {
+		return nil, errorf(in.Start, ErrType, "cannot compare %s with %s", col.T.Plain(), st.Plain())
+	}
+	j := &Join{Left: r.node, Right: sub.node, Kind: SemiJoin, LeftKeys: []int{col.Index}, RightKeys: []int{0}, At: in.Start}
+	b.defines(j)
+	out := j.Schema()
+	sc := &scope{}
+	for i, c := range r.scope.cols {
+		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
+	}
+	return &relation{node: j, scope: sc}, nil
+}

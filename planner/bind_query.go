@@ -162,6 +162,27 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	if r.rank != nil {
 		return b.rankWhere(r, cond)
 	}
+	// x IN (SELECT ...) among the conditions ANDed together is a semi
+	// join of r with the subquery; the other conditions filter after it.
+	var rest []parser.Expr
+	for _, c := range whereTerms(cond, nil) {
+		in, ok := c.(*parser.InQuery)
+		if !ok {
+			rest = append(rest, c)
+			continue
+		}
+		var err error
+		if r, err = b.semiJoin(r, in); err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) == 0 {
+		return r, nil
+	}
+	cond = rest[0]
+	for _, c := range rest[1:] {
+		cond = &parser.Binary{Start: cond.Pos(), OpPos: c.Pos(), Op: "AND", Left: cond, Right: c}
+	}
 	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, cond)
 	if err != nil {
 		return nil, err

@@ -362,7 +362,7 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	v := c.vertex("Join")
 	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
 	out := n.Schema()
-	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter}[n.Kind]
+	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter, SemiJoin: join.Semi}[n.Kind]
 	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Out: out}
 	if _, err := join.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)

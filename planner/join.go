@@ -18,15 +18,18 @@ const (
 	LeftJoin
 	RightJoin
 	FullJoin
+	// SemiJoin keeps the left rows that have a match, once each, with
+	// the left columns only: WHERE x IN (SELECT ...).
+	SemiJoin
 )
 
 func (k JoinKind) String() string {
-	return [...]string{"INNER JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN"}[k]
+	return [...]string{"INNER JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN", "IN subquery"}[k]
 }
 
 // flinkName is the kind as Flink's EXPLAIN names it.
 func (k JoinKind) flinkName() string {
-	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin"}[k]
+	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin", "LeftSemiJoin"}[k]
 }
 
 // LeftOuter reports whether the join keeps left rows without a match.
@@ -56,6 +59,13 @@ func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 
 func (j *Join) Schema() types.Schema {
 	var out types.Schema
+	if j.Kind == SemiJoin {
+		for _, f := range j.Left.Schema() {
+			f.Type = f.Type.Plain()
+			out = append(out, f)
+		}
+		return out
+	}
 	for _, f := range j.Left.Schema() {
 		f.Type = f.Type.Plain()
 		if j.Kind.RightOuter() {
@@ -78,8 +88,13 @@ func (j *Join) Schema() types.Schema {
 // join also inserts and deletes NULL-padded rows, so it always produces a
 // retract stream, as Flink's.
 func (j *Join) Mode() Mode {
-	k := ChangelogMode(j.Left).Kinds | ChangelogMode(j.Right).Kinds
-	if j.Kind != InnerJoin {
+	l, r := ChangelogMode(j.Left).Kinds, ChangelogMode(j.Right).Kinds
+	k := l | r
+	switch {
+	case j.Kind == SemiJoin && r == Inserts:
+		// Matches only come: a left row is emitted once, never taken back.
+		k = l
+	case j.Kind != InnerJoin:
 		k |= Inserts | Deletes
 	}
 	if k&UpdatesAfter != 0 {
@@ -91,16 +106,15 @@ func (j *Join) Mode() Mode {
 }
 
 func (j *Join) describe() string {
-	s := j.Schema()
-	names := func(keys []int, off int) string {
+	names := func(s types.Schema, keys []int) string {
 		out := make([]string, len(keys))
 		for i, k := range keys {
-			out[i] = s[off+k].Name
+			out[i] = s[k].Name
 		}
 		return strings.Join(out, ", ")
 	}
-	n := len(j.Left.Schema())
-	d := fmt.Sprintf("Join(joinType=[%s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), names(j.LeftKeys, 0), names(j.RightKeys, n))
+	s := j.Schema()
+	d := fmt.Sprintf("Join(joinType=[%s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
 	if j.Residual != nil {
 		d += fmt.Sprintf(", where=[%s]", j.Residual)
 	}

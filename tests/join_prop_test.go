@@ -164,6 +164,11 @@ func TestJoinResultsAreExact(t *testing.T) {
 							q, v.p, v.batch, len(got), strings.Join(got, "\n  "), len(want), strings.Join(want, "\n  "))
 					}
 				}
+				// a semi join: the rows of a with a match in b, once each.
+				semi := refSemi(a, b)
+				if got := runJoinQuery(t, "SELECT k, v FROM a WHERE k IN (SELECT k FROM b);", v.p, v.batch); strings.Join(got, "\n") != strings.Join(semi, "\n") {
+					t.Fatalf("semi join at parallelism %d, batch %d:\n got %q\nwant %q", v.p, v.batch, got, semi)
+				}
 				// (a LEFT JOIN b) FULL JOIN c on b's padded column.
 				var ab []jrow
 				for _, p := range refJoin(a, b, true, false, nil) {
@@ -184,4 +189,20 @@ func TestJoinResultsAreExact(t *testing.T) {
 			}
 		})
 	}
+}
+
+// refSemi is the reference semi join: each row of a (copies kept) that
+// has a match in b, once.
+func refSemi(a, b []jrow) []string {
+	var out []string
+	for _, l := range a {
+		for _, r := range b {
+			if l.k != nil && r.k != nil && *l.k == *r.k {
+				out = append(out, "+I["+l.key()+", "+fmt.Sprint(l.v)+"]")
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
