@@ -165,7 +165,8 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	// x IN (SELECT ...) among the conditions ANDed together is a semi
 	// join of r with the subquery; the other conditions filter after it.
 	var rest []parser.Expr
-	for _, c := range whereTerms(cond, nil) {
+	terms := whereTerms(cond, nil)
+	for _, c := range terms {
 		in, ok := c.(*parser.InQuery)
 		if !ok {
 			rest = append(rest, c)
@@ -179,9 +180,11 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	if len(rest) == 0 {
 		return r, nil
 	}
-	cond = rest[0]
-	for _, c := range rest[1:] {
-		cond = &parser.Binary{Start: cond.Pos(), OpPos: c.Pos(), Op: "AND", Left: cond, Right: c}
+	if len(rest) < len(terms) {
+		cond = rest[0]
+		for _, c := range rest[1:] {
+			cond = &parser.Binary{Start: cond.Pos(), OpPos: c.Pos(), Op: "AND", Left: cond, Right: c}
+		}
 	}
 	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, cond)
 	if err != nil {
