@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
@@ -176,70 +175,6 @@ func TestResidualDecidesMatches(t *testing.T) {
 		{exec.Left, []row{ins(1, "a"), ins(1, "z")}, []string{"+I[1, a, 1, m]", "+I[1, z, null, null]"}},
 		{exec.Right, []row{ins(1, "zz")}, []string{"+I[1, a, 1, zz]", "-D[1, z, null, null]", "+I[1, z, 1, zz]"}},
 	})
-}
-
-// TestSnapshotRestore: a join restored from its checkpoint goes on as the
-// uninterrupted one, and refuses the state of another join kind.
-func TestSnapshotRestore(t *testing.T) {
-	fs := vfs.NewMem()
-	storage, err := checkpoint.OpenStorage(fs, "cp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := []step{
-		{exec.Left, []row{ins(1, "a"), ins(2, "b"), insNull("n")}, nil},
-		{exec.Right, []row{ins(2, "y"), ins(3, "z")}, nil},
-	}
-	after := []step{
-		{exec.Right, []row{ins(1, "x")}, nil},
-		{exec.Left, []row{del(2, "b"), ins(3, "c")}, nil},
-	}
-	feed := func(j *Join, steps []step) []string {
-		out := &collect{}
-		for _, s := range steps {
-			b := batch(s.rows...)
-			if err := j.ProcessInput(s.side, b, out); err != nil {
-				t.Fatal(err)
-			}
-			b.Release()
-		}
-		return out.lines
-	}
-	ref := open(t, spec(FullOuter), &exec.Checkpointing{FS: fs, WorkDir: "ref", Storage: storage})
-	feed(ref, before)
-	want := feed(ref, after)
-
-	j := open(t, spec(FullOuter), &exec.Checkpointing{FS: fs, WorkDir: "w", Storage: storage})
-	feed(j, before)
-	sn, err := j.Snapshot(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := sn.State.Upload(storage)
-	if err != nil {
-		t.Fatal(err)
-	}
-	feed(j, after[:1]) // after the barrier: not in the checkpoint
-	j.Close()
-	restore := &checkpoint.Metadata{ID: 1, Operators: []checkpoint.OperatorState{{
-		UID: sn.UID, Fingerprint: sn.Fingerprint, MaxParallelism: exec.DefaultMaxParallelism,
-		Subtasks: []checkpoint.SubtaskState{{KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi, Handle: h}},
-	}}}
-	j = open(t, spec(FullOuter), &exec.Checkpointing{FS: fs, WorkDir: "w", Storage: storage, Restore: restore})
-	if got := feed(j, after); !slices.Equal(got, want) || len(want) == 0 {
-		t.Fatalf("restored join emitted\n  %s\nuninterrupted\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
-	}
-
-	other, err := New(spec(LeftOuter))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	err = other.Open(&exec.TaskContext{Alloc: memory.DefaultAllocator, BatchSize: 2, MaxParallelism: exec.DefaultMaxParallelism, Parallelism: 1,
-		Checkpoint: &exec.Checkpointing{FS: fs, WorkDir: "w2", Storage: storage, Restore: restore}})
-	if err == nil || !strings.Contains(err.Error(), "incompatible") {
-		t.Fatalf("a left join restoring a full join's state: %v", err)
-	}
 }
 
 func TestSpecRefusesKeysThatDoNotCompare(t *testing.T) {
