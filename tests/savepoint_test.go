@@ -113,6 +113,7 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		// A savepoint is aligned whatever the mode.
 		{name: "at-least-once 3 to 2", query: "SET 'execution.checkpointing.mode' = 'AT_LEAST_ONCE';\n" + crashQuery, from: 3, to: 2},
 		{name: "top-n 3 to 1", query: topNSavepointQuery, from: 3, to: 1},
+		{name: "join 2 to 3", query: joinCrashQuery, from: 2, to: 3},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
