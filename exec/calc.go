@@ -65,7 +65,7 @@ func (c *Calc) Process(b arrow.RecordBatch, out Emitter) error {
 		case int(b.NumRows()):
 			b.Retain()
 		default:
-			b = expr.Take(c.ctx.Alloc, b, c.sel)
+			b = WithKinds(expr.Take(c.ctx.Alloc, b, c.sel), TakeKinds(b, c.sel))
 		}
 		defer b.Release()
 	}
@@ -88,5 +88,5 @@ func (c *Calc) Process(b arrow.RecordBatch, out Emitter) error {
 	for _, x := range cols {
 		x.Release()
 	}
-	return out.Emit(r)
+	return out.Emit(Rekind(r, b))
 }

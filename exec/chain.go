@@ -12,7 +12,9 @@ import (
 // emitter calls the next operator directly, and the last one hands its
 // output to the task's output (channels or a sink).
 type chain struct {
-	ops   []Operator
+	ops []Operator
+	// two is ops[0] when it reads two inputs, else nil.
+	two   TwoInput
 	names []string
 	links []link // links[i] is the emitter given to ops[i]
 	tail  Emitter
@@ -51,6 +53,14 @@ func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
 		}
 		c.ops = append(c.ops, op)
 		c.names = append(c.names, s.Name)
+	}
+	if len(c.ops) > 0 && specs[0].TwoInput {
+		two, ok := c.ops[0].(TwoInput)
+		if !ok {
+			c.close()
+			return nil, fmt.Errorf("%s: marked two-input but is not a TwoInput", specs[0].Name)
+		}
+		c.two = two
 	}
 	c.tail = tail
 	if m := ctx.vertex; m != nil {
@@ -95,6 +105,43 @@ func (c *chain) push(b arrow.RecordBatch) error {
 	}
 	if err := c.ops[0].Process(b, c.emitterOf(0)); err != nil {
 		return fmt.Errorf("%s: %w", c.names[0], err)
+	}
+	return nil
+}
+
+// pushInput feeds a batch of input side into the chain's two-input head;
+// the chain takes it over.
+func (c *chain) pushInput(side Side, b arrow.RecordBatch) error {
+	if c.metrics != nil {
+		c.metrics.RowsIn.Add(b.NumRows())
+	}
+	defer b.Release()
+	if b.NumRows() == 0 {
+		return nil
+	}
+	if err := c.two.ProcessInput(side, b, c.emitterOf(0)); err != nil {
+		return fmt.Errorf("%s: %w", c.names[0], err)
+	}
+	return nil
+}
+
+// inputWatermark tells the two-input head that input side's own
+// watermark advanced to wm.
+func (c *chain) inputWatermark(side Side, wm int64) error {
+	if h, ok := c.two.(InputWatermarkHandler); ok {
+		if err := h.OnInputWatermark(side, wm, c.emitterOf(0)); err != nil {
+			return fmt.Errorf("%s: %w", c.names[0], err)
+		}
+	}
+	return nil
+}
+
+// endInput tells the two-input head that input side has ended.
+func (c *chain) endInput(side Side) error {
+	if h, ok := c.two.(InputEnder); ok {
+		if err := h.EndInput(side, c.emitterOf(0)); err != nil {
+			return fmt.Errorf("%s: %w", c.names[0], err)
+		}
 	}
 	return nil
 }

@@ -33,6 +33,57 @@ type Operator interface {
 	Process(b arrow.RecordBatch, out Emitter) error
 }
 
+// Side names one input of a two-input operator: the vertex's Inputs[0]
+// is Left, Inputs[1] Right.
+type Side uint8
+
+// The two inputs.
+const (
+	Left Side = iota
+	Right
+)
+
+func (s Side) String() string { return [...]string{"left", "right"}[s] }
+
+// TwoInput is an operator that reads two inputs, such as a join, as
+// Flink's TwoInputStreamOperator and CockroachDB's two-input colexecop
+// operators. It heads its vertex's chain (OpSpec.TwoInput); the operators
+// chained after it are one-input operators fed by its output. The
+// contract, on top of Operator's:
+//   - Input identity: each batch arrives through ProcessInput with the
+//     side it came from. Process is never called.
+//   - Watermarks: each input's watermark is the minimum over its own
+//     channels; OnWatermark (WatermarkHandler) receives the operator's
+//     watermark, the minimum of the two inputs', when it advances, and
+//     an InputWatermarkHandler also each input's own watermark. An input
+//     that has ended no longer holds the minimum back.
+//   - Barriers: a checkpoint barrier is aligned across every channel of
+//     both inputs as for one input: in exactly-once mode a channel that
+//     delivered barrier N, of either side, is not read until every live
+//     channel of both has; in at-least-once mode nothing waits. Snapshot
+//     (Snapshotter) is called once, when the barrier is aligned, and
+//     covers both sides' state.
+//   - End of input: EndInput (InputEnder) is called once per side, when
+//     every channel of that side has ended, while the other side may go
+//     on; Finish is called after both, after the final watermark.
+type TwoInput interface {
+	Operator
+	ProcessInput(side Side, b arrow.RecordBatch, out Emitter) error
+}
+
+// InputWatermarkHandler is implemented by two-input operators that act on
+// each input's own event time (an interval join frees one side's state by
+// the other's watermark).
+type InputWatermarkHandler interface {
+	OnInputWatermark(side Side, wm int64, out Emitter) error
+}
+
+// InputEnder is implemented by two-input operators that act when one of
+// their inputs ends.
+type InputEnder interface {
+	EndInput(side Side, out Emitter) error
+}
+
 // Emitter receives an operator's output.
 type Emitter interface {
 	// Emit hands b over to the next operator or the output channel.
@@ -129,5 +180,10 @@ type OpSpec struct {
 	// gives each slot a fraction of its managed memory, so that one
 	// subtask's state never starves another's.
 	MemorySegments int
-	New            func() (Operator, error)
+	// TwoInput marks an operator that implements TwoInput: the first of
+	// its vertex's chain, which then has exactly two input edges. (A
+	// vertex with several inputs and a one-input chain reads their union,
+	// merged as the channels of one input.)
+	TwoInput bool
+	New      func() (Operator, error)
 }

@@ -122,7 +122,7 @@ func (o *chanOutput) hash(b arrow.RecordBatch) error {
 			b.Retain()
 			part = b
 		} else {
-			part = expr.Take(o.alloc, b, sel)
+			part = WithKinds(expr.Take(o.alloc, b, sel), TakeKinds(b, sel))
 		}
 		if err := send(o.ctx, o.outs[t], Element{Kind: ElemBatch, Batch: part}); err != nil {
 			return err

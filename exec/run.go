@@ -219,9 +219,16 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				out = &chanOutput{ctx: ctx, kind: e.Kind, outs: outs, self: sub, keys: e.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub}
 			}
 			var ins []<-chan Element
-			for _, m := range inputs[v] {
+			var sides []Side
+			for i, m := range inputs[v] {
 				for u := range m {
+					if v.Inputs[i].Kind == Forward && u != sub {
+						continue // a forward edge's subtask u sends only to subtask u
+					}
 					ins = append(ins, m[u][sub])
+					if len(v.Ops) > 0 && v.Ops[0].TwoInput {
+						sides = append(sides, Side(i))
+					}
 				}
 			}
 			sm.ins = ins
@@ -233,7 +240,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runTask(ctx, v, tc, opts, ins, out, coord, trigger); err != nil {
+				if err := runTask(ctx, v, tc, opts, ins, sides, out, coord, trigger); err != nil {
 					fail(err)
 				}
 			}()
@@ -319,7 +326,7 @@ func finishSafely(parent context.Context, g *Graph, err error, coord *coordinato
 
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
-func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, out output,
+func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, sides []Side, out output,
 	coord *coordinator, trigger <-chan checkpoint.Barrier) (err error) {
 	// Errors name the vertex, not the subtask, so that they read the same
 	// at any parallelism.
@@ -354,7 +361,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()
 	}
-	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, chain: c, out: out, coord: coord}
+	t := &inputTask{ctx: ctx, name: name, subtask: tc.Subtask, ins: ins, sides: sides, chain: c, out: out, coord: coord}
 	return t.run()
 }
 
@@ -375,6 +382,16 @@ func validate(g *Graph) error {
 		}
 		if v.Sink == nil && !consumed(g, v) {
 			return fmt.Errorf("exec: vertex %s has neither a sink nor a consumer", v.Name)
+		}
+		// A vertex with several inputs and a one-input chain reads their
+		// union; a two-input operator reads exactly two.
+		if len(v.Ops) > 0 && v.Ops[0].TwoInput && len(v.Inputs) != 2 {
+			return fmt.Errorf("exec: vertex %s has %d inputs; its two-input operator %s needs two", v.Name, len(v.Inputs), v.Ops[0].Name)
+		}
+		for i := 1; i < len(v.Ops); i++ {
+			if v.Ops[i].TwoInput {
+				return fmt.Errorf("exec: two-input operator %s is not first in the chain of vertex %s", v.Ops[i].Name, v.Name)
+			}
 		}
 		for _, e := range v.Inputs {
 			if e.Kind == Forward && e.From.Parallelism != v.Parallelism {

@@ -17,9 +17,12 @@ type inputTask struct {
 	name    string
 	subtask int
 	ins     []<-chan Element
-	chain   *chain
-	out     output
-	coord   *coordinator // nil when the job does not checkpoint
+	// sides, for a chain headed by a two-input operator, is the input
+	// each channel of ins belongs to; nil for one input.
+	sides []Side
+	chain *chain
+	out   output
+	coord *coordinator // nil when the job does not checkpoint
 }
 
 func (t *inputTask) run() error {
@@ -32,6 +35,13 @@ func (t *inputTask) run() error {
 	live := n
 	current := types.MinWatermark
 	align := checkpoint.NewAligner(n, t.coord == nil || !t.coord.cfg.AtLeastOnce)
+	// Per input of a two-input head: its watermark and its live channels.
+	var sideWM [2]int64
+	var sideLive [2]int
+	for _, s := range t.sides {
+		sideLive[s]++
+	}
+	sideWM[Left], sideWM[Right] = types.MinWatermark, types.MinWatermark
 
 	// tick is nil (never ready) unless an operator acts on processing time.
 	tick, stop := t.chain.timer()
@@ -86,13 +96,28 @@ func (t *inputTask) run() error {
 		}
 		switch e.Kind {
 		case ElemBatch:
-			if err := t.chain.push(e.Batch); err != nil {
+			var err error
+			if t.sides != nil {
+				err = t.chain.pushInput(t.sides[from], e.Batch)
+			} else {
+				err = t.chain.push(e.Batch)
+			}
+			if err != nil {
 				return err
 			}
 			continue
 		case ElemWatermark:
 			if e.Watermark > wms[from] {
 				wms[from] = e.Watermark
+			}
+			if t.sides != nil {
+				side := t.sides[from]
+				if wm := t.sideMin(side, wms, ended); wm > sideWM[side] && !t.stopped() {
+					sideWM[side] = wm
+					if err := t.chain.inputWatermark(side, wm); err != nil {
+						return err
+					}
+				}
 			}
 		case ElemBarrier:
 			aligned := align.Barrier(from, e.Barrier)
@@ -106,6 +131,16 @@ func (t *inputTask) run() error {
 		case ElemEnd:
 			ended[from] = true
 			live--
+			if t.sides != nil {
+				// The end of a side comes before any checkpoint it
+				// completes: that side's rows are all in it.
+				side := t.sides[from]
+				if sideLive[side]--; sideLive[side] == 0 {
+					if err := t.chain.endInput(side); err != nil {
+						return err
+					}
+				}
+			}
 			if align.End(from) {
 				if err := t.checkpoint(checkpoint.Barrier{ID: 0}, align); err != nil {
 					return err
@@ -164,6 +199,17 @@ func (t *inputTask) advance(wm int64) error {
 		return err
 	}
 	return t.out.watermark(wm)
+}
+
+// sideMin is the minimum watermark over the live channels of input side.
+func (t *inputTask) sideMin(side Side, wms []int64, ended []bool) int64 {
+	m := types.MaxWatermark
+	for i, w := range wms {
+		if t.sides[i] == side && !ended[i] && w < m {
+			m = w
+		}
+	}
+	return m
 }
 
 // minLive is the minimum watermark over channels that have not ended.

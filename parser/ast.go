@@ -142,9 +142,12 @@ type Reset struct {
 	Key   *StringLit
 }
 
-// Explain is EXPLAIN [PLAN FOR] statement.
+// Explain is EXPLAIN [PLAN FOR] statement, or EXPLAIN detail[, detail]*
+// statement with Flink's explain details (CHANGELOG_MODE, ESTIMATED_COST,
+// JSON_EXECUTION_PLAN, PLAN_ADVICE), which the planner accepts or refuses.
 type Explain struct {
 	Start     Pos
+	Details   []*Ident
 	Statement Statement
 }
 

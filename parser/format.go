@@ -239,7 +239,12 @@ func (n *Reset) String() string {
 	return "RESET " + n.Key.String()
 }
 
-func (n *Explain) String() string    { return "EXPLAIN " + n.Statement.String() }
+func (n *Explain) String() string {
+	if len(n.Details) == 0 {
+		return "EXPLAIN " + n.Statement.String()
+	}
+	return "EXPLAIN " + joinNodes(n.Details) + " " + n.Statement.String()
+}
 func (n *ShowTables) String() string { return "SHOW TABLES" }
 func (n *ShowViews) String() string  { return "SHOW VIEWS" }
 func (n *Describe) String() string   { return "DESCRIBE " + n.Name.String() }

@@ -99,6 +99,18 @@ func (p *parser) want(what string) {
 	}
 }
 
+// isExplainDetail reports whether t names one of Flink's explain details.
+func isExplainDetail(t token) bool {
+	if t.kind != tkWord {
+		return false
+	}
+	switch upper(t.text) {
+	case "CHANGELOG_MODE", "ESTIMATED_COST", "JSON_EXECUTION_PLAN", "PLAN_ADVICE":
+		return true
+	}
+	return false
+}
+
 func isWord(t token, kw string) bool { return t.kind == tkWord && upper(t.text) == kw }
 func isOp(t token, op string) bool   { return t.kind == tkOp && t.text == op }
 
@@ -297,9 +309,23 @@ func (p *parser) statement() (Statement, error) {
 		return r, nil
 	case p.isKw("EXPLAIN"):
 		p.next()
+		var details []*Ident
 		if p.acceptKw("PLAN") {
 			if _, err := p.expectKw("FOR"); err != nil {
 				return nil, err
+			}
+		} else {
+			for isExplainDetail(p.peek()) {
+				d := p.next()
+				details = append(details, &Ident{Start: d.pos, Parts: []string{upper(d.text)}})
+				if !isOp(p.peek(), ",") {
+					break
+				}
+				p.next()
+				if !isExplainDetail(p.peek()) {
+					p.want("an explain detail (CHANGELOG_MODE, ESTIMATED_COST, JSON_EXECUTION_PLAN, PLAN_ADVICE)")
+					return nil, p.unexpected()
+				}
 			}
 		}
 		if err := p.enter(); err != nil {
@@ -310,7 +336,7 @@ func (p *parser) statement() (Statement, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Explain{Start: t.pos, Statement: s}, nil
+		return &Explain{Start: t.pos, Details: details, Statement: s}, nil
 	case p.isKw("SHOW"):
 		p.next()
 		if p.acceptKw("TABLES") {

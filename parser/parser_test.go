@@ -126,6 +126,7 @@ func TestStatements(t *testing.T) {
 		{"reset", "RESET"},
 		{"EXPLAIN SELECT 1", "EXPLAIN SELECT 1"},
 		{"EXPLAIN PLAN FOR INSERT INTO t SELECT 1", "EXPLAIN INSERT INTO t SELECT 1"},
+		{"explain changelog_mode, estimated_cost SELECT 1", "EXPLAIN CHANGELOG_MODE, ESTIMATED_COST SELECT 1"},
 		{"SHOW TABLES", "SHOW TABLES"},
 		{"show views", "SHOW VIEWS"},
 		{"DESCRIBE t", "DESCRIBE t"},

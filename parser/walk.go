@@ -63,6 +63,7 @@ func Children(n Node) []Node {
 	case *Reset:
 		c = add(c, n.Key)
 	case *Explain:
+		c = add(c, n.Details...)
 		c = add(c, n.Statement)
 	case *Describe:
 		c = add(c, n.Name)

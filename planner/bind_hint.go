@@ -185,15 +185,18 @@ func checkHints(q parser.Query) error {
 
 // stateful is a stateful operator a SELECT defines, as the binder builds it.
 type stateful struct {
-	node Node // *WindowAgg or *TopN
+	node Node // *WindowAgg, *TopN or *Join
 	what string
 }
 
 // defines records that the SELECT being bound defines n.
 func (b *binder) defines(n Node) {
 	what := "a window aggregate"
-	if _, ok := n.(*TopN); ok {
+	switch n.(type) {
+	case *TopN:
 		what = "a window Top-N"
+	case *Join:
+		what = "a join"
 	}
 	b.made = append(b.made, stateful{n, what})
 }
@@ -219,6 +222,8 @@ func (b *binder) nameOperator(uid *uidHint) error {
 	case *WindowAgg:
 		n.UIDHint = uid.name
 	case *TopN:
+		n.UIDHint = uid.name
+	case *Join:
 		n.UIDHint = uid.name
 	}
 	return nil

@@ -81,7 +81,7 @@ func (b *binder) query(q parser.Query) (*relation, error) {
 	case *parser.Select:
 		return b.selectQuery(q)
 	case *parser.SetOp:
-		return nil, errorf(q.OpPos, ErrUnsupported, "%s is not supported yet", q.Op)
+		return b.setOp(q)
 	case *parser.Values:
 		return nil, errorf(q.Start, ErrUnsupported, "VALUES is not supported yet")
 	}
@@ -165,6 +165,30 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	if r.rank != nil {
 		return b.rankWhere(r, cond)
+	}
+	// x IN (SELECT ...) among the conditions ANDed together is a semi
+	// join of r with the subquery; the other conditions filter after it.
+	var rest []parser.Expr
+	terms := whereTerms(cond, nil)
+	for _, c := range terms {
+		in, ok := c.(*parser.InQuery)
+		if !ok {
+			rest = append(rest, c)
+			continue
+		}
+		var err error
+		if r, err = b.semiJoin(r, in); err != nil {
+			return nil, err
+		}
+	}
+	if len(rest) == 0 {
+		return r, nil
+	}
+	if len(rest) < len(terms) {
+		cond = rest[0]
+		for _, c := range rest[1:] {
+			cond = &parser.Binary{Start: cond.Pos(), OpPos: c.Pos(), Op: "AND", Left: cond, Right: c}
+		}
 	}
 	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, cond)
 	if err != nil {
@@ -266,7 +290,7 @@ func (b *binder) from(t parser.TableExpr) (*relation, error) {
 		}
 		return requalify(r, t.Alias, ""), nil
 	case *parser.Join:
-		return nil, errorf(t.KindPos, ErrUnsupported, "joins are not supported yet")
+		return b.join(t)
 	}
 	return nil, errorf(t.Pos(), ErrUnsupported, "FROM item %s is not supported", t)
 }

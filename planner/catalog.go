@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -122,3 +123,18 @@ func (c *Catalog) Tables() []string { return slices.Sorted(maps.Keys(c.tables)) 
 
 // Views returns the view names, sorted.
 func (c *Catalog) Views() []string { return slices.Sorted(maps.Keys(c.views)) }
+
+// Appends says why the table, as a sink, takes insert-only input, or is
+// empty when it takes any changelog: the print and blackhole connectors
+// do, the filesystem connector writes append-only files in every format
+// it has (csv, json), as Flink's does.
+func (t *Table) Appends() string {
+	switch c := t.Options["connector"]; c {
+	case "print", "blackhole":
+		return ""
+	case "filesystem":
+		return fmt.Sprintf("the filesystem connector with format '%s' appends rows", t.Options["format"])
+	default:
+		return fmt.Sprintf("connector '%s' appends rows", c)
+	}
+}

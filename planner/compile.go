@@ -9,6 +9,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/join"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -41,6 +42,22 @@ func Compile(root Node, env Env) (*exec.Graph, error) {
 type compiler struct {
 	env      Env
 	vertices []*exec.Vertex
+	// sources counts the scans of each table so far: a table read twice
+	// (a self-join) has two sources, whose read positions need two uids.
+	sources map[string]int
+}
+
+// sourceUID is the uid of the next scan of table: source-<table>, and
+// source-<table>-<n> for its n-th scan in the plan after the first.
+func (c *compiler) sourceUID(table string) string {
+	if c.sources == nil {
+		c.sources = map[string]int{}
+	}
+	c.sources[table]++
+	if n := c.sources[table]; n > 1 {
+		return fmt.Sprintf("source-%s-%d", table, n)
+	}
+	return "source-" + table
 }
 
 // stage is the open end of a vertex's chain: where the next operator goes.
@@ -114,6 +131,10 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.windowAgg(n)
 	case *TopN:
 		return c.topN(n)
+	case *Join:
+		return c.join(n)
+	case *Union:
+		return c.union(n)
 	case *Sink:
 		return c.sink(n)
 	}
@@ -129,7 +150,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	if err != nil {
 		return nil, optionError(t, err)
 	}
-	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
+	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -220,7 +241,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	if err != nil {
 		return nil, nil, nil, optionError(t, err)
 	}
-	spec := &exec.SourceSpec{UID: "source-" + t.Name, Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
+	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	if t.TimeCol >= 0 {
 		spec.Watermark = substitute(t.Watermark, byFull)
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
@@ -342,6 +363,54 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 		return exec.NewTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil
+}
+
+// join starts a vertex reading both inputs, each behind a hash exchange
+// on its join keys, so rows of equal keys meet in one subtask. Its output
+// has no event time (Join's schema), so no window follows it.
+func (c *compiler) join(n *Join) (*stage, error) {
+	l, err := c.node(n.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := c.node(n.Right)
+	if err != nil {
+		return nil, err
+	}
+	v := c.vertex("Join")
+	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
+	out := n.Schema()
+	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter, SemiJoin: join.Semi}[n.Kind]
+	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Out: out}
+	if _, err := join.New(spec); err != nil {
+		return nil, errorf(n.At, ErrUnsupported, "%v", err)
+	}
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
+		New: func() (exec.Operator, error) { return join.New(spec) }})
+	return &stage{v: v, schema: out}, nil
+}
+
+// union starts a vertex that reads every input, subtask i of each into
+// its subtask i, so the rows of one input subtask, a retraction after
+// what it retracts, stay in order; an input of another parallelism (a
+// window Top-N) is insert-only and is spread over the subtasks.
+func (c *compiler) union(n *Union) (*stage, error) {
+	v := &exec.Vertex{Name: "Union", Parallelism: c.env.Parallelism}
+	for _, in := range n.Ins {
+		s, err := c.node(in)
+		if err != nil {
+			return nil, err
+		}
+		kind := exec.Forward
+		if s.v.Parallelism != v.Parallelism {
+			kind = exec.Rebalance
+		}
+		v.Inputs = append(v.Inputs, &exec.Edge{From: s.v, Kind: kind})
+	}
+	// Numbered after its inputs, as every vertex comes after what it reads.
+	v.ID = len(c.vertices) + 1
+	c.vertices = append(c.vertices, v)
+	return &stage{v: v, schema: n.Out}, nil
 }
 
 func (c *compiler) sink(n *Sink) (*stage, error) {

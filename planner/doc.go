@@ -84,4 +84,20 @@
 // binds that reference to a copy of the table whose WITH options it
 // overrides, checked for reading or writing. Every other hint is "not
 // supported yet".
+//
+// # Changelog modes, joins and unions
+//
+// Every node has a changelog mode (ChangelogMode, derived bottom-up as
+// Flink's FlinkChangelogModeInferenceProgram; EXPLAIN shows it per node):
+// the row kinds it emits, and an upsert key. Scans, windows and Top-N are
+// insert-only; a Join and a Union derive theirs from their inputs
+// (Join.Mode, Union.Mode). checkChangelog, run by PlanQuery, refuses a
+// window operator or an append-only sink (Table.Appends) fed updates, at
+// the sink and naming the join that makes them. A Join binds FROM a JOIN b
+// ON ... (bind_join.go: the equalities of a column of each side are its
+// keys, the rest its residual condition) and WHERE x IN (SELECT ...) as a
+// SemiJoin; it compiles to a two-input vertex behind a hash exchange on
+// each side's keys (join.Join). A Union compiles to a vertex reading its
+// inputs by forward edges, so a retraction keeps its place behind what it
+// retracts. A table scanned twice gets a second source uid (sourceUID).
 package planner

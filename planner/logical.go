@@ -6,6 +6,7 @@ import (
 
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -106,6 +107,8 @@ type OrderKey struct {
 type Sink struct {
 	Input Node
 	Table *Table
+	// At is where the statement names the table, for errors about it.
+	At parser.Pos
 }
 
 func (s *Scan) Schema() types.Schema      { return s.Table.Schema }
@@ -240,7 +243,7 @@ func Explain(n Node) string {
 	var b strings.Builder
 	var walk func(n Node, depth int)
 	walk = func(n Node, depth int) {
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), n.describe())
+		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), withMode(n.describe(), ChangelogMode(n)))
 		for _, in := range n.Inputs() {
 			walk(in, depth+1)
 		}

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"fmt"
+
 	"github.com/strandsql/strand/exec/expr"
 )
 
@@ -121,9 +123,19 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *Sink:
-		return &Sink{Input: in[0], Table: n.Table}
+		return &Sink{Input: in[0], Table: n.Table, At: n.At}
+	case *Join:
+		c := *n
+		c.Left, c.Right = in[0], in[1]
+		return &c
+	case *Union:
+		return &Union{Ins: in, Out: n.Out}
+	case *Scan:
+		return n
 	}
-	return n
+	// A node kind this switch does not know would keep its old children
+	// after a rewrite below it: a planner bug, never a user's.
+	panic(fmt.Sprintf("planner: withInputs does not know %T", n))
 }
 
 func allCols(es []expr.Expr) bool {

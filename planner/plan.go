@@ -29,6 +29,9 @@ func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 	if err == nil {
 		err = distinctUIDs(root, st.Pos())
 	}
+	if err == nil {
+		err = checkChangelog(root)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -102,7 +105,7 @@ func (b *binder) insert(st *parser.Insert) (Node, error) {
 		}
 		p.Exprs = append(p.Exprs, e)
 	}
-	return &Sink{Input: p, Table: t}, nil
+	return &Sink{Input: p, Table: t, At: st.Table.Start}, nil
 }
 
 // assignable reports whether a value of type src may be written to a

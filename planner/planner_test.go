@@ -121,7 +121,7 @@ func TestOptimizeMergesProjections(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Explain(Optimize(plan))
-	want := "Collect(fields=[EXPR$0])\n  Project(($1:i + 1) AS EXPR$0)\n    Filter(condition=[($1:i > 0)])\n      Scan("
+	want := "Collect(fields=[EXPR$0], changelogMode=[I])\n  Project(($1:i + 1) AS EXPR$0, changelogMode=[I])\n    Filter(condition=[($1:i > 0)], changelogMode=[I])\n      Scan("
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("optimized plan:\n%s\nwant prefix:\n%s", got, want)
 	}

@@ -39,8 +39,35 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "topn-" + uidHash(topNCanon(n))
+	case *Join:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "join-" + uidHash(joinCanon(n))
 	}
 	return ""
+}
+
+// joinCanon is the canonical encoding of a regular join: it keeps each
+// side's rows, so their columns are part of its state, and its kind, keys
+// and residual condition decide what its match counts count.
+func joinCanon(j *Join) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "join %s\n", j.Kind.flinkName())
+	for side, in := range []Node{j.Left, j.Right} {
+		s := in.Schema()
+		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))
+		for i := range s {
+			fmt.Fprintf(&b, "in %s\n", canonCol(s, i))
+		}
+		for _, k := range [][]int{j.LeftKeys, j.RightKeys}[side] {
+			fmt.Fprintf(&b, "key %s\n", canonCol(s, k))
+		}
+	}
+	if j.Residual != nil {
+		fmt.Fprintf(&b, "where %s\n", j.Residual)
+	}
+	return b.String()
 }
 
 // StatefulUIDs are the uids of the stateful operators of the plan root,

@@ -232,3 +232,35 @@ func TestDerivedUIDsDiffer(t *testing.T) {
 		t.Errorf("uids %v", got)
 	}
 }
+
+// TestJoinUIDs: a join's uid keeps through edits that leave its state's
+// meaning alone (aliases, the select list, a filter above it), and changes
+// with its kind, keys and residual condition; a UID hint names it.
+func TestJoinUIDs(t *testing.T) {
+	const q = "SELECT a.i, b.s FROM t AS a LEFT JOIN t AS b ON a.i = b.i AND a.d < b.d"
+	base := mustUIDs(t, q)
+	if len(base) != 1 || !strings.HasPrefix(base[0], "join-") {
+		t.Fatalf("uids %v", base)
+	}
+	for name, src := range map[string]string{
+		"other aliases":  strings.NewReplacer("a.", "x.", "AS a", "AS x", "b.", "y.", "AS b", "AS y").Replace(q),
+		"another select": strings.Replace(q, "a.i, b.s", "b.s, a.d", 1),
+		"a filter above": "SELECT * FROM (" + q + ") WHERE i > 1",
+	} {
+		if got := mustUIDs(t, src); !slices.Equal(got, base) {
+			t.Errorf("%s: uid %v, want %v", name, got, base)
+		}
+	}
+	for name, src := range map[string]string{
+		"another kind":      strings.Replace(q, "LEFT JOIN", "FULL JOIN", 1),
+		"another key":       strings.Replace(q, "a.i = b.i", "a.b = b.b", 1),
+		"another condition": strings.Replace(q, "a.d < b.d", "a.d > b.d", 1),
+	} {
+		if got := mustUIDs(t, src); slices.Equal(got, base) {
+			t.Errorf("%s: uid %v unchanged", name, got)
+		}
+	}
+	if got := mustUIDs(t, strings.Replace(q, "SELECT", "SELECT /*+ UID('orders-users') */", 1)); !slices.Equal(got, []string{"orders-users"}) {
+		t.Errorf("hinted: %v", got)
+	}
+}

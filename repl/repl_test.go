@@ -41,6 +41,26 @@ func TestScriptTableau(t *testing.T) {
 	}
 }
 
+// TestTableauShowsKinds: an updating result's table has Flink's op
+// column with each row's kind.
+func TestTableauShowsKinds(t *testing.T) {
+	var out, errb bytes.Buffer
+	sess := session.New(&out, &errb)
+	sess.Parallelism = 1
+	r := New(context.Background(), sess, &out, &errb)
+	// The right side has no rows, so the change log is fixed: padded rows.
+	script := gen + "CREATE TABLE e (n BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '0');\n" +
+		"SELECT g.n, e.n AS m FROM g LEFT JOIN e ON g.n = e.n;\n"
+	if err := r.Script("t.sql", strings.NewReader(script)); err != nil {
+		t.Fatalf("%v\n%s", err, errb.String())
+	}
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 8 || lines[1] != "| op |                    n |                    m |" ||
+		!strings.HasPrefix(lines[3], "| +I |") || !strings.HasSuffix(lines[3], " null |") {
+		t.Errorf("output:\n%s", out.String())
+	}
+}
+
 // TestScriptStops checks that a script stops at its first failing
 // statement, with the error's line and column in the script, and that a
 // refused result mode is pointed at.

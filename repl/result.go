@@ -27,9 +27,7 @@ const (
 	modeTable     = "table"
 )
 
-// rowKind is a result row's change: +I, -U, +U or -D. Results are
-// insert-only today; the renderer takes the kind so that updating queries
-// need no other change here.
+// rowKind is a result row's change: +I, -U, +U or -D.
 type rowKind string
 
 const (
@@ -47,7 +45,9 @@ const statusEvery = 250 * time.Millisecond
 // result modes:
 //
 //   - tableau prints each row as an aligned table line, keeping none;
-//   - changelog does the same with an "op" column of each row's kind;
+//   - changelog does the same with an "op" column of each row's kind
+//     (tableau has it too for a result that is a changelog, as Flink's
+//     SQL client does);
 //   - table keeps the current result, at most maxRows rows (the oldest
 //     go first), and redraws it in place on a terminal; elsewhere it
 //     prints it once, when the query ends.
@@ -66,6 +66,7 @@ type result struct {
 	widths  []int
 	right   []bool
 	names   []string
+	op      bool // rows are shown with their kind
 
 	mu     sync.Mutex
 	rows   int64
@@ -83,7 +84,8 @@ func newResult(out io.Writer, res session.Result, term bool, height int) *result
 	r := &result{out: out, mode: res.Mode, term: term, height: height, maxRows: res.MaxRows, job: res.Job,
 		start: time.Now(), stop: make(chan struct{})}
 	schema := res.Schema
-	if r.mode == modeChangelog {
+	r.op = r.mode == modeChangelog || r.mode == modeTableau && res.Changelog
+	if r.op {
 		r.widths, r.right, r.names = []int{2}, []bool{false}, []string{"op"}
 	}
 	for _, f := range schema {
@@ -222,7 +224,7 @@ func (r *result) add(rows [][]string) error {
 	r.unstatus(&b)
 	for _, row := range rows {
 		cells := row[1:]
-		if r.mode == modeChangelog {
+		if r.op {
 			cells = row
 		}
 		r.line(&b, cells)
@@ -326,8 +328,7 @@ type resultWriter struct {
 }
 
 // Write formats each value as the print sink does (connector.FormatRow
-// of a one-column batch, without its "+I[" and "]"). Every row is an
-// insert: results are insert-only until queries produce changelogs.
+// of a one-column batch, without its "+I[" and "]"), after the row's kind.
 func (w *resultWriter) Write(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
 	if n == 0 {
@@ -342,7 +343,7 @@ func (w *resultWriter) Write(b arrow.RecordBatch) error {
 	rows := make([][]string, n)
 	for i := range n {
 		row := make([]string, 0, len(cols)+1)
-		row = append(row, string(insert))
+		row = append(row, exec.KindOf(b, i).String())
 		for _, c := range cols {
 			w.buf = connector.FormatRow(w.buf[:0], c, i)
 			row = append(row, string(w.buf[3:len(w.buf)-1]))

@@ -116,6 +116,9 @@ func (s *Session) execIn(ctx context.Context, st parser.Statement, src string) e
 	case *parser.Source:
 		return s.source(ctx, st)
 	case *parser.Explain:
+		if err := planner.CheckExplainDetails(st.Details); err != nil {
+			return err
+		}
 		e, err := s.Explain(st.Statement)
 		if err != nil {
 			return err
@@ -354,7 +357,8 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 				if v.Sink != nil && v.SinkName == "collect" {
 					if results == nil {
 						results = s.Results(Result{Schema: v.Ops[len(v.Ops)-1].Out, Job: j,
-							Mode: strings.ToLower(s.config(KeyResultMode, defaults[KeyResultMode])), MaxRows: maxRows(s.Config[KeyMaxRows])})
+							Mode: strings.ToLower(s.config(KeyResultMode, defaults[KeyResultMode])), MaxRows: maxRows(s.Config[KeyMaxRows]),
+							Changelog: !planner.ChangelogMode(optimized).InsertOnly()})
 					}
 					v.Sink = results
 				}
@@ -431,6 +435,9 @@ type Result struct {
 	Job     *Job
 	Mode    string
 	MaxRows int
+	// Changelog says the rows are a changelog (not insert-only): their
+	// kinds are shown in every mode, as Flink's SQL client does.
+	Changelog bool
 }
 
 // maxRows is sql-client.display.max-rows (checked by SET), 1000 if unset.

@@ -112,12 +112,63 @@ func (s *Store) Close() error {
 type Batch struct {
 	b   *pebble.Batch
 	buf []byte
+	val []byte // Get's copy of a value
 	err error
 }
 
 // NewBatch returns an empty batch.
 func (s *Store) NewBatch() *Batch {
 	return &Batch{b: s.db.NewBatch()}
+}
+
+// NewIndexedBatch returns an empty batch whose Get and ScanPrefix read
+// its own uncommitted writes over the store's committed state: for an
+// operator that updates an entry and reads it again before it commits,
+// as a join updating a row's match count row by row.
+func (s *Store) NewIndexedBatch() *Batch {
+	return &Batch{b: s.db.NewIndexedBatch()}
+}
+
+// Get returns the value of key as b and the store hold it, and whether it
+// exists, in an indexed batch (NewIndexedBatch). The value is valid until
+// the batch's next write or commit.
+func (b *Batch) Get(uid string, kg uint16, name string, key []byte) (value []byte, ok bool, err error) {
+	b.buf = encodeKey(b.buf[:0], uid, kg, name, key)
+	v, closer, err := b.b.Get(b.buf)
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("state: get: %w", err)
+	}
+	b.val = append(b.val[:0], v...)
+	return b.val, true, closer.Close()
+}
+
+// ScanPrefix calls fn, in key order, for each entry of state name in key
+// group kg of operator uid whose key starts with prefix, as an indexed
+// batch (NewIndexedBatch) and the store hold them. fn must not write to
+// the batch; key and value are valid only during the call.
+func (b *Batch) ScanPrefix(uid string, kg uint16, name string, prefix []byte, fn func(key, value []byte) error) error {
+	lower := encodeKey(nil, uid, kg, name, prefix)
+	it, err := b.b.NewIter(&pebble.IterOptions{LowerBound: lower, UpperBound: successor(lower)})
+	if err != nil {
+		return fmt.Errorf("state: scan: %w", err)
+	}
+	head := len(encodeKey(nil, uid, kg, name, nil))
+	for ok := it.First(); ok && err == nil; ok = it.Next() {
+		var v []byte
+		if v, err = it.ValueAndErr(); err == nil {
+			err = fn(it.Key()[head:], v)
+		}
+	}
+	if ierr := it.Error(); err == nil && ierr != nil {
+		err = fmt.Errorf("state: scan: %w", ierr)
+	}
+	if cerr := it.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("state: scan: %w", cerr)
+	}
+	return err
 }
 
 // Set records that key of state name in key group kg of operator uid holds

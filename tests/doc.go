@@ -20,10 +20,16 @@
 //	----
 //	<what they printed, or "ok" if nothing>
 //
-//	query [ordered]
+//	query [ordered | final]
 //	<statements whose printed rows are compared, sorted unless ordered>
 //	----
 //	<rows, e.g. +I[2024-01-01 00:00:00.000, 1, 3]>
+//
+// With final the printed changelog is applied (+I and +U add a row, -U and
+// -D take one back) and the rows of the result are compared, sorted, each
+// as +I: the changes of an updating query may come in another order at
+// another parallelism or timing, their result may not. A retraction of a
+// row not in the result shows as "unmatched -D[...]".
 //
 //	error
 //	<statements that must fail>

@@ -24,12 +24,13 @@ var allowed = map[string][]string{
 	"checkpoint": {"state", "types"},
 	"agg":        {"memseg", "types"},
 	"window":     {"agg", "state", "memseg", "types"},
+	"join":       {"exec", "agg", "state", "memseg", "types"},
 	"exec":       {"window", "agg", "state", "memseg", "checkpoint", "types"},
-	"planner":    {"parser", "exec", "window", "agg", "state", "memseg", "checkpoint", "types"},
+	"planner":    {"parser", "exec", "window", "join", "agg", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "agg", "state", "memseg", "queries"},
-	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "agg", "state", "memseg", "cmd", "queries"},
+	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "cmd", "queries"},
 	"queries":    {},
 }
 

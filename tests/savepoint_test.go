@@ -143,6 +143,7 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		{name: "top-n 3 to 1", query: topNSavepointQuery, from: 3, to: 1},
 		{name: "hop 2 to 3", query: hopCrashQuery, from: 2, to: 3},
 		{name: "hop 1 to 1", query: hopCrashQuery, from: 1, to: 1},
+		{name: "join 2 to 3", query: joinCrashQuery, from: 2, to: 3},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -92,7 +92,10 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 		if err != nil {
 			out += "error: " + err.Error() + "\n"
 		}
-		if d.Cmd == "query" && !d.HasArg("ordered") {
+		switch {
+		case d.Cmd == "query" && d.HasArg("final"):
+			out = applyChangelog(out)
+		case d.Cmd == "query" && !d.HasArg("ordered"):
 			out = sortLines(out)
 		}
 		if out == "" {

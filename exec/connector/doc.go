@@ -397,8 +397,9 @@
 // the SQL client's rendering), booleans true/false, timestamps as
 // yyyy-MM-dd HH:mm:ss.SSS (Flink would print a Java LocalDateTime,
 // 2024-01-01T10:00), TIMESTAMP_LTZ as UTC wall-clock time, floats as Java
-// prints them, intervals as their integer count. Every row is +I until
-// batches carry a row kind. The print sink renders a batch and writes it
+// prints them, intervals as their integer count. The kind in front is the
+// row's (exec.KindOf): +I, -U, +U or -D, so an updating result prints as
+// Flink's changelog does. The print sink renders a batch and writes it
 // with one Write call under a package-wide mutex, so lines of concurrent
 // subtasks never interleave. Unlike Flink it never prefixes the subtask
 // number: output must not depend on the parallelism.

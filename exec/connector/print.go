@@ -74,10 +74,11 @@ func (w *printWriter) Abort() error { w.done = true; return nil }
 // the values, as Flink's Row.toString, e.g. +I[1, null, 2024-01-01
 // 10:00:00.000, abc]. NULL is null, booleans are true/false, strings are
 // unquoted, timestamps are yyyy-MM-dd HH:mm:ss.SSS (TIMESTAMP_LTZ as UTC
-// wall-clock time), floats as Java prints them. Every row is an insertion
-// (+I) until batches carry a row-kind column.
+// wall-clock time), floats as Java prints them. The kind is the row's
+// (exec.KindOf): +I, -U, +U or -D.
 func FormatRow(dst []byte, b arrow.RecordBatch, row int) []byte {
-	dst = append(dst, "+I["...)
+	dst = append(dst, exec.KindOf(b, row).String()...)
+	dst = append(dst, '[')
 	for j, a := range b.Columns() {
 		if j > 0 {
 			dst = append(dst, ", "...)

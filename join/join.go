@@ -1,0 +1,503 @@
+package join
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
+	"github.com/strandsql/strand/types"
+)
+
+// names are the state names of the two sides' rows.
+var names = [2]string{"left", "right"}
+
+// commitBytes bounds the writes the operator holds in its batch before
+// committing them to the store, within one input batch.
+const commitBytes = 4 << 20
+
+// Join is the regular join operator (exec.TwoInput). See the package
+// documentation for its state and output.
+type Join struct {
+	spec Spec
+
+	maxPar    int
+	batchSize int
+	lo, hi    int
+
+	store  *state.Store
+	tmp    string // the private store's directory, for a job without checkpoints
+	writes *state.Batch
+
+	keyEnc, rowEnc [2]memseg.KeyEncoder
+	keys, all      [2][]int
+	out, cands     *rows
+	residual       *expr.Program
+	ectx           *expr.Ctx
+
+	// Per input batch, in arena: each row's join key and row key, and
+	// its candidates on the other side (the entries sharing its join
+	// key), addressed by offsets since the arena moves as it grows.
+	arena []byte
+	jkeys []span // jkeys[r]: row r's join key; empty for a NULL key
+	rkeys []span // rkeys[r]: row r's row key
+	cand  []candidate
+	first []int // first[r]: row r's first candidate; first[n] the end
+	pass  []bool
+	buf   []byte
+}
+
+// span is a part of the arena.
+type span struct{ off, end int }
+
+// candidate is an entry of the other side sharing a row's join key: its
+// row key and how many copies of that row the entry holds.
+type candidate struct {
+	span
+	count uint64
+}
+
+func (j *Join) at(s span) []byte { return j.arena[s.off:s.end:s.end] }
+
+// New checks spec and returns the operator; it is an OpSpec's
+// constructor.
+func New(spec Spec) (*Join, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	j := &Join{spec: spec}
+	j.keys = [2][]int{spec.LeftKeys, spec.RightKeys}
+	for side, sc := range []types.Schema{spec.Left, spec.Right} {
+		for i := range sc {
+			j.all[side] = append(j.all[side], i)
+		}
+	}
+	if spec.Residual != nil {
+		p, err := expr.Compile(spec.Residual, append(spec.Left[:len(spec.Left):len(spec.Left)], spec.Right...))
+		if err != nil {
+			return nil, fmt.Errorf("join condition: %w", err)
+		}
+		j.residual = p
+	}
+	return j, nil
+}
+
+// Open implements exec.Opener: it opens the state store and, on a
+// restore, fills it with the subtask's key groups of the checkpoint.
+func (j *Join) Open(ctx *exec.TaskContext) error {
+	j.maxPar, j.batchSize = ctx.MaxParallelism, ctx.BatchSize
+	j.lo, j.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
+	right := j.spec.Right
+	if j.spec.Kind == Semi {
+		right = nil // a semi join's output has no right columns
+	}
+	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, right)
+	j.ectx = &expr.Ctx{Alloc: ctx.Alloc, Now: ctx.Now}
+	if j.residual != nil {
+		j.cands = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, j.spec.Right)
+	}
+	if cp := ctx.Checkpoint; cp != nil {
+		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", j.spec.UID, ctx.Subtask))
+		if err := cp.FS.RemoveAll(dir); err != nil {
+			return err
+		}
+		st, err := state.Open(cp.FS, dir)
+		if err != nil {
+			return err
+		}
+		j.store = st
+	} else {
+		parent, err := ctx.Scratch.Dir()
+		if err != nil {
+			return err
+		}
+		if j.tmp, err = os.MkdirTemp(parent, "join-"); err != nil {
+			return err
+		}
+		if j.store, err = state.Open(vfs.Default, j.tmp); err != nil {
+			return err
+		}
+	}
+	j.writes = j.store.NewIndexedBatch()
+	rv, err := ctx.Restored(j.spec.UID, j.spec.Fingerprint(), j.lo, j.hi)
+	if err != nil || rv == nil {
+		return err
+	}
+	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
+		if name != names[0] && name != names[1] {
+			return fmt.Errorf("%w: join state named %q", memseg.ErrCorrupt, name)
+		}
+		j.writes.Set(j.spec.UID, kg, name, key, value)
+		return j.commitSome()
+	})
+	if err != nil {
+		return err
+	}
+	return j.writes.Commit()
+}
+
+// Process implements exec.Operator; a two-input operator's batches come
+// through ProcessInput, so a call here is a wiring bug.
+func (j *Join) Process(arrow.RecordBatch, exec.Emitter) error {
+	return errors.New("join: a batch without its input side")
+}
+
+// ProcessInput implements exec.TwoInput: each row, in order, updates its
+// side's state and emits what it changes in the join's result.
+func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) error {
+	side := int(s)
+	if err := j.keyEnc[side].Reset(b, j.keys[side]); err != nil {
+		return err
+	}
+	if err := j.rowEnc[side].Reset(b, j.all[side]); err != nil {
+		return err
+	}
+	n := int(b.NumRows())
+	if err := j.probe(side, b, n); err != nil {
+		return err
+	}
+	if err := j.filter(side, n); err != nil {
+		return err
+	}
+	for r := range n {
+		if err := j.apply(side, exec.KindOf(b, r), r, out); err != nil {
+			return err
+		}
+	}
+	if err := j.out.flush(out); err != nil {
+		return err
+	}
+	return j.writes.Commit()
+}
+
+// probe encodes each row's keys and collects its candidates. The other
+// side's entries do not change while this side's batch is processed,
+// only their match counts, which apply reads afresh.
+func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
+	j.arena, j.jkeys, j.rkeys = j.arena[:0], j.jkeys[:0], j.rkeys[:0]
+	j.cand, j.first = j.cand[:0], j.first[:0]
+	other := 1 - side
+	for r := range n {
+		j.first = append(j.first, len(j.cand))
+		k := span{off: len(j.arena)}
+		j.arena = j.keyEnc[side].Append(j.arena, r)
+		k.end = len(j.arena)
+		j.arena = j.rowEnc[side].Append(j.arena, r)
+		j.rkeys = append(j.rkeys, span{off: k.end, end: len(j.arena)})
+		if nullKey(b, j.keys[side], r) {
+			j.jkeys = append(j.jkeys, span{})
+			continue
+		}
+		j.jkeys = append(j.jkeys, k)
+		jk := j.at(k)
+		kg := uint16(exec.KeyGroup(jk, j.maxPar))
+		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
+			count, _, err := counts(value)
+			if err != nil {
+				return err
+			}
+			c := candidate{span: span{off: len(j.arena)}, count: count}
+			j.arena = append(j.arena, key[len(jk):]...)
+			c.end = len(j.arena)
+			j.cand = append(j.cand, c)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	j.first = append(j.first, len(j.cand))
+	return nil
+}
+
+// nullKey reports whether a key column of row r is NULL: such a row
+// equals no row of the other side.
+func nullKey(b arrow.RecordBatch, keys []int, r int) bool {
+	for _, k := range keys {
+		if b.Column(k).IsNull(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// filter evaluates the residual condition over every (row, candidate)
+// pair at once; without one every candidate matches.
+func (j *Join) filter(side, n int) error {
+	j.pass = j.pass[:0]
+	for range j.cand {
+		j.pass = append(j.pass, true)
+	}
+	if j.residual == nil || len(j.cand) == 0 {
+		return nil
+	}
+	for r := range n {
+		for c := j.first[r]; c < j.first[r+1]; c++ {
+			mine, theirs := j.at(j.rkeys[r]), j.at(j.cand[c].span)
+			left, right := mine, theirs
+			if side == 1 {
+				left, right = theirs, mine
+			}
+			if err := j.cands.add(exec.Insert, left, right); err != nil {
+				return err
+			}
+		}
+	}
+	b := j.cands.batch()
+	defer b.Release()
+	mask, err := j.residual.Eval(j.ectx, b)
+	if err != nil {
+		return fmt.Errorf("join condition: %w", err)
+	}
+	defer mask.Release()
+	m := mask.(*array.Boolean)
+	for i := range j.pass {
+		j.pass[i] = m.IsValid(i) && m.Value(i)
+	}
+	return nil
+}
+
+// apply is one row's effect, as Flink's StreamingJoinOperator: an
+// insertion (+I, +U) is stored and joined with its matches, a retraction
+// (-U, -D) removed and its joined rows retracted; an outer side's rows
+// without a match are emitted NULL-padded, and retracted when they first
+// get one, and emitted padded again when they lose their last.
+func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error {
+	mine := j.at(j.rkeys[r])
+	outer, otherOuter := j.spec.Kind.outer(side), j.spec.Kind.outer(1-side)
+	accumulate := !kind.Retracts()
+	if j.jkeys[r] == (span{}) {
+		// A NULL key matches nothing and is not kept: only an outer
+		// side shows it, padded, and takes it back the same way.
+		if outer {
+			k := exec.Insert
+			if !accumulate {
+				k = exec.Delete
+			}
+			return j.emit(side, k, mine, nil, 1, out)
+		}
+		return nil
+	}
+	jk := j.at(j.jkeys[r])
+	kg := uint16(exec.KeyGroup(jk, j.maxPar))
+	j.buf = append(append(j.buf[:0], jk...), mine...)
+	own := j.buf
+	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
+	if err != nil {
+		return err
+	}
+	count, _, err := counts(v)
+	if ok && err != nil {
+		return err
+	}
+	if !accumulate && !ok {
+		// A retraction of a row never stored: nothing of it was emitted.
+		return nil
+	}
+	matches := uint64(0)
+	for c := j.first[r]; c < j.first[r+1]; c++ {
+		if j.pass[c] {
+			matches += j.cand[c].count
+		}
+	}
+	if accumulate {
+		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count+1, matches))
+	} else if count > 1 {
+		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count-1, matches))
+	} else {
+		j.writes.Delete(j.spec.UID, kg, names[side], own)
+	}
+	if j.spec.Kind == Semi {
+		return j.semi(side, kind, kg, jk, mine, r, matches, out)
+	}
+	if matches == 0 {
+		if outer {
+			k := exec.Insert
+			if !accumulate {
+				k = exec.Delete
+			}
+			return j.emit(side, k, mine, nil, 1, out)
+		}
+		return j.commitSome()
+	}
+	outKind := kind
+	if outer {
+		outKind = exec.Insert
+		if !accumulate {
+			outKind = exec.Delete
+		}
+	}
+	for c := j.first[r]; c < j.first[r+1]; c++ {
+		if !j.pass[c] {
+			continue
+		}
+		theirs := j.at(j.cand[c].span)
+		if otherOuter && accumulate {
+			if err := j.match(side, kg, jk, theirs, 1, out); err != nil {
+				return err
+			}
+		}
+		if err := j.emit(side, outKind, mine, theirs, j.cand[c].count, out); err != nil {
+			return err
+		}
+		if otherOuter && !accumulate {
+			if err := j.match(side, kg, jk, theirs, -1, out); err != nil {
+				return err
+			}
+		}
+	}
+	return j.commitSome()
+}
+
+// semi is a row's effect on a semi join, after its side's state took it:
+// a left row with a match is emitted (or retracted) once, with its kind;
+// a right row changes the match counts of the left rows it matches, and a
+// left row gaining its first match is emitted, one losing its last
+// retracted.
+func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r int, matches uint64, out exec.Emitter) error {
+	if side == 0 {
+		if matches > 0 {
+			if err := j.emit(0, kind, mine, nil, 1, out); err != nil {
+				return err
+			}
+		}
+		return j.commitSome()
+	}
+	delta := 1
+	if kind.Retracts() {
+		delta = -1
+	}
+	for c := j.first[r]; c < j.first[r+1]; c++ {
+		if !j.pass[c] {
+			continue
+		}
+		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, exec.Insert, exec.Delete, out); err != nil {
+			return err
+		}
+	}
+	return j.commitSome()
+}
+
+// match changes by delta the match count of the other side's entry
+// theirs, which is outer: when it gains its first match its NULL-padded
+// rows are retracted, when it loses its last they are emitted again.
+func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec.Emitter) error {
+	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, out)
+}
+
+// recount changes by delta the match count of the other side's entry
+// theirs: gaining its first match emits its row (alone, the other side's
+// columns NULL) as first, losing its last emits it as last.
+func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, out exec.Emitter) error {
+	other := 1 - side
+	key := append(append([]byte(nil), jk...), theirs...)
+	v, ok, err := j.writes.Get(j.spec.UID, kg, names[other], key)
+	if err != nil || !ok {
+		return err
+	}
+	count, degree, err := counts(v)
+	if err != nil {
+		return err
+	}
+	switch {
+	case delta > 0 && degree == 0:
+		if err := j.emit(other, first, theirs, nil, count, out); err != nil {
+			return err
+		}
+	case delta < 0 && degree == 1:
+		if err := j.emit(other, last, theirs, nil, count, out); err != nil {
+			return err
+		}
+	}
+	if delta < 0 && degree == 0 {
+		return fmt.Errorf("%w: join match count below zero", memseg.ErrCorrupt)
+	}
+	j.writes.Set(j.spec.UID, kg, names[other], key, putCounts(nil, count, uint64(int64(degree)+int64(delta))))
+	return nil
+}
+
+// emit adds times copies of the joined row of side's row mine and the
+// other side's row theirs (nil: NULL-padded).
+func (j *Join) emit(side int, k exec.RowKind, mine, theirs []byte, times uint64, out exec.Emitter) error {
+	left, right := mine, theirs
+	if side == 1 {
+		left, right = theirs, mine
+	}
+	for range times {
+		if err := j.out.add(k, left, right); err != nil {
+			return err
+		}
+		if j.out.n >= j.batchSize {
+			if err := j.out.flush(out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// commitSome commits the pending writes once they are large, so that a
+// batch of many rows does not hold them all on the heap.
+func (j *Join) commitSome() error {
+	if j.writes.Len() < commitBytes {
+		return nil
+	}
+	return j.writes.Commit()
+}
+
+// counts decodes an entry's value: how many copies of the row it holds,
+// and how many rows of the other side match it.
+func counts(v []byte) (count, degree uint64, err error) {
+	count, n := binary.Uvarint(v)
+	if n <= 0 {
+		return 0, 0, fmt.Errorf("%w: join entry value %x", memseg.ErrCorrupt, v)
+	}
+	degree, m := binary.Uvarint(v[n:])
+	if m <= 0 || n+m != len(v) {
+		return 0, 0, fmt.Errorf("%w: join entry value %x", memseg.ErrCorrupt, v)
+	}
+	return count, degree, nil
+}
+
+func putCounts(dst []byte, count, degree uint64) []byte {
+	return binary.AppendUvarint(binary.AppendUvarint(dst, count), degree)
+}
+
+// Snapshot implements exec.Snapshotter: the store holds the state once
+// the pending writes are committed.
+func (j *Join) Snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if err := j.writes.Commit(); err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	sn, err := j.store.Snapshot(id)
+	if err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	return exec.OperatorSnapshot{UID: j.spec.UID, Fingerprint: j.spec.Fingerprint(), KeyGroupLo: j.lo, KeyGroupHi: j.hi, State: sn}, nil
+}
+
+// Close implements exec.Closer.
+func (j *Join) Close() error {
+	for _, r := range []*rows{j.out, j.cands} {
+		if r != nil {
+			r.release()
+		}
+	}
+	if j.store == nil {
+		return nil
+	}
+	err := j.store.Close()
+	j.store = nil
+	if j.tmp != "" {
+		err = errors.Join(err, os.RemoveAll(j.tmp))
+	}
+	return err
+}

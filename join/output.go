@@ -1,0 +1,97 @@
+package join
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+)
+
+// rows builds batches of joined rows from the two sides' row keys (the
+// normalized keys of every column of a row, as the state keeps them),
+// each side's columns decoded from its key or NULL for a padded side.
+type rows struct {
+	schema  *arrow.Schema
+	bld     []array.Builder
+	types   [2][]memseg.Type // each side's column types
+	kinds   []exec.RowKind
+	n       int
+	scratch []byte
+}
+
+func newRows(alloc memory.Allocator, out types.Schema, left, right types.Schema) *rows {
+	r := &rows{schema: out.Arrow()}
+	for _, f := range r.schema.Fields() {
+		r.bld = append(r.bld, array.NewBuilder(alloc, f.Type))
+	}
+	for side, sc := range []types.Schema{left, right} {
+		for _, f := range sc {
+			t, _ := memseg.TypeOf(f.Type.Arrow()) // Spec.check has vetted every type
+			r.types[side] = append(r.types[side], t)
+		}
+	}
+	return r
+}
+
+// add appends a joined row of kind k: left's and right's columns from
+// their row keys, a nil key padding its side with NULLs.
+func (r *rows) add(k exec.RowKind, left, right []byte) error {
+	if err := r.side(r.bld[:len(r.types[0])], r.types[0], left); err != nil {
+		return err
+	}
+	if err := r.side(r.bld[len(r.types[0]):], r.types[1], right); err != nil {
+		return err
+	}
+	r.kinds = append(r.kinds, k)
+	r.n++
+	return nil
+}
+
+func (r *rows) side(bld []array.Builder, ts []memseg.Type, key []byte) error {
+	if key == nil {
+		for _, b := range bld {
+			b.AppendNull()
+		}
+		return nil
+	}
+	var err error
+	for i, t := range ts {
+		if key, err = memseg.DecodeColumn(bld[i], t, memseg.Order{}, key, &r.scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// flush emits the rows built so far as one batch carrying their kinds.
+func (r *rows) flush(out exec.Emitter) error {
+	if r.n == 0 {
+		return nil
+	}
+	kinds := r.kinds
+	r.kinds = nil // handed over with the batch
+	return out.Emit(exec.WithKinds(r.batch(), kinds))
+}
+
+// batch returns the rows built so far as a plain batch, and starts over;
+// the candidate pairs of a residual condition are built this way.
+func (r *rows) batch() arrow.RecordBatch {
+	cols := make([]arrow.Array, len(r.bld))
+	for i, b := range r.bld {
+		cols[i] = b.NewArray()
+	}
+	b := array.NewRecordBatch(r.schema, cols, int64(r.n))
+	for _, c := range cols {
+		c.Release()
+	}
+	r.kinds, r.n = r.kinds[:0], 0
+	return b
+}
+
+func (r *rows) release() {
+	for _, b := range r.bld {
+		b.Release()
+	}
+}

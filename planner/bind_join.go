@@ -1,0 +1,189 @@
+package planner
+
+import (
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/types"
+)
+
+// join binds a regular join: FROM a [INNER | LEFT | RIGHT | FULL [OUTER]]
+// JOIN b ON cond. The equalities of cond between a column of each side
+// are the join keys; the rest of it is checked on each pair of rows that
+// share a key. A join without such an equality (a cross join, a comma
+// join, a non-equi condition) is refused: on unbounded streams it would
+// pair every row with every other, in state that only grows.
+func (b *binder) join(t *parser.Join) (*relation, error) {
+	var kind JoinKind
+	switch t.Kind {
+	case parser.JoinInner:
+		kind = InnerJoin
+	case parser.JoinLeft:
+		kind = LeftJoin
+	case parser.JoinRight:
+		kind = RightJoin
+	case parser.JoinFull:
+		kind = FullJoin
+	default:
+		what := string(t.Kind)
+		if t.Kind == parser.JoinComma {
+			what = "a comma join (FROM a, b)"
+		}
+		return nil, errorf(t.KindPos, ErrUnsupported, "%s is not supported on streams: a regular join needs ON with an equality of a column of each side", what)
+	}
+	l, err := b.from(t.Left)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.from(t.Right)
+	if err != nil {
+		return nil, err
+	}
+	for _, side := range []*relation{l, r} {
+		if err := side.ranked(); err != nil {
+			return nil, err
+		}
+	}
+	both := &scope{cols: append(append([]column{}, l.scope.cols...), r.scope.cols...)}
+	cond, err := bindExpr(&exprCtx{scope: both, clause: "in ON"}, t.On)
+	if err != nil {
+		return nil, err
+	}
+	if err := want(t.On, cond, types.Boolean); err != nil {
+		return nil, err
+	}
+	j := &Join{Left: l.node, Right: r.node, Kind: kind, At: t.KindPos}
+	n := len(l.scope.cols)
+	var rest []expr.Expr
+	for _, c := range andTerms(cond) {
+		if lk, rk, ok := equiKey(c, n); ok {
+			j.LeftKeys, j.RightKeys = append(j.LeftKeys, lk), append(j.RightKeys, rk-n)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(j.LeftKeys) == 0 {
+		return nil, errorf(t.On.Pos(), ErrUnsupported, "a regular join needs an equality of a column of each side in ON, such as a.id = b.id (strand has no nested-loop join on streams)")
+	}
+	switch len(rest) {
+	case 0:
+	case 1:
+		j.Residual = rest[0]
+	default:
+		j.Residual = &expr.Call{Fn: expr.And, Args: rest, T: types.TBoolean}
+	}
+	b.defines(j)
+	out := j.Schema()
+	sc := &scope{}
+	for i, c := range both.cols {
+		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
+	}
+	return &relation{node: j, scope: sc}, nil
+}
+
+// andTerms splits e at its top-level ANDs.
+func andTerms(e expr.Expr) []expr.Expr {
+	if c, ok := e.(*expr.Call); ok && c.Fn == expr.And {
+		var out []expr.Expr
+		for _, a := range c.Args {
+			out = append(out, andTerms(a)...)
+		}
+		return out
+	}
+	return []expr.Expr{e}
+}
+
+// equiKey reports whether e is left column = right column (either way
+// round) of columns whose equal values encode alike, with the left
+// column first; columns at n and above are the right side's.
+func equiKey(e expr.Expr, n int) (l, r int, ok bool) {
+	c, isCall := e.(*expr.Call)
+	if !isCall || c.Fn != expr.Eq || len(c.Args) != 2 {
+		return 0, 0, false
+	}
+	a, aok := keyCol(c.Args[0])
+	b, bok := keyCol(c.Args[1])
+	if !aok || !bok {
+		return 0, 0, false
+	}
+	if a.Index >= n {
+		a, b = b, a
+	}
+	if a.Index >= n || b.Index < n || !encodesAlike(a.T, b.T) {
+		return 0, 0, false
+	}
+	return a.Index, b.Index, true
+}
+
+// keyCol returns the column e is, seeing through the widening cast that
+// binding puts on an INT compared with a BIGINT: both encode alike.
+func keyCol(e expr.Expr) (*expr.Col, bool) {
+	if c, ok := e.(*expr.Cast); ok && !c.Try {
+		if x, ok := c.X.(*expr.Col); ok && encodesAlike(x.T, c.T) {
+			return x, true
+		}
+	}
+	c, ok := e.(*expr.Col)
+	return c, ok
+}
+
+// encodesAlike reports whether values of a and b that SQL calls equal have
+// the same key encoding: the same type, or integers of any width.
+func encodesAlike(a, b types.Type) bool {
+	integer := func(t types.Type) bool { return t.Kind == types.Int || t.Kind == types.BigInt }
+	if integer(a) && integer(b) {
+		return true
+	}
+	a, b = a.Plain().Nullable(), b.Plain().Nullable()
+	if a.Kind == types.String && b.Kind == types.String {
+		return true
+	}
+	return a == b
+}
+
+// whereTerms splits a WHERE condition at its top-level ANDs.
+func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
+	if x, ok := e.(*parser.Binary); ok && x.Op == "AND" {
+		return whereTerms(x.Right, whereTerms(x.Left, dst))
+	}
+	return append(dst, e)
+}
+
+// semiJoin binds WHERE col IN (SELECT one column ...) as a semi join: the
+// rows of r whose column equals a row of the subquery, once each, as
+// Flink's LeftSemiJoin. NOT IN, whose NULL semantics need an anti join
+// that also tracks NULLs, is refused.
+func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
+	if in.Not {
+		return nil, errorf(in.Start, ErrUnsupported, "NOT IN (subquery) is not supported yet (IN is)")
+	}
+	sub, err := b.nested(in.Query, in.Start)
+	if err != nil {
+		return nil, err
+	}
+	if err := sub.ranked(); err != nil {
+		return nil, err
+	}
+	if n := len(sub.scope.cols); n != 1 {
+		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column, not %d", n)
+	}
+	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	if err != nil {
+		return nil, err
+	}
+	col, ok := keyCol(e)
+	if !ok {
+		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
+	}
+	st := sub.scope.cols[0].typ
+	if !encodesAlike(col.T, st) {
+		return nil, errorf(in.Start, ErrType, "cannot compare %s with %s", col.T.Plain(), st.Plain())
+	}
+	j := &Join{Left: r.node, Right: sub.node, Kind: SemiJoin, LeftKeys: []int{col.Index}, RightKeys: []int{0}, At: in.Start}
+	b.defines(j)
+	out := j.Schema()
+	sc := &scope{}
+	for i, c := range r.scope.cols {
+		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
+	}
+	return &relation{node: j, scope: sc}, nil
+}
