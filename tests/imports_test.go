@@ -25,8 +25,9 @@ var allowed = map[string][]string{
 	"planner":    {"parser", "exec", "window", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
-	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "cmd", "queries"},
+	"bench":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
+	"cmd":        {"bench", "session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "state", "memseg", "bench", "cmd", "queries"},
 	"queries":    {},
 }
 

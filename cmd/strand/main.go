@@ -111,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stdout, usage)
 		return 0
 	case "bench":
-		return bench(args, stdout, stderr)
+		return benchCmd(args, stdout, stderr)
 	case "jobs", "savepoint", "stop":
 		return jobControl(cmd, args, stdout, stderr)
 	case "check-savepoint":
