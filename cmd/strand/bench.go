@@ -3,82 +3,61 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/strandsql/strand/bench"
 )
 
-const benchUsage = `Usage:
-  strand bench nexmark [--query q0,q1,...|all] [--events N] [--parallelism P]
-                       [--checkpoint-interval D] [--cpuprofile FILE] [--baseline] [--format text|json]
+// benchCmd is strand bench: one subcommand per benchmark.
+type benchCmd struct {
+	Nexmark nexmarkCmd `cmd:"" help:"Run Nexmark queries into a blackhole sink and report events per CPU-second."`
+}
 
-Runs Nexmark queries (` + "q0, q1, q2, q12, q12e, q7w" + `) into a blackhole sink and prints, per
-query: events, wall seconds, CPU seconds of the process, events per CPU-second,
-peak RSS and checkpoints taken. --baseline also runs a hand-written Go loop over
-the same events, prints the ratio engine / baseline, and fails if the results
-differ.
-`
+// nexmarkCmd is strand bench nexmark: flags to a bench.Config.
+type nexmarkCmd struct {
+	Query              string    `default:"all" help:"Queries to run: a comma-separated list of q0, q1, q2, q12, q12e, q7w, or all." placeholder:"LIST"`
+	Events             int64     `help:"Events of all types per query (default: the DDL's events.num)." placeholder:"N"`
+	Parallelism        int       `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`
+	CheckpointInterval *duration `name:"checkpoint-interval" help:"Take exactly-once checkpoints this often, e.g. 10s." placeholder:"DURATION"`
+	Baseline           bool      `help:"Also run the hand-written baseline loops and check the results against them."`
+	Format             string    `default:"text" enum:"text,json" help:"text, or json (one object per query and line)."`
+	profileFlags
+}
 
-// benchCmd is strand bench: flags to a bench.Config.
-func benchCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("strand bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, benchUsage) }
-	query := fs.String("query", "all", "queries to run: a comma-separated list, or all")
-	events := fs.Int64("events", 0, "events of all types per query (default: the DDL's events.num)")
-	parallelism := fs.Int("parallelism", 0, "subtasks per operator (default: number of CPUs)")
-	interval := fs.Duration("checkpoint-interval", 0, "take exactly-once checkpoints this often, e.g. 10s")
-	cpuprofile := fs.String("cpuprofile", "", "write a CPU profile of the runs to this file (samples are labeled run=engine|baseline)")
-	baseline := fs.Bool("baseline", false, "also run the hand-written baseline loops and check the results against them")
-	format := fs.String("format", "text", "text or json (one object per query and line)")
-	pos, err := parseInterleaved(fs, args)
+func (*nexmarkCmd) Help() string {
+	return "Prints, per query: events, wall seconds, CPU seconds of the process, events per CPU-second, peak RSS and checkpoints taken. --baseline also runs a hand-written Go loop over the same events, prints the ratio engine / baseline, and fails if the results differ. CPU profile samples are labeled run=engine|baseline and query=<q>."
+}
+
+func (c *nexmarkCmd) Run(std *stdio) error {
+	cfg := bench.Config{Events: c.Events, Parallelism: c.Parallelism, Baseline: c.Baseline, JSON: c.Format == "json"}
+	if c.CheckpointInterval != nil {
+		cfg.Interval = c.CheckpointInterval.d
+	}
+	if cfg.Events < 0 || cfg.Parallelism < 0 {
+		fmt.Fprintln(std.errOut, "strand bench: --events and --parallelism must not be negative")
+		return exitStatus(2)
+	}
+	var err error
+	if cfg.Queries, err = bench.ParseQueries(c.Query); err != nil {
+		fmt.Fprintf(std.errOut, "strand bench: %v\n", err)
+		return exitStatus(2)
+	}
+	stopProfile, err := c.start()
 	if err != nil {
-		return 2
+		return err
 	}
-	if len(pos) != 1 || pos[0] != "nexmark" {
-		fmt.Fprintf(stderr, "strand bench: expected the benchmark name nexmark\n\n%s", benchUsage)
-		return 2
-	}
-	cfg := bench.Config{Events: *events, Parallelism: *parallelism, Interval: *interval, Baseline: *baseline, JSON: *format == "json"}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "strand bench: --format must be text or json, got %q\n", *format)
-		return 2
-	}
-	if cfg.Events < 0 || cfg.Parallelism < 0 || cfg.Interval < 0 {
-		fmt.Fprintln(stderr, "strand bench: --events, --parallelism and --checkpoint-interval must not be negative")
-		return 2
-	}
-	if cfg.Queries, err = bench.ParseQueries(*query); err != nil {
-		fmt.Fprintf(stderr, "strand bench: %v\n", err)
-		return 2
-	}
-	if *cpuprofile != "" {
-		f, err := os.Create(*cpuprofile)
-		if err != nil {
-			fmt.Fprintf(stderr, "strand bench: %v\n", err)
-			return 1
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			fmt.Fprintf(stderr, "strand bench: %v\n", err)
-			return 1
-		}
-		defer pprof.StopCPUProfile()
-	}
+	defer stopProfile(std.errOut)
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := bench.Nexmark(ctx, cfg, stdout, stderr); err != nil {
+	if err := bench.Nexmark(ctx, cfg, std.out, std.errOut); err != nil {
 		if !errors.Is(err, bench.ErrMismatch) { // a mismatch is reported as it is found
-			fmt.Fprintf(stderr, "strand bench: %v\n", err)
+			fmt.Fprintf(std.errOut, "strand bench: %v\n", err)
 		}
-		return 1
+		return exitStatus(1)
 	}
-	return 0
+	return nil
 }

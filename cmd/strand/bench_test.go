@@ -7,13 +7,14 @@ import (
 
 func TestBenchUsageErrors(t *testing.T) {
 	for _, args := range [][]string{
-		{"tpch"},
-		{"nexmark", "--query", "q99"},
-		{"nexmark", "--format", "xml"},
-		{"nexmark", "--events", "-1"},
+		{"bench", "tpch"},
+		{"bench", "nexmark", "--query", "q99"},
+		{"bench", "nexmark", "--format", "xml"},
+		{"bench", "nexmark", "--events", "-1"},
+		{"bench", "nexmark", "--checkpoint-interval", "10"},
 	} {
 		var out, errb bytes.Buffer
-		if code := benchCmd(args, &out, &errb); code != 2 || errb.Len() == 0 {
+		if code := run(args, nil, &out, &errb); code != 2 || errb.Len() == 0 {
 			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
 		}
 	}
