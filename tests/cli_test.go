@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +140,7 @@ func TestCLIIgnoreParseErrors(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	if stdout != "+I[1, 1.5]\n" {
+	if stdout != "op[user_id, amount]\n+I[1, 1.5]\n" {
 		t.Errorf("stdout = %q", stdout)
 	}
 	for _, want := range []string{"job ", " started", "rows read 1", "bad rows skipped 1"} {
@@ -173,7 +174,8 @@ INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, 
 func fmt2(format, arg string) string { return strings.Replace(format, "%s", arg, 1) }
 
 // TestCLIInterrupt: SIGINT stops an unbounded job cleanly: a clear message,
-// exit status 130, and no hidden in-progress files left in the sink.
+// the job reported stopped (not failed), exit status 130, and no hidden
+// in-progress files left in the sink.
 func TestCLIInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), `CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
@@ -224,6 +226,9 @@ INSERT INTO o SELECT id FROM g;
 	}
 	if !strings.Contains(errb.String(), "strand: stopped") || strings.Contains(errb.String(), "goroutine ") {
 		t.Errorf("stderr:\n%s", errb.String())
+	}
+	if !regexp.MustCompile(`job [0-9a-f]+ stopped: rows read`).MatchString(errb.String()) || strings.Contains(errb.String(), "failed") {
+		t.Errorf("the job is not reported as stopped:\n%s", errb.String())
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
 	for _, e := range entries {

@@ -13,9 +13,11 @@ import (
 	"time"
 
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/session"
+	"github.com/strandsql/strand/types"
 )
 
 // runCmd is strand run.
@@ -48,6 +50,7 @@ func (c *runCmd) Run(std *stdio) error {
 	// the query's own file.
 	last := c.Files[len(c.Files)-1]
 	sess := session.New(std.out, std.errOut)
+	sess.Results = func(s types.Schema) exec.Sink { return connector.NewResults(std.out, s) }
 	sess.Durable = session.Durability{StateDir: c.StateDir, FromCheckpoint: c.FromCheckpoint, Fresh: c.Fresh,
 		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: c.AllowNonRestored, FromSavepoint: c.FromSavepoint}
 	if c.CheckpointInterval != nil {
