@@ -214,23 +214,36 @@ func describeWindow(in types.Schema, col int, w window.Tumble) string {
 }
 
 func describeTumble(timeCol string, w window.Tumble) string {
-	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", timeCol, types.FormatIntervalDayTime(w.Size))
+	d := fmt.Sprintf("window=[TUMBLE(time_col=[%s], size=[%s]", timeCol, types.SQLIntervalDayTime(w.Size))
 	if w.Offset != 0 {
-		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
+		d += fmt.Sprintf(", offset=[%s]", types.SQLIntervalDayTime(w.Offset))
 	}
 	return d + ")]"
 }
 
-// Explain renders a plan as an indented tree, root first.
+// Explain renders a plan as a tree, root first, with Flink's tree lines:
+// each input under its parent after "+- ", or ":- " for an input that has
+// siblings after it, whose subtree the ":" continues down to.
 func Explain(n Node) string {
 	var b strings.Builder
-	var walk func(n Node, depth int)
-	walk = func(n Node, depth int) {
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), n.describe())
-		for _, in := range n.Inputs() {
-			walk(in, depth+1)
+	var walk func(n Node, indent, branch string)
+	walk = func(n Node, indent, branch string) {
+		fmt.Fprintf(&b, "%s%s%s\n", indent, branch, n.describe())
+		switch branch {
+		case ":- ":
+			indent += ":  "
+		case "+- ":
+			indent += "   "
+		}
+		ins := n.Inputs()
+		for i, in := range ins {
+			if i < len(ins)-1 {
+				walk(in, indent, ":- ")
+			} else {
+				walk(in, indent, "+- ")
+			}
 		}
 	}
-	walk(n, 0)
+	walk(n, "", "")
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 )
@@ -121,7 +122,7 @@ func TestOptimizeMergesProjections(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Explain(Optimize(plan))
-	want := "Collect(fields=[EXPR$0])\n  Project(($1:i + 1) AS EXPR$0)\n    Filter(condition=[($1:i > 0)])\n      Scan("
+	want := "Collect(fields=[EXPR$0])\n+- Project(($1:i + 1) AS EXPR$0)\n   +- Filter(condition=[($1:i > 0)])\n      +- Scan("
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("optimized plan:\n%s\nwant prefix:\n%s", got, want)
 	}
@@ -145,3 +146,28 @@ func TestIntervalLiterals(t *testing.T) {
 		}
 	}
 }
+
+// TestExplainTreeLines: inputs hang under their parent after "+- ", and
+// an input with siblings after it after ":- ", whose subtree the ":"
+// continues down to.
+func TestExplainTreeLines(t *testing.T) {
+	leaf := func(name string) Node { return &Scan{Table: &Table{Name: name}} }
+	two := &union{ins: []Node{&Filter{Input: leaf("a"), Cond: &expr.Lit{V: types.Value{Type: types.TBoolean, Bool: true}}}, leaf("b")}}
+	got := Explain(&Sink{Input: two})
+	want := `Collect(fields=[])
++- Union
+   :- Filter(condition=[TRUE])
+   :  +- Scan(table=[a], fields=[])
+   +- Scan(table=[b], fields=[])
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// union is a node of two inputs, which no plan has yet.
+type union struct{ ins []Node }
+
+func (u *union) Schema() types.Schema { return nil }
+func (u *union) Inputs() []Node       { return u.ins }
+func (u *union) describe() string     { return "Union" }

@@ -160,9 +160,22 @@ INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, 
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	for _, want := range []string{"== Optimized Logical Plan ==", "WindowAggregate", "== Physical Plan ==", "via hash", "[parallelism 3]", "Sink(table=[out_t]"} {
+	for _, want := range []string{"== Optimized Logical Plan ==", "WindowAggregate", "== Physical Plan ==", "via hash[]", "[parallelism 3]",
+		"Sink(table=[out_t]", "\n+- Project(", "size=[INTERVAL '10' SECOND]", "watermark=[($0:ts - INTERVAL '5' SECOND)]"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "-- q.sql") {
+		t.Errorf("one plan has a separator:\n%s", stdout)
+	}
+	// Several statements' plans are told apart by their statement.
+	writeFile(t, filepath.Join(dir, "two.sql"), "SELECT url FROM clicks;\nSELECT user_id\nFROM clicks;\n")
+	stdout, stderr, code = runStrand(t, dir, "explain", "q.sql", "two.sql")
+	for _, want := range []string{"-- q.sql:6:1: INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE click ...\n== Abstract Syntax Tree ==\n",
+		"\n\n-- two.sql:1:1: SELECT url FROM clicks\n== Abstract", "\n\n-- two.sql:2:1: SELECT user_id FROM clicks\n== Abstract"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d, explain of several lacks %q:\n%s%s", code, want, stdout, stderr)
 		}
 	}
 	stdout, _, code = runStrand(t, dir, "version")

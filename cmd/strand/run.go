@@ -105,14 +105,53 @@ func (c *explainCmd) Run(std *stdio) error {
 	if err := c.apply(sess, std.errOut); err != nil {
 		return err
 	}
+	files := make([][]parser.Statement, len(srcs))
+	queries := 0
+	for i, src := range srcs {
+		if files[i], err = parser.Parse(src); err != nil {
+			fmt.Fprintln(std.errOut, planner.FormatError(c.Files[i], src, err))
+			return exitStatus(1)
+		}
+		for _, st := range files[i] {
+			if isQuery(st) {
+				queries++
+			}
+		}
+	}
 	ctx, stop := withSignals()
 	defer stop()
-	for i, src := range srcs {
-		if err := explain(ctx, sess, src, std.out); err != nil {
-			return runError(ctx, c.Files[i], src, err, std.errOut)
+	n := 0
+	for i, stmts := range files {
+		for _, st := range stmts {
+			if !isQuery(st) {
+				if err := sess.Exec(ctx, st); err != nil {
+					return runError(ctx, c.Files[i], srcs[i], err, std.errOut)
+				}
+				continue
+			}
+			e, err := sess.Explain(st)
+			if err != nil {
+				return runError(ctx, c.Files[i], srcs[i], err, std.errOut)
+			}
+			// Several plans are told apart by their statement's line.
+			if n++; n > 1 {
+				fmt.Fprintln(std.out)
+			}
+			if queries > 1 {
+				fmt.Fprintf(std.out, "-- %s:%s: %s\n", c.Files[i], st.Pos(), firstLine(st.String()))
+			}
+			fmt.Fprint(std.out, e)
 		}
 	}
 	return nil
+}
+
+func isQuery(st parser.Statement) bool {
+	switch st.(type) {
+	case *parser.Insert, parser.Query:
+		return true
+	}
+	return false
 }
 
 func readFiles(files []string, stderr io.Writer) ([]string, error) {
@@ -167,30 +206,6 @@ func withSignals() (context.Context, func()) {
 		signal.Stop(sigs)
 		cancel(nil)
 	}
-}
-
-// explain executes the file's DDL and SET statements and prints the plans
-// of its queries instead of running them.
-func explain(ctx context.Context, sess *session.Session, src string, out io.Writer) error {
-	stmts, err := parser.Parse(src)
-	if err != nil {
-		return err
-	}
-	for _, st := range stmts {
-		switch st.(type) {
-		case *parser.Insert, parser.Query:
-			e, err := sess.Explain(st)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(out, e)
-		default:
-			if err := sess.Exec(ctx, st); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
 }
 
 // serveHTTP serves the session's jobs on addr and registers each job, as
