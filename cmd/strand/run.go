@@ -46,6 +46,18 @@ func (c *runCmd) Run(std *stdio) error {
 	if err != nil {
 		return err
 	}
+	// On a terminal, stderr's last line shows the running job's progress;
+	// what strand writes there and to stdout, if stdout is a terminal too,
+	// goes through the status line, which clears itself first.
+	st := newStatusLine(std.errOut)
+	if st != nil {
+		wrapped := *std
+		wrapped.errOut = st.wrap(std.errOut)
+		if newStatusLine(std.out) != nil {
+			wrapped.out = st.wrap(std.out)
+		}
+		std = &wrapped
+	}
 	// Jobs are named after the last file: with shared DDL first, that is
 	// the query's own file.
 	last := c.Files[len(c.Files)-1]
@@ -58,6 +70,10 @@ func (c *runCmd) Run(std *stdio) error {
 	}
 	if err := c.apply(sess, std.errOut); err != nil {
 		return err
+	}
+	if st != nil {
+		st.start(&sess.Jobs)
+		defer st.close()
 	}
 	if c.HTTP != "" {
 		srv, err := serveHTTP(sess, c.HTTP, c.HTTPAllowRemote, std.errOut)
