@@ -3,6 +3,7 @@ module github.com/strandsql/strand
 go 1.26.0
 
 require (
+	github.com/alecthomas/kong v1.17.0
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/apache/arrow-go/v18 v18.8.0
 	github.com/chzyer/readline v1.5.1

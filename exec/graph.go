@@ -90,6 +90,18 @@ type Vertex struct {
 	SinkUID  string
 }
 
+// Out is the schema of the vertex's output: its chain's last operator's,
+// or its source's.
+func (v *Vertex) Out() types.Schema {
+	if len(v.Ops) > 0 {
+		return v.Ops[len(v.Ops)-1].Out
+	}
+	if v.Source != nil {
+		return v.Source.Schema
+	}
+	return nil
+}
+
 // Graph is a job: vertices in topological order, sources first.
 type Graph struct {
 	Vertices       []*Vertex
@@ -104,7 +116,12 @@ func (g *Graph) String() string {
 		for _, in := range v.Inputs {
 			fmt.Fprintf(&b, "   input: %d via %s", in.From.ID, in.Kind)
 			if in.Kind == Hash {
-				fmt.Fprintf(&b, " %v", in.Keys)
+				out := in.From.Out()
+				keys := make([]string, len(in.Keys))
+				for i, k := range in.Keys {
+					keys[i] = out[k].Name
+				}
+				fmt.Fprintf(&b, "[%s]", strings.Join(keys, ", "))
 			}
 			b.WriteString("\n")
 		}

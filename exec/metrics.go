@@ -16,6 +16,11 @@ type Metrics struct {
 	Checkpoints atomic.Int64 // completed checkpoints
 	Failed      atomic.Int64 // failed checkpoints
 	Spills      atomic.Int64 // windows spilled to the state store for want of memory
+	// BytesRead and BytesTotal are the bytes read and held by the splits
+	// of sized sources (files), counted as each subtask opens its splits:
+	// how far a bounded input has been read.
+	BytesRead  atomic.Int64
+	BytesTotal atomic.Int64
 }
 
 // Summary renders the counters for the end-of-job line.

@@ -36,6 +36,17 @@ type Notified interface {
 	Completed(splits []checkpoint.SplitState)
 }
 
+// Sized is implemented by a source whose splits have a size in bytes,
+// such as files: the job then counts bytes read of the total
+// (Metrics.BytesRead and BytesTotal), so that a user can see how far a
+// bounded input has been read.
+type Sized interface {
+	// Size is the split's length in bytes as it is opened, or -1 if it
+	// has none (a pipe). The Pos of the split's offsets counts bytes from
+	// its start.
+	Size(split Split) (int64, error)
+}
+
 // Split is one independently readable part of a source.
 type Split struct {
 	// ID names the split stably across runs (a file path, "gen-3").

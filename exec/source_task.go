@@ -44,6 +44,9 @@ type splitState struct {
 	r     SplitReader
 	wm    int64
 	done  bool
+	// pos is the split's offset counted in Metrics.BytesRead, or -1 if
+	// its source is not sized.
+	pos int64
 }
 
 func (t *sourceTask) run() error {
@@ -61,7 +64,11 @@ func (t *sourceTask) run() error {
 			closeSplits(states)
 			return err
 		}
-		states[i] = &splitState{split: s, r: r, wm: wm}
+		states[i] = &splitState{split: s, r: r, wm: wm, pos: -1}
+		if err := t.sized(states[i], off); err != nil {
+			closeSplits(states)
+			return err
+		}
 	}
 	defer closeSplits(states)
 
@@ -76,6 +83,11 @@ func (t *sourceTask) run() error {
 				return err
 			}
 			b, err := st.r.Next()
+			if st.pos >= 0 {
+				pos := st.r.Offset().Pos
+				t.tc.Metrics.BytesRead.Add(pos - st.pos)
+				st.pos = pos
+			}
 			if errors.Is(err, io.EOF) {
 				st.done = true
 				live--
@@ -108,6 +120,24 @@ func (t *sourceTask) run() error {
 		return err
 	}
 	return t.stop()
+}
+
+// sized counts the split's size in Metrics.BytesTotal and what lies
+// before off, where a restored run resumes, as read, if its source is
+// sized.
+func (t *sourceTask) sized(st *splitState, off Offset) error {
+	sz, ok := t.spec.Source.(Sized)
+	if !ok {
+		return nil
+	}
+	n, err := sz.Size(st.split)
+	if err != nil || n < 0 {
+		return err
+	}
+	st.pos = off.Pos
+	t.tc.Metrics.BytesTotal.Add(n)
+	t.tc.Metrics.BytesRead.Add(off.Pos)
+	return nil
 }
 
 // stop ends the subtask's output.

@@ -485,7 +485,7 @@ func windowOf(fn string, size, slide, offset *parser.TableFuncArg) (window.Assig
 		}
 		if w.Size%w.Slide != 0 {
 			return w, errorf(size.Start, ErrUnsupported, "%s window size (%s) must be a multiple of its %s (%s), as in Flink", fn,
-				types.FormatIntervalDayTime(w.Size), what, types.FormatIntervalDayTime(w.Slide))
+				types.SQLIntervalDayTime(w.Size), what, types.SQLIntervalDayTime(w.Slide))
 		}
 	}
 	if offset != nil {

@@ -330,7 +330,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 		name += " assigner=[assigned(by=[window_end])]"
 	} else if w.Slides() {
 		// The physical plan shows how the windows are computed: per slice.
-		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.FormatIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
+		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.SQLIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
 	}
 	v.Ops = append(v.Ops, exec.OpSpec{Name: name + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {

@@ -224,7 +224,7 @@ func describeWindow(in types.Schema, col int, w window.Assigner) string {
 // describeTumble renders a window as Flink's EXPLAIN does:
 // TUMBLE(size), HOP(size, slide), CUMULATE(max_size, step).
 func describeTumble(timeCol string, w window.Assigner) string {
-	f := types.FormatIntervalDayTime
+	f := types.SQLIntervalDayTime
 	d := fmt.Sprintf("window=[%v(time_col=[%s], size=[%s]", w.Kind, timeCol, f(w.Size))
 	switch w.Kind {
 	case window.Hop:
@@ -233,21 +233,34 @@ func describeTumble(timeCol string, w window.Assigner) string {
 		d = fmt.Sprintf("window=[CUMULATE(time_col=[%s], max_size=[%s], step=[%s]", timeCol, f(w.Size), f(w.Slide))
 	}
 	if w.Offset != 0 {
-		d += fmt.Sprintf(", offset=[%s]", types.FormatIntervalDayTime(w.Offset))
+		d += fmt.Sprintf(", offset=[%s]", types.SQLIntervalDayTime(w.Offset))
 	}
 	return d + ")]"
 }
 
-// Explain renders a plan as an indented tree, root first.
+// Explain renders a plan as a tree, root first, with Flink's tree lines:
+// each input under its parent after "+- ", or ":- " for an input that has
+// siblings after it, whose subtree the ":" continues down to.
 func Explain(n Node) string {
 	var b strings.Builder
-	var walk func(n Node, depth int)
-	walk = func(n Node, depth int) {
-		fmt.Fprintf(&b, "%s%s\n", strings.Repeat("  ", depth), withMode(n.describe(), ChangelogMode(n)))
-		for _, in := range n.Inputs() {
-			walk(in, depth+1)
+	var walk func(n Node, indent, branch string)
+	walk = func(n Node, indent, branch string) {
+		fmt.Fprintf(&b, "%s%s%s\n", indent, branch, withMode(n.describe(), ChangelogMode(n)))
+		switch branch {
+		case ":- ":
+			indent += ":  "
+		case "+- ":
+			indent += "   "
+		}
+		ins := n.Inputs()
+		for i, in := range ins {
+			if i < len(ins)-1 {
+				walk(in, indent, ":- ")
+			} else {
+				walk(in, indent, "+- ")
+			}
 		}
 	}
-	walk(n, 0)
+	walk(n, "", "")
 	return b.String()
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
 )
@@ -121,7 +122,7 @@ func TestOptimizeMergesProjections(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := Explain(Optimize(plan))
-	want := "Collect(fields=[EXPR$0], changelogMode=[I])\n  Project(($1:i + 1) AS EXPR$0, changelogMode=[I])\n    Filter(condition=[($1:i > 0)], changelogMode=[I])\n      Scan("
+	want := "Collect(fields=[EXPR$0], changelogMode=[I])\n+- Project(($1:i + 1) AS EXPR$0, changelogMode=[I])\n   +- Filter(condition=[($1:i > 0)], changelogMode=[I])\n      +- Scan("
 	if !strings.HasPrefix(got, want) {
 		t.Errorf("optimized plan:\n%s\nwant prefix:\n%s", got, want)
 	}
@@ -143,5 +144,23 @@ func TestIntervalLiterals(t *testing.T) {
 		if err != nil || ms != want {
 			t.Errorf("%s = %d, %v; want %d", src, ms, err, want)
 		}
+	}
+}
+
+// TestExplainTreeLines: inputs hang under their parent after "+- ", and
+// an input with siblings after it after ":- ", whose subtree the ":"
+// continues down to.
+func TestExplainTreeLines(t *testing.T) {
+	leaf := func(name string) Node { return &Scan{Table: &Table{Name: name}} }
+	two := &Union{Ins: []Node{&Filter{Input: leaf("a"), Cond: &expr.Lit{V: types.Value{Type: types.TBoolean, Bool: true}}}, leaf("b")}}
+	got := Explain(&Sink{Input: two})
+	want := `Collect(fields=[], changelogMode=[I])
++- Union(all=[true], union=[], changelogMode=[I])
+   :- Filter(condition=[TRUE], changelogMode=[I])
+   :  +- Scan(table=[a], fields=[], changelogMode=[I])
+   +- Scan(table=[b], fields=[], changelogMode=[I])
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -415,10 +415,15 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		})
 		j.end(err)
 		status := "finished"
-		if err != nil {
+		switch {
+		case errors.Is(err, exec.ErrCanceled): // Ctrl-C, SIGTERM, or the REPL's stop
+			status = "stopped"
+		case err != nil:
 			status = "failed"
-		} else if st, _, _ := j.Status(); st == exec.Stopped {
-			status = "stopped with a savepoint"
+		default:
+			if st, _, _ := j.Status(); st == exec.Stopped {
+				status = "stopped with a savepoint"
+			}
 		}
 		if logged {
 			fmt.Fprintf(s.Log, "job %s %s: %s\n", id, status, m.Summary(time.Since(start)))

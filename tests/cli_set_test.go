@@ -34,7 +34,7 @@ func TestCLISetOptions(t *testing.T) {
 			t.Errorf("no %q; stderr:\n%s", w, stderr)
 		}
 	}
-	if code != 0 || stdout != "+I[1]\n" {
+	if code != 0 || stdout != "op[user_id]\n+I[1]\n" {
 		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, stdout, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -139,7 +140,7 @@ func TestCLIIgnoreParseErrors(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	if stdout != "+I[1, 1.5]\n" {
+	if stdout != "op[user_id, amount]\n+I[1, 1.5]\n" {
 		t.Errorf("stdout = %q", stdout)
 	}
 	for _, want := range []string{"job ", " started", "rows read 1", "bad rows skipped 1"} {
@@ -159,9 +160,22 @@ INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, 
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, stderr)
 	}
-	for _, want := range []string{"== Optimized Logical Plan ==", "WindowAggregate", "== Physical Plan ==", "via hash", "[parallelism 3]", "Sink(table=[out_t]"} {
+	for _, want := range []string{"== Optimized Logical Plan ==", "WindowAggregate", "== Physical Plan ==", "via hash[]", "[parallelism 3]",
+		"Sink(table=[out_t]", "\n+- Project(", "size=[INTERVAL '10' SECOND]", "watermark=[($0:ts - INTERVAL '5' SECOND)]"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("explain output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "-- q.sql") {
+		t.Errorf("one plan has a separator:\n%s", stdout)
+	}
+	// Several statements' plans are told apart by their statement.
+	writeFile(t, filepath.Join(dir, "two.sql"), "SELECT url FROM clicks;\nSELECT user_id\nFROM clicks;\n")
+	stdout, stderr, code = runStrand(t, dir, "explain", "q.sql", "two.sql")
+	for _, want := range []string{"-- q.sql:6:1: INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE click ...\n== Abstract Syntax Tree ==\n",
+		"\n\n-- two.sql:1:1: SELECT url FROM clicks\n== Abstract", "\n\n-- two.sql:2:1: SELECT user_id FROM clicks\n== Abstract"} {
+		if code != 0 || !strings.Contains(stdout, want) {
+			t.Errorf("exit %d, explain of several lacks %q:\n%s%s", code, want, stdout, stderr)
 		}
 	}
 	stdout, _, code = runStrand(t, dir, "version")
@@ -173,7 +187,8 @@ INSERT INTO out_t SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE clicks, 
 func fmt2(format, arg string) string { return strings.Replace(format, "%s", arg, 1) }
 
 // TestCLIInterrupt: SIGINT stops an unbounded job cleanly: a clear message,
-// exit status 130, and no hidden in-progress files left in the sink.
+// the job reported stopped (not failed), exit status 130, and no hidden
+// in-progress files left in the sink.
 func TestCLIInterrupt(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), `CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
@@ -224,6 +239,9 @@ INSERT INTO o SELECT id FROM g;
 	}
 	if !strings.Contains(errb.String(), "strand: stopped") || strings.Contains(errb.String(), "goroutine ") {
 		t.Errorf("stderr:\n%s", errb.String())
+	}
+	if !regexp.MustCompile(`job [0-9a-f]+ stopped: rows read`).MatchString(errb.String()) || strings.Contains(errb.String(), "failed") {
+		t.Errorf("the job is not reported as stopped:\n%s", errb.String())
 	}
 	entries, _ := os.ReadDir(filepath.Join(dir, "out"))
 	for _, e := range entries {

@@ -29,8 +29,9 @@ var allowed = map[string][]string{
 	"planner":    {"parser", "exec", "window", "join", "agg", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
-	"cmd":        {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
-	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "cmd", "queries"},
+	"bench":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
+	"cmd":        {"bench", "session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "bench", "cmd", "queries"},
 	"queries":    {},
 }
 

@@ -35,7 +35,7 @@ func TestCLIFileBeingWritten(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("%v\n%s", err, errb.String())
 	}
-	if want := "+I[1, a]\n+I[2, unfinished]\n+I[3, c]\n"; out.String() != want {
+	if want := "op[id, s]\n+I[1, a]\n+I[2, unfinished]\n+I[3, c]\n"; out.String() != want {
 		t.Errorf("stdout %q, want %q\n%s", out.String(), want, errb.String())
 	}
 	if !bytes.Contains(errb.Bytes(), []byte("bad rows skipped 0")) {

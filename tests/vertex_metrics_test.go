@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/strandsql/strand/session"
@@ -36,5 +38,41 @@ func TestVertexMetrics(t *testing.T) {
 		if v.Watermark() != types.MaxWatermark || v.Parallelism != 3 {
 			t.Errorf("%s: watermark %d, parallelism %d after a bounded job", v.Name, v.Watermark(), v.Parallelism)
 		}
+	}
+}
+
+// TestBytesRead: a job over files counts the bytes of every file as its
+// total and, once its input is consumed, all of them as read; a generator
+// has no bytes.
+func TestBytesRead(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var size int64
+	for i, n := range []int{300, 1700} {
+		var b strings.Builder
+		for r := range n {
+			fmt.Fprintf(&b, "2024-01-01 00:00:%02d,%d,/p%d,1.5\n", r%60, r%7, r)
+		}
+		writeFile(t, filepath.Join(dir, "data", fmt.Sprintf("part-%d.csv", i)), b.String())
+		size += int64(b.Len())
+	}
+	for _, p := range []int{1, 2} {
+		s := session.New(io.Discard, io.Discard)
+		s.Parallelism = p
+		ddl := strings.Replace(fmt2(clicksDDL, ""), "'data/clicks.csv'", "'data'", 1)
+		if err := s.ExecScript(context.Background(), ddl+"SELECT user_id FROM clicks WHERE amount > 1;\n"); err != nil {
+			t.Fatal(err)
+		}
+		m := s.Jobs.List()[0].Metrics
+		if m.BytesTotal.Load() != size || m.BytesRead.Load() != size || m.RowsRead.Load() != 2000 {
+			t.Errorf("parallelism %d: bytes read %d of %d, rows %d; want %d bytes", p, m.BytesRead.Load(), m.BytesTotal.Load(), m.RowsRead.Load(), size)
+		}
+	}
+	s := session.New(io.Discard, io.Discard)
+	if err := s.ExecScript(context.Background(), "CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '10');\nSELECT id FROM g;\n"); err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Jobs.List()[0].Metrics; m.BytesTotal.Load() != 0 || m.BytesRead.Load() != 0 {
+		t.Errorf("datagen: bytes %d of %d", m.BytesRead.Load(), m.BytesTotal.Load())
 	}
 }

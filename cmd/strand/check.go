@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,32 +15,37 @@ import (
 	"github.com/strandsql/strand/session"
 )
 
-// checkSavepoint runs strand check-savepoint: it verifies a savepoint and
+// checkCmd is strand check-savepoint: it verifies a savepoint and
 // matches its state to each INSERT and SELECT of the files, compiled as
 // strand run compiles them, without running anything.
-func checkSavepoint(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("strand check-savepoint", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var sets setFlags
-	fs.Var(&sets, "set", "a session option key=value, as SET 'key' = 'value' (repeatable)")
-	allow := fs.Bool("allow-non-restored-state", false, "exit 0 even if some state cannot be mapped (strand run with this flag drops it)")
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
+type checkCmd struct {
+	Savepoint string   `arg:"" help:"The savepoint directory (savepoint-...)."`
+	Files     []string `arg:"" name:"file" help:"Query files, as strand run would run them."`
+	Set       []string `help:"A session option, as SET 'key' = 'value' (repeatable)." placeholder:"KEY=VALUE" sep:"none"`
+	Allow     bool     `name:"allow-non-restored-state" help:"Exit 0 even if some state cannot be mapped (strand run with this flag drops it)."`
+}
+
+func (*checkCmd) Help() string {
+	return "Prints, for each INSERT and SELECT of the files, which operator, source and sink state maps, which operators start empty, and which state cannot be mapped and why; exits non-zero if any cannot, unless --allow-non-restored-state."
+}
+
+func (c *checkCmd) Run(std *stdio) error {
+	if code := checkSavepoint(c, std.out, std.errOut); code != 0 {
+		return exitStatus(code)
 	}
-	if len(pos) < 2 {
-		fmt.Fprintf(stderr, "strand check-savepoint: expected a savepoint and a query file\n\n%s", usage)
-		return 2
-	}
-	md, err := checkpoint.LoadSavepoint(pos[0])
+	return nil
+}
+
+func checkSavepoint(c *checkCmd, stdout, stderr io.Writer) int {
+	md, err := checkpoint.LoadSavepoint(c.Savepoint)
 	if err != nil {
 		fmt.Fprintf(stderr, "strand check-savepoint: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stdout, "savepoint %s: checkpoint %d of job %s, parallelism %d, strand %s\n", pos[0], md.ID, md.Job, md.Parallelism, md.StrandVersion)
+	fmt.Fprintf(stdout, "savepoint %s: checkpoint %d of job %s, parallelism %d, strand %s\n", c.Savepoint, md.ID, md.Job, md.Parallelism, md.StrandVersion)
 
 	sess := session.New(io.Discard, stderr)
-	for _, kv := range sets {
+	for _, kv := range c.Set {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
 			fmt.Fprintf(stderr, "strand: --set %q: want key=value\n", kv)
@@ -50,7 +54,7 @@ func checkSavepoint(args []string, stdout, stderr io.Writer) int {
 		sess.Config[strings.TrimSpace(k)] = strings.TrimSpace(v)
 	}
 	unmapped, queries := 0, 0
-	for _, file := range pos[1:] {
+	for _, file := range c.Files {
 		b, err := os.ReadFile(file)
 		if err != nil {
 			fmt.Fprintf(stderr, "strand: %v\n", err)
@@ -68,7 +72,7 @@ func checkSavepoint(args []string, stdout, stderr io.Writer) int {
 	case queries == 0:
 		fmt.Fprintln(stderr, "strand check-savepoint: the files have no INSERT or SELECT")
 		return 1
-	case unmapped > 0 && *allow:
+	case unmapped > 0 && c.Allow:
 		fmt.Fprintf(stdout, "state of %d uids cannot be mapped: strand run --allow-non-restored-state drops it\n", unmapped)
 	case unmapped > 0:
 		fmt.Fprintf(stdout, "state of %d uids cannot be mapped: strand run --from-savepoint refuses to start without --allow-non-restored-state\n", unmapped)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,42 +14,70 @@ import (
 	"github.com/strandsql/strand/session"
 )
 
-// jobControl runs strand jobs, savepoint and stop: requests to the HTTP
-// API of the `strand run` that runs the job, found in the registry unless
-// --http names it.
-func jobControl(cmd string, args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("strand "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	addr := fs.String("http", "", "the HTTP address of the strand run to ask (default: the one the job registry names)")
-	var dir *string
-	var drain *bool
-	switch cmd {
-	case "savepoint":
-		dir = fs.String("dir", "", "directory to write the savepoint under (default: the job's <state-dir>/savepoints)")
-	case "stop":
-		dir = fs.String("savepoint", "", "directory to write the final savepoint under (default: the job's <state-dir>/savepoints)")
-		drain = fs.Bool("drain", false, "advance event time to the end first, so that every window fires and commits before the savepoint")
+// The job commands are requests to the HTTP API of the `strand run` that
+// runs the job, found in the job registry unless --http names it.
+
+// httpFlag is the job commands' --http.
+type httpFlag struct {
+	HTTP string `name:"http" help:"The HTTP address of the strand run to ask (default: the one the job registry names)." placeholder:"ADDR"`
+}
+
+type jobsCmd struct {
+	httpFlag
+}
+
+func (*jobsCmd) Help() string {
+	return "Lists the jobs of every strand run --http in the job registry ($STRAND_HOME/jobs), or of the one at --http."
+}
+
+func (c *jobsCmd) Run(std *stdio) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if code := listJobs(ctx, c.HTTP, std.out, std.errOut); code != 0 {
+		return exitStatus(code)
 	}
-	pos, err := parseInterleaved(fs, args)
-	if err != nil {
-		return 2
-	}
-	want := 1
-	if cmd == "jobs" {
-		want = 0
-	}
-	if len(pos) != want {
-		fmt.Fprintf(stderr, "strand %s: wrong number of arguments\n\n%s", cmd, usage)
-		return 2
+	return nil
+}
+
+type savepointCmd struct {
+	Job string `arg:"" name:"jobid" help:"The job's id, or a unique prefix of at least four characters."`
+	Dir string `help:"Directory to write the savepoint under (default: the job's <state-dir>/savepoints)." placeholder:"DIR"`
+	httpFlag
+}
+
+func (*savepointCmd) Help() string { return "Prints the savepoint's path." }
+
+func (c *savepointCmd) Run(std *stdio) error {
+	return jobRequest("savepoint", c.Job, c.HTTP, c.Dir, std, func(ctx context.Context, cl *session.Client, id, dir string) (string, error) {
+		return cl.Savepoint(ctx, id, dir)
+	})
+}
+
+type stopCmd struct {
+	Job       string `arg:"" name:"jobid" help:"The job's id, or a unique prefix of at least four characters."`
+	Savepoint string `help:"Directory to write the final savepoint under (default: the job's <state-dir>/savepoints)." placeholder:"DIR"`
+	Drain     bool   `help:"Advance event time to the end first, so that every window fires and commits before the savepoint."`
+	httpFlag
+}
+
+func (*stopCmd) Help() string { return "Prints the final savepoint's path." }
+
+func (c *stopCmd) Run(std *stdio) error {
+	return jobRequest("stop", c.Job, c.HTTP, c.Savepoint, std, func(ctx context.Context, cl *session.Client, id, dir string) (string, error) {
+		return cl.Stop(ctx, id, dir, c.Drain)
+	})
+}
+
+// jobRequest finds job id's API and makes the request, which returns a
+// savepoint's path.
+func jobRequest(cmd, id, addr, dir string, std *stdio, req func(context.Context, *session.Client, string, string) (string, error)) error {
+	fail := func(err error) error {
+		fmt.Fprintf(std.errOut, "strand %s: %v\n", cmd, err)
+		return exitStatus(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if cmd == "jobs" {
-		return listJobs(ctx, *addr, stdout, stderr)
-	}
-
-	id := pos[0]
-	c := &session.Client{Addr: *addr}
+	c := &session.Client{Addr: addr}
 	if c.Addr == "" {
 		reg, err := session.DefaultRegistry()
 		if err == nil {
@@ -59,29 +86,22 @@ func jobControl(cmd string, args []string, stdout, stderr io.Writer) int {
 			id, c.Addr = e.ID, e.HTTP
 		}
 		if err != nil {
-			fmt.Fprintf(stderr, "strand %s: %v\n", cmd, err)
-			return 1
+			return fail(err)
 		}
 	}
 	// The server resolves relative paths against its own directory.
-	if *dir != "" {
-		if *dir, err = filepath.Abs(*dir); err != nil {
-			fmt.Fprintf(stderr, "strand %s: %v\n", cmd, err)
-			return 1
+	if dir != "" {
+		var err error
+		if dir, err = filepath.Abs(dir); err != nil {
+			return fail(err)
 		}
 	}
-	var path string
-	if cmd == "savepoint" {
-		path, err = c.Savepoint(ctx, id, *dir)
-	} else {
-		path, err = c.Stop(ctx, id, *dir, *drain)
-	}
+	path, err := req(ctx, c, id, dir)
 	if err != nil {
-		fmt.Fprintf(stderr, "strand %s: %v\n", cmd, err)
-		return 1
+		return fail(err)
 	}
-	fmt.Fprintln(stdout, path)
-	return 0
+	fmt.Fprintln(std.out, path)
+	return nil
 }
 
 // listJobs prints the jobs of the strand run at addr, or of every one in

@@ -31,9 +31,43 @@ var printMu sync.Mutex
 type printSink struct {
 	out    io.Writer
 	prefix string // "<print-identifier>> ", or empty
+	header []byte // written before the first subtask opens, or nil
+	once   sync.Once
+}
+
+// NewResults returns the sink of a SELECT's rows in `strand run`: the print
+// sink's rows, after a header line that names the columns in the rows'
+// own format, the row kind's place taken by "op" as in Flink's changelog
+// results:
+//
+//	op[user_id, amount]
+//	+I[1, 1.5]
+//
+// The header is written once, when the job first opens the sink, so a job
+// restarted from a checkpoint with the same sink does not repeat it.
+func NewResults(out io.Writer, schema types.Schema) exec.Sink {
+	h := []byte("op[")
+	for i, f := range schema {
+		if i > 0 {
+			h = append(h, ", "...)
+		}
+		h = append(h, f.Name...)
+	}
+	return &printSink{out: out, header: append(h, "]\n"...)}
 }
 
 func (s *printSink) Open(_ types.Schema, _, _ int) (exec.SinkWriter, error) {
+	var err error
+	if s.header != nil {
+		s.once.Do(func() {
+			printMu.Lock()
+			_, err = s.out.Write(s.header)
+			printMu.Unlock()
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
 	return &printWriter{sink: s}, nil
 }
 

@@ -84,8 +84,10 @@ func (l *Lit) String() string {
 		return "'" + strings.ReplaceAll(l.V.Str, "'", "''") + "'"
 	case types.Timestamp, types.TimestampLTZ, types.Date:
 		return l.V.Type.Kind.String() + " '" + l.V.String() + "'"
-	case types.IntervalDayTime, types.IntervalYearMonth:
-		return "INTERVAL '" + l.V.String() + "'"
+	case types.IntervalDayTime: // as written in SQL, for EXPLAIN
+		return types.SQLIntervalDayTime(l.V.Int)
+	case types.IntervalYearMonth:
+		return types.SQLIntervalYearMonth(int32(l.V.Int))
 	}
 	return l.V.String()
 }

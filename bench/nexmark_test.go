@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestNexmarkFailsOnMismatch checks that a result differing from the
+// baseline's fails the run, and is reported.
+func TestNexmarkFailsOnMismatch(t *testing.T) {
+	saved := baselines["q2"]
+	defer func() { baselines["q2"] = saved }()
+	baselines["q2"] = func(opts map[string]string) (digest, error) {
+		d, err := saved(opts)
+		d.sum++
+		return d, err
+	}
+	var out, errb bytes.Buffer
+	cfg := Config{Queries: []string{"q2"}, Events: 20000, Baseline: true, JSON: true, Parallelism: 2}
+	if err := Nexmark(context.Background(), cfg, &out, &errb); !errors.Is(err, ErrMismatch) {
+		t.Fatalf("error %v, want ErrMismatch; stderr: %s", err, errb.String())
+	}
+	var r Result
+	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if r.Matched == nil || *r.Matched {
+		t.Errorf("baseline_matched is not false: %s", out.String())
+	}
+	if !strings.Contains(errb.String(), "differs from the baseline") {
+		t.Errorf("stderr does not name the mismatch: %s", errb.String())
+	}
+}
+
+func TestParseQueries(t *testing.T) {
+	if qs, err := ParseQueries("q0, q12e"); err != nil || strings.Join(qs, ",") != "q0,q12e" {
+		t.Errorf("q0, q12e: %v, %v", qs, err)
+	}
+	if _, err := ParseQueries("q0,q99"); err == nil || !strings.Contains(err.Error(), `"q99"`) {
+		t.Errorf("q99: %v", err)
+	}
+}
