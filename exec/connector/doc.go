@@ -106,6 +106,15 @@
 // (fileColumns) and adds the others per batch, repeating the split's
 // values (split_values.go), so decoding stays per column.
 //
+// Projection. The planner pushes the columns a query reads into nexmark
+// and filesystem sources (Table.Read, Prunable): such a source returns
+// only those columns. The file decoders skip the others: a CSV field not
+// read is only delimited, a JSON field not read is treated as an unknown
+// one (its syntax checked, its value not). So, as in Flink, whose file
+// formats take a projection, a bad value in a column the query does not
+// read does not make the row malformed; a line with the wrong number of
+// fields or broken JSON still is.
+//
 // Partitions. Table.Partitions (PARTITIONED BY) makes a filesystem sink
 // route each row to <path>/k1=v1/.../ (filesystem_partition.go): one
 // fileWriter per directory, so part-file names, rolling and the two-phase

@@ -137,8 +137,13 @@ type decoder interface {
 }
 
 type fileSource struct {
-	schema types.Schema // the table's columns
-	file   types.Schema // the columns in the files
+	schema types.Schema // the columns the source returns: the table's, or those read
+	file   types.Schema // the columns decoded from the files, in file order
+	// fields is the number of columns in the files, decoded or not; slot
+	// maps each of them to its index in file, or to -1 for a column the
+	// query does not read, which a decoder skips without parsing it.
+	fields int
+	slot   []int
 	// cols maps each column of schema to its index in file, or to -1 for
 	// a metadata or partition column, whose value is the split's.
 	cols  []int
@@ -150,15 +155,35 @@ type fileSource struct {
 	quiet time.Duration
 }
 
+// newFileSource makes the source of t. With t.Read, it returns only the
+// columns read, and its decoders skip the others in the files: they are
+// neither parsed nor checked, as in Flink, whose file formats take the
+// projection pushed into the source.
 func newFileSource(t Table, c fsConfig) *fileSource {
-	s := &fileSource{schema: t.Schema, meta: t.Metadata, parts: t.Partitions, cfg: c, cols: make([]int, len(t.Schema)), arrow: t.Schema.Arrow()}
-	for i := range s.cols {
-		s.cols[i] = -1
+	s := &fileSource{parts: t.Partitions, cfg: c}
+	inFile := fileColumns(t)
+	s.fields = len(inFile)
+	s.slot = make([]int, len(inFile))
+	for k := range s.slot {
+		s.slot[k] = -1
 	}
-	for _, i := range fileColumns(t) {
-		s.cols[i] = len(s.file)
-		s.file = append(s.file, t.Schema[i])
+	for i, f := range t.Schema {
+		if t.Read != nil && !t.Read[i] {
+			continue
+		}
+		col := -1
+		if k := slices.Index(inFile, i); k >= 0 {
+			col = len(s.file)
+			s.slot[k] = col
+			s.file = append(s.file, f)
+		}
+		s.cols = append(s.cols, col)
+		s.schema = append(s.schema, f)
+		if t.Metadata != nil {
+			s.meta = append(s.meta, t.Metadata[i])
+		}
 	}
+	s.arrow = s.schema.Arrow()
 	return s
 }
 
@@ -259,7 +284,7 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		r.quiet = quiet
 	}
 	if s.cfg.format == "csv" {
-		r.dec = newCSVDecoder(s.file, s.cfg.csv)
+		r.dec = newCSVDecoder(s.file, s.slot, s.cfg.csv)
 	} else {
 		r.dec = newJSONDecoder(s.file, s.cfg.failMissing)
 	}
