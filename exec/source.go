@@ -31,6 +31,11 @@ type Split struct {
 	ID string
 	// Index is the split's position in the Splits list.
 	Index int
+	// Start and End bound the bytes of a file the split reads, for a
+	// source that divides a large file into ranges: the lines that start
+	// in [Start, End), End 0 meaning the end of the file. Both are 0 for
+	// a whole file and for splits that are not files.
+	Start, End int64
 }
 
 // Offset is a position in a split from which reading can resume: a byte

@@ -33,6 +33,8 @@
 //	partition.default-name         __DEFAULT_PARTITION__  the directory name of a NULL or empty partition value
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
+//	source.split-size              8MB       a larger file is read as byte ranges of this size, a split
+//	                                         each (strand's own; Flink splits by file-system block)
 //
 // format csv (Flink's csv format; no header line):
 //
@@ -137,10 +139,27 @@
 // Splits and offsets. A file source's splits are the file, or the visible
 // regular files below the directory (recursively; names starting with '.'
 // or '_' are hidden, files and directories alike, so in-progress part files
-// and _SUCCESS markers are not read), sorted by path. An Offset is the byte
-// offset of the next unread line and the number of lines consumed; Open
-// seeks there and numbers lines from there, which is how checkpoint
-// recovery resumes. A datagen split's Offset.Pos is the global number of
+// and _SUCCESS markers are not read), sorted by path. A regular file larger
+// than source.split-size is several splits, byte ranges of that size
+// (filesystem_split.go): a line belongs to the range it starts in, so each
+// line is read once, and one large file keeps every subtask busy. The
+// ranges depend on the file's size when the job lists its splits and on
+// the option, never on the parallelism; a range is a split like any other,
+// so its watermark is its own, computed from its rows alone as if the
+// range were a file, lateness is decided against it, and the subtask's
+// watermark is the least of its unfinished splits'. Results are therefore
+// the same at any parallelism (tests/split_test.go), but a row may be late
+// or not depending on the split size, as it depends on how rows are spread
+// over files. A file of one range has its path as split ID; ranges are
+// path@start-end, the last path@start- and open-ended (lines appended
+// later are read by it), so restoring after the file grew past a range
+// boundary, or under another split size, finds splits the checkpoint does
+// not know and is refused (--allow-non-restored-state drops them) instead
+// of reading lines twice. An Offset is the byte offset of the next unread
+// line and the number of lines consumed; Open seeks there and numbers
+// lines from there, which is how checkpoint recovery resumes; a range's
+// zero offset is its start, and an error in a range that does not start
+// the file counts the file's lines before it for the message. A datagen split's Offset.Pos is the global number of
 // its next row (Open rounds it up to the split's next row, so the zero
 // offset is the split's start) and Offset.Line counts the rows the split
 // has made.

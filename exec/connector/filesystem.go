@@ -26,11 +26,12 @@ type fsConfig struct {
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
 	rollSize    int64
+	splitSize   int64  // source.split-size
 	defaultPart string // partition.default-name
 }
 
 var (
-	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size"}
+	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size", "source.split-size"}
 	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal"}
 	jsonKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors"}
 )
@@ -47,7 +48,7 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	case "json":
 		valid = slices.Concat(fsKeys, jsonKeys)
 	}
-	c := fsConfig{rollSize: 128 << 20}
+	c := fsConfig{rollSize: 128 << 20, splitSize: defaultSplitSize}
 	err := o.checkKeys(valid, nil)
 	if err == nil {
 		c.path, err = o.required("path")
@@ -74,6 +75,13 @@ func parseFilesystem(t Table) (fsConfig, error) {
 			return c, badValue("sink.rolling-policy.file-size", v, "must be a positive memory size such as '128MB'")
 		}
 		c.rollSize = n
+	}
+	if v, ok := o.get("source.split-size"); ok {
+		n, ok := types.ParseMemorySize(v)
+		if !ok || n <= 0 {
+			return c, badValue("source.split-size", v, "must be a positive memory size such as '8MB'")
+		}
+		c.splitSize = n
 	}
 	if c.format == "json" {
 		if c.failMissing, err = o.boolean("json.fail-on-missing-field", false); err != nil {
@@ -201,7 +209,7 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	if !fi.IsDir() {
-		return []exec.Split{{ID: root}}, nil
+		return s.ranges(nil, root, fi), nil
 	}
 	var paths []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -230,9 +238,13 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	slices.Sort(paths)
-	splits := make([]exec.Split, len(paths))
-	for i, p := range paths {
-		splits[i] = exec.Split{ID: p, Index: i}
+	var splits []exec.Split
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("filesystem source: %w", err)
+		}
+		splits = s.ranges(splits, p, fi)
 	}
 	return splits, nil
 }
@@ -240,22 +252,35 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 func hidden(name string) bool { return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") }
 
 func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions) (exec.SplitReader, error) {
-	f, err := os.Open(split.ID)
+	path := splitPath(split)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
-	if off.Pos > 0 {
-		if _, err := f.Seek(off.Pos, io.SeekStart); err != nil {
+	skip := off.Pos == 0 && split.Start > 0 // a range's first line is the first that starts in it
+	if seek := off.Pos; seek > 0 || skip {
+		if skip {
+			seek = split.Start - 1
+		}
+		if _, err := f.Seek(seek, io.SeekStart); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
-	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
+	buf := 1 << 20
+	if split.Start > 0 || split.End > 0 {
+		buf = rangeBuffer // a file of many ranges has as many readers open
+		if n := split.End - split.Start; split.End > 0 && n < int64(buf) {
+			buf = int(max(n, 4<<10))
+		}
+	}
+	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
+	r.start, r.end, r.skip = split.Start, split.End, skip
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		r.stat = f.Stat // a pipe's end is final: only a file can grow
 	}
 	if len(s.file) < len(s.schema) {
-		if r.split, err = s.splitValues(split.ID, f); err != nil {
+		if r.split, err = s.splitValues(path, f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
@@ -309,6 +334,16 @@ type fileReader struct {
 	maxLine int
 	pos     int64 // byte offset of the next unread line
 	line    int64 // lines consumed
+	// start and end are the split's byte range (exec.Split): the reader
+	// returns the lines that start before end (0: the file's end), and
+	// counts lines from start, so an error in a range that does not start
+	// the file finds its line number by counting (lineNumber).
+	start, end int64
+	lineAt     int64 // byte offset of the line last taken
+	// skip is set until the reader has passed the line its range starts
+	// in (skipToLine), skipped counting the bytes passed from start-1.
+	skip    bool
+	skipped int64
 	// held gathers a line over several reads (its first maxLine+1 bytes);
 	// heldN is its length so far.
 	held  []byte
@@ -370,7 +405,7 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 				bad++
 				continue
 			}
-			re.path, re.line = r.path, r.line
+			re.path, re.line = r.path, r.lineNumber()
 			r.err = re
 			return nil, re
 		}
@@ -386,6 +421,14 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 // gathered over several reads, is copied. It returns errWait when the file
 // ends in a line without a line break that may still be being written.
 func (r *fileReader) readLine() ([]byte, error) {
+	if r.skip {
+		if err := r.skipToLine(); err != nil {
+			return nil, err
+		}
+	}
+	if r.end > 0 && r.pos >= r.end && r.heldN == 0 {
+		return nil, io.EOF // the next line starts in the next range
+	}
 	for {
 		s, err := r.r.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
@@ -406,7 +449,7 @@ func (r *fileReader) readLine() ([]byte, error) {
 		case r.heldN == 0:
 			return nil, io.EOF
 		}
-		st, err := r.settle()
+		st, err := r.settle(r.pos + r.heldN)
 		switch {
 		case err != nil:
 			return nil, err
@@ -437,11 +480,11 @@ const (
 )
 
 // settle decides about a last line without a line break, which a writer
-// may not have finished: it is complete once the file's size is what was
-// read and the file has been quiet for r.quiet, by its modification time
+// may not have finished, the file having been read up to end: the line is
+// complete once the file's size is end and the file has been quiet for r.quiet, by its modification time
 // or by the reader watching it since it first reached the line (which
 // covers a clock ahead of the reader's).
-func (r *fileReader) settle() (int, error) {
+func (r *fileReader) settle(end int64) (int, error) {
 	if r.stat == nil {
 		return lineDone, nil
 	}
@@ -449,7 +492,6 @@ func (r *fileReader) settle() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	end := r.pos + r.heldN
 	switch {
 	case fi.Size() > end:
 		r.waitFrom = time.Time{}
@@ -471,6 +513,7 @@ func (r *fileReader) settle() (int, error) {
 // returns it without its line break.
 func (r *fileReader) take(s []byte, n int64) ([]byte, error) {
 	first := r.pos == 0
+	r.lineAt = r.pos
 	r.pos += n
 	r.line++
 	r.held, r.heldN, r.waitFrom = r.held[:0], 0, time.Time{}
