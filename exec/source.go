@@ -9,7 +9,8 @@ import (
 // Source is a replayable input divided into splits.
 //
 // The splits are fixed by the table definition (the files of a directory,
-// the partitions of a generator), never by the job's parallelism: lateness
+// the byte ranges of a large file, the partitions of a generator), never by
+// the job's parallelism: lateness
 // is decided per split, so the same splits at any parallelism give the same
 // result. Subtask i of P reads splits i, i+P, i+2P, ...
 type Source interface {

@@ -36,7 +36,7 @@
 //	source.split-size              8MB       a larger file is read as byte ranges of this size, a split
 //	                                         each (strand's own; Flink splits by file-system block)
 //
-// format csv (Flink's csv format; no header line):
+// format csv (Flink's csv format; no header line unless csv.ignore-first-line):
 //
 //	csv.field-delimiter            ,         one ASCII character; '\t' may be spelled as the two characters \t
 //	csv.quote-character            "         one ASCII character, not the delimiter
@@ -45,6 +45,8 @@
 //	csv.ignore-parse-errors        false     skip (and count) malformed rows instead of failing
 //	csv.null-literal               (none)    a field equal to it, after unquoting, is NULL, for every type;
 //	                                         the sink writes NULL as it
+//	csv.ignore-first-line          false     skip each file's first line, a header (Flink's option of
+//	                                         that name); the sink writes none
 //
 // format json (Flink's json format; one object per line):
 //

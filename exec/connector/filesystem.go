@@ -25,6 +25,7 @@ type fsConfig struct {
 	csv         csvFormat
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
+	header      bool // csv.ignore-first-line
 	rollSize    int64
 	splitSize   int64  // source.split-size
 	defaultPart string // partition.default-name
@@ -32,7 +33,7 @@ type fsConfig struct {
 
 var (
 	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size", "source.split-size"}
-	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal"}
+	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal", "csv.ignore-first-line"}
 	jsonKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors"}
 )
 
@@ -109,6 +110,9 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		return c, err
 	}
 	if c.ignore, err = o.boolean("csv.ignore-parse-errors", false); err != nil {
+		return c, err
+	}
+	if c.header, err = o.boolean("csv.ignore-first-line", false); err != nil {
 		return c, err
 	}
 	f.null, f.hasNull = o.get("csv.null-literal")
@@ -276,6 +280,7 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 	}
 	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
 	r.start, r.end, r.skip = split.Start, split.End, skip
+	r.header = s.cfg.header && off.Pos == 0 && split.Start == 0
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		r.stat = f.Stat // a pipe's end is final: only a file can grow
 	}
@@ -344,6 +349,9 @@ type fileReader struct {
 	// in (skipToLine), skipped counting the bytes passed from start-1.
 	skip    bool
 	skipped int64
+	// header is set until the first line of a file with
+	// csv.ignore-first-line has been passed.
+	header bool
 	// held gathers a line over several reads (its first maxLine+1 bytes);
 	// heldN is its length so far.
 	held  []byte
@@ -390,6 +398,10 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 			}
 			time.Sleep(pollEvery)
 			slept = true
+			continue
+		}
+		if err == nil && r.header {
+			r.header = false // a header line: names, not a row
 			continue
 		}
 		if err == nil {
