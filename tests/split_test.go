@@ -1,13 +1,16 @@
 package tests
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"math/rand"
 	"os"
+	osexec "os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/strandsql/strand/planner"
@@ -79,14 +82,14 @@ func TestSplitFileIsExact(t *testing.T) {
 }
 
 // TestSplitFileCrashRecovery kills the real binary while it reads one file
-// as ranges, exactly-once, and checks that the committed output equals an
-// uninterrupted run's: each range resumes from the offset its checkpoint
-// holds.
+// as ranges, exactly-once, each time right after a checkpoint completed,
+// and checks that the committed output equals an uninterrupted run's:
+// each range resumes from the offset its checkpoint holds.
 func TestSplitFileCrashRecovery(t *testing.T) {
 	rng := rand.New(rand.NewSource(9))
 	var b strings.Builder
 	ts := int64(1704067200000)
-	for i := range 150000 {
+	for i := range 300000 {
 		ts += rng.Int63n(3)
 		fmt.Fprintf(&b, "%s,%d,%d.5,s%d\n", types.FormatTimestamp(ts-rng.Int63n(1000)), rng.Intn(50), rng.Intn(100), i%17)
 	}
@@ -98,19 +101,44 @@ func TestSplitFileCrashRecovery(t *testing.T) {
 		t.Fatalf("reference run: %s", stderr)
 	}
 	want := committed(t, filepath.Join(ref, "out"))
-	total := 0
 	for _, p := range []int{1, 3} {
 		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "in", "big.csv"), b.String())
 			writeFile(t, filepath.Join(dir, "q.sql"), query)
-			landed := crashRun(t, dir, p, 4, rand.New(rand.NewSource(int64(p))))
-			t.Logf("parallelism %d: %d kills", p, landed)
-			total += landed
+			// The first run is killed once its first checkpoint completed,
+			// while it still reads; the second resumes from it.
+			var logs [2]string
+			for run := range 2 {
+				cmd := osexec.Command(strandBinary(t), "run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "100ms")
+				cmd.Dir = dir
+				stderr, err := cmd.StderrPipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := cmd.Start(); err != nil {
+					t.Fatal(err)
+				}
+				sc := bufio.NewScanner(stderr)
+				var log strings.Builder
+				for sc.Scan() {
+					log.WriteString(sc.Text() + "\n")
+					if run == 0 && strings.HasPrefix(sc.Text(), "checkpoint 1 completed") {
+						_ = cmd.Process.Signal(syscall.SIGKILL)
+						break
+					}
+				}
+				io.Copy(io.Discard, stderr)
+				err = cmd.Wait()
+				logs[run] = log.String()
+				if run == 1 && err != nil {
+					t.Fatalf("second run: %v\n%s", err, logs[1])
+				}
+			}
+			if !strings.Contains(logs[1], "resuming from checkpoint 1") || strings.Contains(logs[0], "finished:") {
+				t.Fatalf("the kill did not land mid-run:\n%s\n%s", logs[0], logs[1])
+			}
 			diffRows(t, committed(t, filepath.Join(dir, "out")), want)
 		})
-	}
-	if total == 0 {
-		t.Errorf("no kill landed: the runs are too short to test recovery")
 	}
 }

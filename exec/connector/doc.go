@@ -117,7 +117,8 @@
 // one (its syntax checked, its value not). So, as in Flink, whose file
 // formats take a projection, a bad value in a column the query does not
 // read does not make the row malformed; a line with the wrong number of
-// fields or broken JSON still is.
+// fields or broken JSON still is, and json.fail-on-missing-field asks
+// only for the fields read.
 //
 // Partitions. Table.Partitions (PARTITIONED BY) makes a filesystem sink
 // route each row to <path>/k1=v1/.../ (filesystem_partition.go): one
