@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test test-ui soak fuzz clean bench
+.PHONY: build demo test test-ui soak fuzz clean bench bench-files
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -43,6 +43,12 @@ fuzz:
 # CPU-second, peak RSS, and the ratio to the baseline (docs/performance.md).
 bench: build
 	./$(BIN) bench nexmark --query all --baseline
+
+# Reading files against DuckDB (bench/duckdb, a module of its own because
+# DuckDB needs cgo): CSV and JSON lines, rows per CPU-second of each whole
+# process, median of 3 alternated runs, results checked equal.
+bench-files: build
+	cd bench/duckdb && $(GO) run . -strand ../../$(BIN) -rows 1000000 -runs 3
 
 clean:
 	rm -rf bin

@@ -10,7 +10,8 @@ import (
 // Source is a replayable input divided into splits.
 //
 // The splits are fixed by the table definition (the files of a directory,
-// the partitions of a generator), never by the job's parallelism: lateness
+// the byte ranges of a large file, the partitions of a generator), never by
+// the job's parallelism: lateness
 // is decided per split, so the same splits at any parallelism give the same
 // result. Subtask i of P reads splits i, i+P, i+2P, ...
 type Source interface {
@@ -53,6 +54,11 @@ type Split struct {
 	ID string
 	// Index is the split's position in the Splits list.
 	Index int
+	// Start and End bound the bytes of a file the split reads, for a
+	// source that divides a large file into ranges: the lines that start
+	// in [Start, End), End 0 meaning the end of the file. Both are 0 for
+	// a whole file and for splits that are not files.
+	Start, End int64
 }
 
 // Offset is a position in a split from which reading can resume: a byte

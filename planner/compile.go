@@ -159,7 +159,8 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 // prunedScan compiles a scan under a projection (and filter): when the
 // table's connector allows it, the source reads only the columns the
 // projection and filter use, plus the time column and what the watermark
-// reads, so that a generator does not make columns nobody reads. It
+// reads, so that a generator does not make columns nobody reads and a
+// file decoder does not parse them. It
 // returns the filter and projection rewritten to the narrower schema.
 func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stage, expr.Expr, []expr.Expr, error) {
 	t := n.Table
@@ -237,7 +238,12 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 			computed = append(computed, substitute(t.Computed[fi], byPhys))
 		}
 	}
-	src, err := connector.NewSource(connector.Table{Name: t.Name, Schema: phys, Options: t.Options})
+	if err := c.check(t, true); err != nil {
+		return nil, nil, nil, err
+	}
+	ct := t.Source()
+	ct.Read = needPhys
+	src, err := connector.NewSource(ct)
 	if err != nil {
 		return nil, nil, nil, optionError(t, err)
 	}

@@ -108,52 +108,79 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 		}
 		return append(dst, "0.0"...)
 	}
+	if abs := math.Abs(f); abs >= 1e-3 && abs < 1e7 {
+		if bits == 64 {
+			if out, ok := appendFewDecimals(dst, f); ok {
+				return out
+			}
+		}
+		// Plain notation: strconv's shortest digits laid out without an
+		// exponent are Java's, but for the ".0" Java adds to a whole number.
+		n := len(dst)
+		dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
+		if bytes.IndexByte(dst[n:], '.') < 0 {
+			dst = append(dst, '.', '0')
+		}
+		return dst
+	}
 	// Shortest round-trip digits and decimal exponent: d.ddd × 10^exp.
 	var buf [32]byte
 	e := strconv.AppendFloat(buf[:0], f, 'e', -1, bits)
-	neg := e[0] == '-'
-	if neg {
+	if e[0] == '-' {
 		e = e[1:]
 		dst = append(dst, '-')
 	}
 	mant, expText, _ := bytes.Cut(e, []byte{'e'})
 	exp, _ := strconv.Atoi(string(expText))
-	digits := make([]byte, 0, len(mant))
-	for _, c := range mant {
-		if c != '.' {
-			digits = append(digits, c)
-		}
-	}
-	abs := math.Abs(f)
-	if abs >= 1e-3 && abs < 1e7 {
-		if exp < 0 {
-			dst = append(dst, '0', '.')
-			for i := 0; i < -exp-1; i++ {
-				dst = append(dst, '0')
-			}
-			return append(dst, digits...)
-		}
-		for i := 0; i <= exp; i++ {
-			if i < len(digits) {
-				dst = append(dst, digits[i])
-			} else {
-				dst = append(dst, '0')
-			}
-		}
-		dst = append(dst, '.')
-		if exp+1 < len(digits) {
-			return append(dst, digits[exp+1:]...)
-		}
-		return append(dst, '0')
-	}
-	dst = append(dst, digits[0], '.')
-	if len(digits) > 1 {
-		dst = append(dst, digits[1:]...)
+	dst = append(dst, mant[0], '.')
+	if len(mant) > 2 {
+		dst = append(dst, mant[2:]...) // the digits after "d."
 	} else {
 		dst = append(dst, '0')
 	}
 	dst = append(dst, 'E')
 	return strconv.AppendInt(dst, int64(exp), 10)
+}
+
+// appendFewDecimals writes f, 1e-3 <= |f| < 1e7, when it is the double
+// nearest to k / 10^s for an integer k and s <= 3, as money and measures
+// usually are. That decimal has at most 10 significant digits, and two
+// decimals of at most 15 digits never round to the same double, so it is
+// the shortest that round-trips, strconv's (and Java's) choice, found
+// without strconv's digit generation.
+func appendFewDecimals(dst []byte, f float64) ([]byte, bool) {
+	neg := f < 0
+	if neg {
+		f = -f
+	}
+	for s, p := range [...]float64{1, 10, 100, 1000} {
+		k := math.Round(f * p)
+		if k/p != f {
+			continue
+		}
+		if neg {
+			dst = append(dst, '-')
+		}
+		n := uint64(k)
+		pow := uint64(p)
+		dst = strconv.AppendUint(dst, n/pow, 10)
+		dst = append(dst, '.')
+		frac := n % pow
+		if s == 0 || frac == 0 {
+			return append(dst, '0'), true
+		}
+		var buf [3]byte
+		for i := s - 1; i >= 0; i-- {
+			buf[i] = byte('0' + frac%10)
+			frac /= 10
+		}
+		digits := buf[:s]
+		for digits[len(digits)-1] == '0' {
+			digits = digits[:len(digits)-1]
+		}
+		return append(dst, digits...), true
+	}
+	return dst, false
 }
 
 // FormatDecimal renders an unscaled decimal with the given scale.

@@ -48,6 +48,7 @@ type column struct {
 	bools []bool
 	offs  []int32 // string offsets; offs[i] is where row i starts
 	data  []byte
+	day   dayCache // a timestamp column's last date
 }
 
 func newBatch(s types.Schema) *batch {

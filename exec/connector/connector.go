@@ -21,6 +21,10 @@ type Table struct {
 	// Partitions names the PARTITIONED BY columns, in declared order.
 	Partitions []string
 	Options    map[string]string
+	// Read says, per column of Schema, whether the query reads it; nil
+	// reads them all. Only for a Prunable table: its source then returns
+	// the columns read, in order, and nothing of the others.
+	Read []bool
 }
 
 // ColumnError is an invalid column of a table for its connector: a
@@ -79,6 +83,15 @@ func NewSource(t Table) (exec.Source, error) {
 		}
 		return newKafkaSource(t, c), nil
 	case "nexmark":
+		if t.Read != nil {
+			var read types.Schema
+			for i, f := range t.Schema {
+				if t.Read[i] {
+					read = append(read, f)
+				}
+			}
+			t.Schema = read
+		}
 		c, err := parseNexmark(t)
 		if err != nil {
 			return nil, err
@@ -93,13 +106,15 @@ func NewSource(t Table) (exec.Source, error) {
 	}
 }
 
-// Prunable reports whether the source of t may be given only some of the
-// table's columns: true when every column's values are computed on their
-// own and no row can be malformed (nexmark), so that reading fewer columns
-// changes neither the other columns' values nor the rows. A file's columns
-// are found by position, a datagen sequence may bound the table, and a
-// decoder's errors depend on every column, so those read them all.
-func Prunable(t Table) bool { return t.Options["connector"] == "nexmark" }
+// Prunable reports whether the source of t may read only some of the
+// table's columns (Table.Read): nexmark, whose columns are computed on
+// their own, and filesystem, whose decoders skip the columns not read (a
+// value there is then not parsed, so it cannot make the row malformed, as
+// in Flink's file formats under projection pushdown). A datagen sequence
+// may bound the table, so datagen reads every column.
+func Prunable(t Table) bool {
+	return t.Options["connector"] == "nexmark" || t.Options["connector"] == "filesystem"
+}
 
 // NewSink returns the sink of table t.
 func NewSink(t Table, env Env) (exec.Sink, error) {

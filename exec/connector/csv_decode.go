@@ -22,8 +22,11 @@ type csvFormat struct {
 // line breaks first, which is what lets a checkpoint offset be any line
 // start.
 type csvDecoder struct {
-	f       csvFormat
-	schema  types.Schema
+	f      csvFormat
+	schema types.Schema // the columns decoded
+	// slot maps each field of a line to its column in schema, or to -1 for
+	// a field that is not decoded.
+	slot    []int
 	fields  []span
 	scratch []byte
 }
@@ -34,8 +37,8 @@ type span struct {
 	escaped    bool // contains doubled quotes to undo
 }
 
-func newCSVDecoder(s types.Schema, f csvFormat) *csvDecoder {
-	return &csvDecoder{f: f, schema: s, fields: make([]span, 0, len(s)+1)}
+func newCSVDecoder(s types.Schema, slot []int, f csvFormat) *csvDecoder {
+	return &csvDecoder{f: f, schema: s, slot: slot, fields: make([]span, 0, len(slot)+1)}
 }
 
 func (d *csvDecoder) decode(line []byte, b *batch) error {
@@ -45,10 +48,14 @@ func (d *csvDecoder) decode(line []byte, b *batch) error {
 	if msg := d.split(line); msg != "" {
 		return &rowError{msg: msg}
 	}
-	if len(d.fields) != len(d.schema) {
-		return &rowError{msg: fmt.Sprintf("expected %d fields, got %d", len(d.schema), len(d.fields))}
+	if len(d.fields) != len(d.slot) {
+		return &rowError{msg: fmt.Sprintf("expected %d fields, got %d", len(d.slot), len(d.fields))}
 	}
-	for i, f := range d.fields {
+	for k, f := range d.fields {
+		i := d.slot[k]
+		if i < 0 {
+			continue
+		}
 		c := &b.cols[i]
 		raw := line[f.start:f.end]
 		if f.escaped {

@@ -18,9 +18,38 @@ type csvEncoder struct {
 	f       csvFormat
 	names   []string
 	scratch []byte
+	// special marks the bytes that make a field need quotes (the
+	// delimiter, line breaks and, unless quoting is disabled, the quote);
+	// plain says no rendering of a non-string value has any of them, so
+	// that only strings are scanned. Both are set on first use.
+	special [256]bool
+	plain   bool
+	ready   bool
+}
+
+// nonString holds every byte appendValue writes for a non-string value:
+// numbers, NaN and [-]Infinity, true and false, dates, timestamps with
+// their ' ', ':' and an LTZ's 'Z'.
+const nonString = "0123456789-.: EZNaInfitytruefals"
+
+func (e *csvEncoder) init() {
+	e.special[e.f.delim], e.special['\n'], e.special['\r'] = true, true, true
+	if !e.f.noQuote {
+		e.special[e.f.quote] = true
+	}
+	e.plain = true
+	for i := range len(nonString) {
+		if e.special[nonString[i]] {
+			e.plain = false
+		}
+	}
+	e.ready = true
 }
 
 func (e *csvEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, error) {
+	if !e.ready {
+		e.init()
+	}
 	for j, a := range b.Columns() {
 		if j > 0 {
 			dst = append(dst, e.f.delim)
@@ -37,7 +66,7 @@ func (e *csvEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, e
 		dst = appendValue(dst, a, row, true)
 		v := dst[n:]
 		_, isStr := a.(*array.String)
-		if !e.needsQuote(v, isStr, j == 0) {
+		if !isStr && e.plain || !e.needsQuote(v, isStr, j == 0) {
 			continue
 		}
 		if bytes.IndexByte(v, '\n') >= 0 {
@@ -69,8 +98,10 @@ func (e *csvEncoder) needsQuote(v []byte, isStr, first bool) bool {
 	if first && v[0] == '#' {
 		return true
 	}
-	if bytes.IndexByte(v, e.f.delim) >= 0 || bytes.IndexByte(v, '\n') >= 0 || bytes.IndexByte(v, '\r') >= 0 {
-		return true
+	for _, c := range v {
+		if e.special[c] {
+			return true
+		}
 	}
-	return !e.f.noQuote && bytes.IndexByte(v, e.f.quote) >= 0
+	return false
 }

@@ -33,8 +33,10 @@
 //	partition.default-name         __DEFAULT_PARTITION__  the directory name of a NULL or empty partition value
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
+//	source.split-size              8MB       a larger file is read as byte ranges of this size, a split
+//	                                         each (strand's own; Flink splits by file-system block)
 //
-// format csv (Flink's csv format; no header line):
+// format csv (Flink's csv format; no header line unless csv.ignore-first-line):
 //
 //	csv.field-delimiter            ,         one ASCII character; '\t' may be spelled as the two characters \t
 //	csv.quote-character            "         one ASCII character, not the delimiter
@@ -43,6 +45,8 @@
 //	csv.ignore-parse-errors        false     skip (and count) malformed rows instead of failing
 //	csv.null-literal               (none)    a field equal to it, after unquoting, is NULL, for every type;
 //	                                         the sink writes NULL as it
+//	csv.ignore-first-line          false     skip each file's first line, a header (Flink's option of
+//	                                         that name); the sink writes none
 //
 // format json (Flink's json format; one object per line):
 //
@@ -138,6 +142,16 @@
 // (fileColumns) and adds the others per batch, repeating the split's
 // values (split_values.go), so decoding stays per column.
 //
+// Projection. The planner pushes the columns a query reads into nexmark
+// and filesystem sources (Table.Read, Prunable): such a source returns
+// only those columns. The file decoders skip the others: a CSV field not
+// read is only delimited, a JSON field not read is treated as an unknown
+// one (its syntax checked, its value not). So, as in Flink, whose file
+// formats take a projection, a bad value in a column the query does not
+// read does not make the row malformed; a line with the wrong number of
+// fields or broken JSON still is, and json.fail-on-missing-field asks
+// only for the fields read.
+//
 // Partitions. Table.Partitions (PARTITIONED BY) makes a filesystem sink
 // route each row to <path>/k1=v1/.../ (filesystem_partition.go): one
 // fileWriter per directory, so part-file names, rolling and the two-phase
@@ -160,10 +174,27 @@
 // Splits and offsets. A file source's splits are the file, or the visible
 // regular files below the directory (recursively; names starting with '.'
 // or '_' are hidden, files and directories alike, so in-progress part files
-// and _SUCCESS markers are not read), sorted by path. An Offset is the byte
-// offset of the next unread line and the number of lines consumed; Open
-// seeks there and numbers lines from there, which is how checkpoint
-// recovery resumes. A datagen split's Offset.Pos is the global number of
+// and _SUCCESS markers are not read), sorted by path. A regular file larger
+// than source.split-size is several splits, byte ranges of that size
+// (filesystem_split.go): a line belongs to the range it starts in, so each
+// line is read once, and one large file keeps every subtask busy. The
+// ranges depend on the file's size when the job lists its splits and on
+// the option, never on the parallelism; a range is a split like any other,
+// so its watermark is its own, computed from its rows alone as if the
+// range were a file, lateness is decided against it, and the subtask's
+// watermark is the least of its unfinished splits'. Results are therefore
+// the same at any parallelism (tests/split_test.go), but a row may be late
+// or not depending on the split size, as it depends on how rows are spread
+// over files. A file of one range has its path as split ID; ranges are
+// path@start-end, the last path@start- and open-ended (lines appended
+// later are read by it), so restoring after the file grew past a range
+// boundary, or under another split size, finds splits the checkpoint does
+// not know and is refused (--allow-non-restored-state drops them) instead
+// of reading lines twice. An Offset is the byte offset of the next unread
+// line and the number of lines consumed; Open seeks there and numbers
+// lines from there, which is how checkpoint recovery resumes; a range's
+// zero offset is its start, and an error in a range that does not start
+// the file counts the file's lines before it for the message. A datagen split's Offset.Pos is the global number of
 // its next row (Open rounds it up to the split's next row, so the zero
 // offset is the split's start) and Offset.Line counts the rows the split
 // has made.

@@ -25,13 +25,15 @@ type fsConfig struct {
 	csv         csvFormat
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
+	header      bool // csv.ignore-first-line
 	rollSize    int64
+	splitSize   int64  // source.split-size
 	defaultPart string // partition.default-name
 }
 
 var (
-	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size"}
-	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal"}
+	fsKeys   = []string{"connector", "path", "format", "partition.default-name", "sink.rolling-policy.file-size", "source.split-size"}
+	csvKeys  = []string{"csv.field-delimiter", "csv.quote-character", "csv.disable-quote-character", "csv.allow-comments", "csv.ignore-parse-errors", "csv.null-literal", "csv.ignore-first-line"}
 	jsonKeys = []string{"json.fail-on-missing-field", "json.ignore-parse-errors"}
 )
 
@@ -47,7 +49,7 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	case "json":
 		valid = slices.Concat(fsKeys, jsonKeys)
 	}
-	c := fsConfig{rollSize: 128 << 20}
+	c := fsConfig{rollSize: 128 << 20, splitSize: defaultSplitSize}
 	err := o.checkKeys(valid, nil)
 	if err == nil {
 		c.path, err = o.required("path")
@@ -75,6 +77,13 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		}
 		c.rollSize = n
 	}
+	if v, ok := o.get("source.split-size"); ok {
+		n, ok := types.ParseMemorySize(v)
+		if !ok || n <= 0 {
+			return c, badValue("source.split-size", v, "must be a positive memory size such as '8MB'")
+		}
+		c.splitSize = n
+	}
 	if c.format == "json" {
 		if c.failMissing, err = o.boolean("json.fail-on-missing-field", false); err != nil {
 			return c, err
@@ -101,6 +110,9 @@ func parseFilesystem(t Table) (fsConfig, error) {
 		return c, err
 	}
 	if c.ignore, err = o.boolean("csv.ignore-parse-errors", false); err != nil {
+		return c, err
+	}
+	if c.header, err = o.boolean("csv.ignore-first-line", false); err != nil {
 		return c, err
 	}
 	f.null, f.hasNull = o.get("csv.null-literal")
@@ -137,8 +149,13 @@ type decoder interface {
 }
 
 type fileSource struct {
-	schema types.Schema // the table's columns
-	file   types.Schema // the columns in the files
+	schema types.Schema // the columns the source returns: the table's, or those read
+	file   types.Schema // the columns decoded from the files, in file order
+	// fields is the number of columns in the files, decoded or not; slot
+	// maps each of them to its index in file, or to -1 for a column the
+	// query does not read, which a decoder skips without parsing it.
+	fields int
+	slot   []int
 	// cols maps each column of schema to its index in file, or to -1 for
 	// a metadata or partition column, whose value is the split's.
 	cols  []int
@@ -150,15 +167,35 @@ type fileSource struct {
 	quiet time.Duration
 }
 
+// newFileSource makes the source of t. With t.Read, it returns only the
+// columns read, and its decoders skip the others in the files: they are
+// neither parsed nor checked, as in Flink, whose file formats take the
+// projection pushed into the source.
 func newFileSource(t Table, c fsConfig) *fileSource {
-	s := &fileSource{schema: t.Schema, meta: t.Metadata, parts: t.Partitions, cfg: c, cols: make([]int, len(t.Schema)), arrow: t.Schema.Arrow()}
-	for i := range s.cols {
-		s.cols[i] = -1
+	s := &fileSource{parts: t.Partitions, cfg: c}
+	inFile := fileColumns(t)
+	s.fields = len(inFile)
+	s.slot = make([]int, len(inFile))
+	for k := range s.slot {
+		s.slot[k] = -1
 	}
-	for _, i := range fileColumns(t) {
-		s.cols[i] = len(s.file)
-		s.file = append(s.file, t.Schema[i])
+	for i, f := range t.Schema {
+		if t.Read != nil && !t.Read[i] {
+			continue
+		}
+		col := -1
+		if k := slices.Index(inFile, i); k >= 0 {
+			col = len(s.file)
+			s.slot[k] = col
+			s.file = append(s.file, f)
+		}
+		s.cols = append(s.cols, col)
+		s.schema = append(s.schema, f)
+		if t.Metadata != nil {
+			s.meta = append(s.meta, t.Metadata[i])
+		}
 	}
+	s.arrow = s.schema.Arrow()
 	return s
 }
 
@@ -176,7 +213,7 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	if !fi.IsDir() {
-		return []exec.Split{{ID: root}}, nil
+		return s.ranges(nil, root, fi), nil
 	}
 	var paths []string
 	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -205,9 +242,13 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
 	slices.Sort(paths)
-	splits := make([]exec.Split, len(paths))
-	for i, p := range paths {
-		splits[i] = exec.Split{ID: p, Index: i}
+	var splits []exec.Split
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			return nil, fmt.Errorf("filesystem source: %w", err)
+		}
+		splits = s.ranges(splits, p, fi)
 	}
 	return splits, nil
 }
@@ -215,22 +256,36 @@ func (s *fileSource) Splits() ([]exec.Split, error) {
 func hidden(name string) bool { return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_") }
 
 func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions) (exec.SplitReader, error) {
-	f, err := os.Open(split.ID)
+	path := splitPath(split)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("filesystem source: %w", err)
 	}
-	if off.Pos > 0 {
-		if _, err := f.Seek(off.Pos, io.SeekStart); err != nil {
+	skip := off.Pos == 0 && split.Start > 0 // a range's first line is the first that starts in it
+	if seek := off.Pos; seek > 0 || skip {
+		if skip {
+			seek = split.Start - 1
+		}
+		if _, err := f.Seek(seek, io.SeekStart); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
-	r := s.reader(split.ID, f, bufio.NewReaderSize(f, 1<<20), off, ro)
+	buf := 1 << 20
+	if split.Start > 0 || split.End > 0 {
+		buf = rangeBuffer // a file of many ranges has as many readers open
+		if n := split.End - split.Start; split.End > 0 && n < int64(buf) {
+			buf = int(max(n, 4<<10))
+		}
+	}
+	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
+	r.start, r.end, r.skip = split.Start, split.End, skip
+	r.header = s.cfg.header && off.Pos == 0 && split.Start == 0
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
 		r.stat = f.Stat // a pipe's end is final: only a file can grow
 	}
 	if len(s.file) < len(s.schema) {
-		if r.split, err = s.splitValues(split.ID, f); err != nil {
+		if r.split, err = s.splitValues(path, f); err != nil {
 			f.Close()
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
@@ -259,7 +314,7 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 		r.quiet = quiet
 	}
 	if s.cfg.format == "csv" {
-		r.dec = newCSVDecoder(s.file, s.cfg.csv)
+		r.dec = newCSVDecoder(s.file, s.slot, s.cfg.csv)
 	} else {
 		r.dec = newJSONDecoder(s.file, s.cfg.failMissing)
 	}
@@ -284,6 +339,19 @@ type fileReader struct {
 	maxLine int
 	pos     int64 // byte offset of the next unread line
 	line    int64 // lines consumed
+	// start and end are the split's byte range (exec.Split): the reader
+	// returns the lines that start before end (0: the file's end), and
+	// counts lines from start, so an error in a range that does not start
+	// the file finds its line number by counting (lineNumber).
+	start, end int64
+	lineAt     int64 // byte offset of the line last taken
+	// skip is set until the reader has passed the line its range starts
+	// in (skipToLine), skipped counting the bytes passed from start-1.
+	skip    bool
+	skipped int64
+	// header is set until the first line of a file with
+	// csv.ignore-first-line has been passed.
+	header bool
 	// held gathers a line over several reads (its first maxLine+1 bytes);
 	// heldN is its length so far.
 	held  []byte
@@ -332,6 +400,10 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 			slept = true
 			continue
 		}
+		if err == nil && r.header {
+			r.header = false // a header line: names, not a row
+			continue
+		}
 		if err == nil {
 			err = r.dec.decode(line, r.b)
 		}
@@ -345,7 +417,7 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 				bad++
 				continue
 			}
-			re.path, re.line = r.path, r.line
+			re.path, re.line = r.path, r.lineNumber()
 			r.err = re
 			return nil, re
 		}
@@ -361,6 +433,14 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 // gathered over several reads, is copied. It returns errWait when the file
 // ends in a line without a line break that may still be being written.
 func (r *fileReader) readLine() ([]byte, error) {
+	if r.skip {
+		if err := r.skipToLine(); err != nil {
+			return nil, err
+		}
+	}
+	if r.end > 0 && r.pos >= r.end && r.heldN == 0 {
+		return nil, io.EOF // the next line starts in the next range
+	}
 	for {
 		s, err := r.r.ReadSlice('\n')
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
@@ -381,7 +461,7 @@ func (r *fileReader) readLine() ([]byte, error) {
 		case r.heldN == 0:
 			return nil, io.EOF
 		}
-		st, err := r.settle()
+		st, err := r.settle(r.pos + r.heldN)
 		switch {
 		case err != nil:
 			return nil, err
@@ -412,11 +492,11 @@ const (
 )
 
 // settle decides about a last line without a line break, which a writer
-// may not have finished: it is complete once the file's size is what was
-// read and the file has been quiet for r.quiet, by its modification time
+// may not have finished, the file having been read up to end: the line is
+// complete once the file's size is end and the file has been quiet for r.quiet, by its modification time
 // or by the reader watching it since it first reached the line (which
 // covers a clock ahead of the reader's).
-func (r *fileReader) settle() (int, error) {
+func (r *fileReader) settle(end int64) (int, error) {
 	if r.stat == nil {
 		return lineDone, nil
 	}
@@ -424,7 +504,6 @@ func (r *fileReader) settle() (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	end := r.pos + r.heldN
 	switch {
 	case fi.Size() > end:
 		r.waitFrom = time.Time{}
@@ -446,6 +525,7 @@ func (r *fileReader) settle() (int, error) {
 // returns it without its line break.
 func (r *fileReader) take(s []byte, n int64) ([]byte, error) {
 	first := r.pos == 0
+	r.lineAt = r.pos
 	r.pos += n
 	r.line++
 	r.held, r.heldN, r.waitFrom = r.held[:0], 0, time.Time{}

@@ -75,6 +75,9 @@ func TestRoundTrip(t *testing.T) {
 		{"csv-null-literal", "csv", []string{"csv.null-literal", `\N`}, allRows, nil},
 		{"csv-tab", "csv", []string{"csv.field-delimiter", `\t`, "csv.quote-character", "'"}, allRows, ""},
 		{"csv-semicolon", "csv", []string{"csv.field-delimiter", ";", "csv.allow-comments", "true"}, allRows, ""},
+		// A delimiter that numbers and timestamps contain: they are quoted.
+		{"csv-dot", "csv", []string{"csv.field-delimiter", ".", "csv.quote-character", "'"}, allRows, ""},
+		{"csv-pipe-no-quote", "csv", []string{"csv.field-delimiter", "|", "csv.disable-quote-character", "true"}, allRows[2:3], ""},
 		{"json", "json", nil, append(slices.Clone(allRows), jsonOnlyRows...), nil},
 	}
 	for _, c := range cases {

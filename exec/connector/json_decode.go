@@ -1,6 +1,7 @@
 package connector
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -19,10 +20,23 @@ type jsonDecoder struct {
 	folded      map[string]int
 	failMissing bool
 	next        int // the column that the next field probably names
-	vals        []jsonVal
-	stack       []byte
-	scratch     []byte
+	// seen remembers, per position of a field in the line, the name last
+	// found there and its column (-1 for an unknown field): lines of a file
+	// usually list the same fields in the same order, so most names are
+	// resolved by one comparison.
+	seen    []seenField
+	vals    []jsonVal
+	stack   []byte
+	scratch []byte
 }
+
+type seenField struct {
+	name string
+	col  int
+}
+
+// maxSeen bounds seen, for lines with very many fields.
+const maxSeen = 64
 
 // jsonVal is where a column's value is in the line.
 type jsonVal struct {
@@ -65,7 +79,7 @@ func (d *jsonDecoder) decode(line []byte, b *batch) error {
 	if i < len(line) && line[i] == '}' {
 		i++
 	} else {
-		for {
+		for field := 0; ; field++ {
 			if i >= len(line) || line[i] != '"' {
 				return jsonSyntax("expected a field name")
 			}
@@ -88,7 +102,7 @@ func (d *jsonDecoder) decode(line []byte, b *batch) error {
 			if msg != "" {
 				return jsonSyntax(msg)
 			}
-			if col := d.column(key); col >= 0 {
+			if col := d.field(key, field); col >= 0 {
 				d.vals[col] = v // a repeated field: the last one wins, as in Jackson
 			}
 			i = ws(line, end)
@@ -114,6 +128,21 @@ func (d *jsonDecoder) decode(line []byte, b *batch) error {
 	}
 	b.commit()
 	return nil
+}
+
+// field finds the column of the field-th field of a line, named key.
+func (d *jsonDecoder) field(key []byte, field int) int {
+	if field < len(d.seen) && d.seen[field].name == string(key) {
+		return d.seen[field].col
+	}
+	col := d.column(key)
+	if field < maxSeen {
+		for len(d.seen) <= field {
+			d.seen = append(d.seen, seenField{col: -1})
+		}
+		d.seen[field] = seenField{name: string(key), col: col}
+	}
+	return col
 }
 
 // column finds the column a field name denotes: an exact match first, then
@@ -305,6 +334,10 @@ func ws(s []byte, i int) int {
 func scanString(s []byte, i int) (int, bool, string) {
 	esc := false
 	for j := i + 1; j < len(s); j++ {
+		j = plainEnd(s, j)
+		if j >= len(s) {
+			break
+		}
 		switch c := s[j]; {
 		case c == '"':
 			return j + 1, esc, ""
@@ -329,6 +362,31 @@ func scanString(s []byte, i int) (int, bool, string) {
 		}
 	}
 	return len(s), esc, "unterminated string"
+}
+
+// plainEnd returns the index of the first byte at or after s[j] that a
+// string scan must look at (a quote, a backslash or a control character),
+// or len(s). It tests 8 bytes at a time: for each of the three, a byte of
+// the word equal to (or, for control characters, below) it sets that
+// byte's top bit in the mask (the SWAR "has zero byte" test); the test has
+// no false negatives, and a word it flags is finished byte by byte.
+func plainEnd(s []byte, j int) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	for ; j+8 <= len(s); j += 8 {
+		w := binary.LittleEndian.Uint64(s[j:])
+		q := w ^ (ones * '"')
+		b := w ^ (ones * '\\')
+		m := (q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w
+		if m&highs != 0 {
+			break
+		}
+	}
+	for ; j < len(s); j++ {
+		if c := s[j]; c == '"' || c == '\\' || c < 0x20 {
+			return j
+		}
+	}
+	return j
 }
 
 // scanScalar scans a number or a literal at s[i].

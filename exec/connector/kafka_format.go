@@ -92,7 +92,11 @@ func parseFormat(o *opts, key, prefix string) (formatConfig, error) {
 func (f *formatConfig) decoder(s types.Schema) decoder {
 	switch f.name {
 	case "csv":
-		return newCSVDecoder(s, f.csv)
+		slot := make([]int, len(s)) // a record's fields are all decoded
+		for i := range slot {
+			slot[i] = i
+		}
+		return newCSVDecoder(s, slot, f.csv)
 	case "json":
 		return newJSONDecoder(s, f.failMissing)
 	}

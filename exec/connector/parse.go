@@ -54,13 +54,19 @@ func (c *column) parse(b []byte) bool {
 		}
 		c.int64(v)
 	case types.Float:
-		v, ok := parseFloat(b, 32)
+		v, ok := fastFloat(b, 32)
+		if !ok {
+			v, ok = parseFloat(b, 32)
+		}
 		if !ok {
 			return false
 		}
 		c.float32(float32(v))
 	case types.Double:
-		v, ok := parseFloat(b, 64)
+		v, ok := fastFloat(b, 64)
+		if !ok {
+			v, ok = parseFloat(b, 64)
+		}
 		if !ok {
 			return false
 		}
@@ -81,7 +87,10 @@ func (c *column) parse(b []byte) bool {
 		}
 		c.int32(v)
 	case types.Timestamp, types.TimestampLTZ:
-		v, ok := parseTimestamp(b)
+		v, ok := c.day.fastTimestamp(b)
+		if !ok {
+			v, ok = parseTimestamp(b)
+		}
 		if !ok {
 			return false
 		}
