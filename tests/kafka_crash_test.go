@@ -188,9 +188,10 @@ func TestKafkaToKafkaCrash(t *testing.T) {
 	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
 		t.Fatalf("reference run: %s", stderr)
 	}
-	// Kills land within the time an uninterrupted run takes on this
-	// machine now, however loaded it is.
-	maxWait := max(time.Second, time.Since(start)*9/10)
+	// Kills land within half the time an uninterrupted run takes on this
+	// machine now, however loaded it is: a run at another parallelism
+	// can be faster than the reference's.
+	maxWait := max(100*time.Millisecond, time.Since(start)/2)
 	want := readCommitted(t, addr, "ref")
 	if len(want) < 100 {
 		t.Fatalf("reference run wrote only %d rows", len(want))

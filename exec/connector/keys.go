@@ -20,6 +20,8 @@ func OptionKeys(name string) []string {
 		return slices.Concat(fsKeys, csvKeys, jsonKeys)
 	case "nexmark":
 		return slices.Clone(nexKeys)
+	case "kafka":
+		return slices.Concat(kafkaKeys, []string{"properties.bootstrap.servers", "properties.group.id"}, csvKeys, jsonKeys)
 	}
 	return nil
 }

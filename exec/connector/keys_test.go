@@ -17,7 +17,7 @@ func TestOptionKeys(t *testing.T) {
 	if !slices.Contains(OptionKeys("datagen"), "rows-per-second") || !slices.Contains(OptionKeys("filesystem"), "csv.field-delimiter") {
 		t.Errorf("datagen %v, filesystem %v", OptionKeys("datagen"), OptionKeys("filesystem"))
 	}
-	if OptionKeys("kafka") != nil {
-		t.Errorf("an unknown connector has keys %v", OptionKeys("kafka"))
+	if OptionKeys("kinesis") != nil {
+		t.Errorf("an unknown connector has keys %v", OptionKeys("kinesis"))
 	}
 }
