@@ -42,9 +42,10 @@ type Notified interface {
 // (Metrics.BytesRead and BytesTotal), so that a user can see how far a
 // bounded input has been read.
 type Sized interface {
-	// Size is the split's length in bytes as it is opened, or -1 if it
-	// has none (a pipe). The Pos of the split's offsets counts bytes from
-	// its start.
+	// Size is the split's length in bytes as it is opened (a range's:
+	// End-Start, or to the end of the file), or -1 if it has none (a
+	// pipe). The Pos of the split's offsets counts bytes from the start of
+	// the file.
 	Size(split Split) (int64, error)
 }
 
