@@ -95,6 +95,17 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		return append([]string{"run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "150ms"}, extra...)
 	}
 	landed, last := 0, ""
+	var logs []string
+	// On failure, every run's stderr and the checkpoints left: a crash
+	// bug shows in the run before the one that went wrong.
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, l := range logs {
+				t.Logf("run %d stderr:\n%s", i, l)
+			}
+			t.Logf("checkpoints:\n%s", listCheckpoints(dir))
+		}
+	})
 	for i := 0; ; i++ {
 		// A kill that lands after the job's final checkpoint finds the job
 		// complete: another run would start it afresh, writing it all again.
@@ -114,6 +125,8 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
+		logs = append(logs, "")
+		note := func(how string) { logs[i] = fmt.Sprintf("(%s)\n%s", how, errb.String()) }
 		if i < kills {
 			// Some kills land during recovery (right after start), the
 			// rest anywhere in the run, checkpoints included.
@@ -123,6 +136,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			}
 			select {
 			case err := <-done:
+				note("ended before the kill")
 				if err != nil {
 					t.Fatalf("run %d failed before the kill: %v\n%s", i, err, errb.String())
 				}
@@ -130,6 +144,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			case <-time.After(wait):
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				<-done
+				note(fmt.Sprintf("killed after %s", wait))
 				landed++
 				last = errb.String()
 				continue
@@ -137,6 +152,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 		select {
 		case err := <-done:
+			note("final run")
 			if err != nil {
 				t.Fatalf("final run failed: %v\n%s", err, errb.String())
 			}
@@ -149,6 +165,25 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			t.Fatalf("run did not finish:\n%s", errb.String())
 		}
 	}
+}
+
+// listCheckpoints lists the files under dir's state directory with their
+// sizes, for a failure's log.
+func listCheckpoints(dir string) string {
+	var b strings.Builder
+	root := filepath.Join(dir, ".strand")
+	_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(root, p)
+			fmt.Fprintf(&b, "  %s %d\n", rel, fi.Size())
+		}
+		return nil
+	})
+	out, _ := os.ReadDir(filepath.Join(dir, "out"))
+	for _, e := range out {
+		fmt.Fprintf(&b, "  out/%s\n", e.Name())
+	}
+	return b.String()
 }
 
 // finished reports whether the crash query's job in dir has completed its
