@@ -107,9 +107,12 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 	})
 	for i := 0; ; i++ {
-		// A kill that lands after the job's final checkpoint finds the job
-		// complete: another run would start it afresh, writing it all again.
-		if i > 0 && finished(t, dir) {
+		// A kill that lands after the run has ended (its process was
+		// exiting) finds the job done: another run would be a new run of
+		// it, which starts afresh by design. A kill after the final
+		// checkpoint but before the end is a crash like any other: the
+		// next run only finishes the commit.
+		if i > 0 && ended(t, dir) {
 			return landed, last
 		}
 		par := p
@@ -186,19 +189,23 @@ func listCheckpoints(dir string) string {
 	return b.String()
 }
 
-// finished reports whether the crash query's job in dir has completed its
-// final checkpoint.
-func finished(t *testing.T, dir string) bool {
+// ended reports whether the crash query's job in dir has a run that ended
+// after its final checkpoint, as the engine records it.
+func ended(t *testing.T, dir string) bool {
 	t.Helper()
 	st, err := checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, ".strand", "checkpoints", "q_1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := st.Latest(nil)
+	lineage, err := st.Lineage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return md != nil && md.Finished
+	name, err := st.Ended()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name != "" && name == lineage
 }
 
 // TestCrashRecoveryExactlyOnce kills the real binary with SIGKILL at random
@@ -394,4 +401,60 @@ func TestRescaleAfterCrash(t *testing.T) {
 		t.Fatalf("rescaled restore: exit %d\n%s", code, stderr)
 	}
 	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
+}
+
+// TestKillAfterFinalCheckpoint is a kill between the job's final
+// checkpoint and the end of its run, before the checkpoint's commit: the
+// state the kill leaves is made from a finished run by taking back the
+// record of its end and its last commit. The next run finishes the commit
+// and runs nothing again; only a run after one that ended starts the job
+// afresh.
+func TestKillAfterFinalCheckpoint(t *testing.T) {
+	query := fmt.Sprintf(crashQuery, 3000, 20000)
+	want := referenceRun(t, query)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), query)
+	args := []string{"run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "100ms"}
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 || !ended(t, dir) {
+		t.Fatalf("first run: exit %d, ended %v\n%s", code, ended(t, dir), stderr)
+	}
+	root := filepath.Join(dir, ".strand", "checkpoints", "q_1")
+	st, err := checkpoint.OpenStorage(vfs.Default, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := st.Newest()
+	if err != nil || md == nil || !md.Finished {
+		t.Fatalf("newest checkpoint %+v, %v: want the final one", md, err)
+	}
+	uncommitted := 0
+	for _, sk := range md.Sinks {
+		for _, p := range sk.Pending {
+			// Paths in the metadata are the run's, relative to dir.
+			if err := os.Rename(filepath.Join(dir, p.Final), filepath.Join(dir, p.Tmp)); err != nil {
+				t.Fatal(err)
+			}
+			uncommitted++
+		}
+	}
+	if uncommitted == 0 {
+		t.Fatal("the final checkpoint has no pending file to commit")
+	}
+	if err := os.Remove(filepath.Join(root, "ended")); err != nil {
+		t.Fatal(err)
+	}
+
+	_, stderr, code := runStrand(t, dir, args...)
+	if code != 0 || !strings.Contains(stderr, "running nothing again") || !ended(t, dir) {
+		t.Fatalf("run after the kill: exit %d, ended %v\n%s", code, ended(t, dir), stderr)
+	}
+	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
+
+	// The job ended: running it again is a new run, which appends.
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 || !strings.Contains(stderr, "starting it afresh") {
+		t.Fatalf("run after the end: exit %d\n%s", code, stderr)
+	}
+	if got := committed(t, filepath.Join(dir, "out")); len(got) != 2*len(want) {
+		t.Errorf("a new run after the end: %d rows, want twice %d", len(got), len(want))
+	}
 }
