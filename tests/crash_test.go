@@ -403,6 +403,15 @@ func TestRescaleAfterCrash(t *testing.T) {
 	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
 }
 
+// runPath resolves a path the run in dir wrote, such as a sink's pending
+// file in a checkpoint, relative to dir when it is not absolute.
+func runPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
 // TestKillAfterFinalCheckpoint is a kill between the job's final
 // checkpoint and the end of its run, before the checkpoint's commit: the
 // state the kill leaves is made from a finished run by taking back the
@@ -430,8 +439,7 @@ func TestKillAfterFinalCheckpoint(t *testing.T) {
 	uncommitted := 0
 	for _, sk := range md.Sinks {
 		for _, p := range sk.Pending {
-			// Paths in the metadata are the run's, relative to dir.
-			if err := os.Rename(filepath.Join(dir, p.Final), filepath.Join(dir, p.Tmp)); err != nil {
+			if err := os.Rename(runPath(dir, p.Final), runPath(dir, p.Tmp)); err != nil {
 				t.Fatal(err)
 			}
 			uncommitted++
