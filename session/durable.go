@@ -386,7 +386,7 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 		}
 		// Another process's lock does not go away by trying again soon,
 		// nor does state that cannot be mapped.
-		if err == nil || errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
+		if errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
 			ctx.Err() != nil || attempt >= attempts {
 			return err
 		}
