@@ -110,7 +110,8 @@ func TestSplitFileCrashRecovery(t *testing.T) {
 			// while it still reads; the second resumes from it.
 			var logs [2]string
 			for run := range 2 {
-				cmd := osexec.Command(strandBinary(t), "run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "100ms")
+				// The interval is short: the whole run takes about 100 ms.
+				cmd := osexec.Command(strandBinary(t), "run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "10ms")
 				cmd.Dir = dir
 				stderr, err := cmd.StderrPipe()
 				if err != nil {
