@@ -84,7 +84,7 @@ func (t *sourceTask) run() error {
 			}
 			b, err := st.r.Next()
 			if st.pos >= 0 {
-				pos := st.r.Offset().Pos
+				pos := st.split.read(st.r.Offset())
 				t.tc.Metrics.BytesRead.Add(pos - st.pos)
 				st.pos = pos
 			}
@@ -134,9 +134,9 @@ func (t *sourceTask) sized(st *splitState, off Offset) error {
 	if err != nil || n < 0 {
 		return err
 	}
-	st.pos = off.Pos
+	st.pos = st.split.read(off)
 	t.tc.Metrics.BytesTotal.Add(n)
-	t.tc.Metrics.BytesRead.Add(off.Pos)
+	t.tc.Metrics.BytesRead.Add(st.pos)
 	return nil
 }
 
