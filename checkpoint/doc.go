@@ -21,6 +21,8 @@
 //	                             exactly when this file exists and verifies
 //	lineage                      the lineage the job's latest run started
 //	                             or continued (see Storage.SetLineage)
+//	ended                        the lineage whose run ended after its final
+//	                             checkpoint (see Storage.SetEnded)
 //
 // Beside the root, <job>.lock is the job's lock (see Lock): one process at
 // a time uses a job's checkpoints and work directory. An OS file lock

@@ -38,6 +38,7 @@ const (
 	chkPrefix    = "chk-"
 	metadataName = "_metadata"
 	lineageName  = "lineage"
+	endedName    = "ended"
 )
 
 // Storage is the checkpoint storage of one job: the directory tree under
@@ -257,36 +258,69 @@ func (s *Storage) Discard() error {
 // (see SetLineage), or "" if none is recorded. Storage written before the
 // record existed answers with the newest readable checkpoint's job.
 func (s *Storage) Lineage() (string, error) {
-	f, err := s.fs.Open(s.path(lineageName))
-	if errors.Is(err, iofs.ErrNotExist) {
-		md, err := s.Newest()
-		if md == nil || err != nil {
-			return "", err
-		}
-		return md.Job, nil
+	name, ok, err := s.record(lineageName)
+	if ok || err != nil {
+		return name, err
 	}
-	if err != nil {
-		return "", fmt.Errorf("checkpoint: %w", err)
+	md, err := s.Newest()
+	if md == nil || err != nil {
+		return "", err
 	}
-	defer f.Close()
-	b, err := io.ReadAll(f)
-	if err != nil {
-		return "", fmt.Errorf("checkpoint: %s: %w", s.path(lineageName), err)
-	}
-	return strings.TrimSpace(string(b)), nil
+	return md.Job, nil
+}
+
+// Ended returns the lineage whose run last ended after its final
+// checkpoint, as SetEnded recorded it, or "" if none is recorded.
+func (s *Storage) Ended() (string, error) {
+	name, _, err := s.record(endedName)
+	return name, err
+}
+
+// SetEnded records, durably, that the run of lineage name which took its
+// final checkpoint has ended, its output committed and reported: a later
+// run of the job is a new one, which starts afresh. Without the record, a
+// finished checkpoint is one whose run died after it (a kill between the
+// final checkpoint and the exit), and the next run only finishes its
+// commit: starting afresh there would write the whole output again.
+func (s *Storage) SetEnded(name string) error {
+	return s.setRecord(endedName, name)
 }
 
 // SetLineage records, durably, the lineage a run starts, before it writes
 // any output: if its checkpoints are later lost or all corrupt, a fresh
 // start still knows whose output to remove.
 func (s *Storage) SetLineage(name string) error {
+	return s.setRecord(lineageName, name)
+}
+
+// record reads the one-line record file under root; ok is false when the
+// file does not exist.
+func (s *Storage) record(file string) (value string, ok bool, err error) {
+	f, err := s.fs.Open(s.path(file))
+	if errors.Is(err, iofs.ErrNotExist) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("checkpoint: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return "", false, fmt.Errorf("checkpoint: %s: %w", s.path(file), err)
+	}
+	return strings.TrimSpace(string(b)), true, nil
+}
+
+// setRecord replaces the record file under root durably: written aside,
+// renamed into place, the directory synced.
+func (s *Storage) setRecord(file, value string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	tmp := lineageName + ".tmp"
-	if err := s.create(tmp, strings.NewReader(name+"\n")); err != nil {
+	tmp := file + ".tmp"
+	if err := s.create(tmp, strings.NewReader(value+"\n")); err != nil {
 		return err
 	}
-	if err := s.fs.Rename(s.path(tmp), s.path(lineageName)); err != nil {
+	if err := s.fs.Rename(s.path(tmp), s.path(file)); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
 	return s.syncDir(s.root)

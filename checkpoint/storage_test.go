@@ -213,3 +213,44 @@ func TestDiscard(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestEnded checks the record of a lineage's end: absent until set, the
+// lineage set, replaced by a later one, and gone with Discard, so that a
+// job started afresh after --fresh has not ended.
+func TestEnded(t *testing.T) {
+	st := openStorage(t, vfs.NewMem(), "/ck")
+	ended := func() string {
+		t.Helper()
+		name, err := st.Ended()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return name
+	}
+	if got := ended(); got != "" {
+		t.Fatalf("new storage: ended %q, want none", got)
+	}
+	for _, name := range []string{"q_1_aaaa", "q_1_bbbb"} {
+		if err := st.SetEnded(name); err != nil {
+			t.Fatal(err)
+		}
+		if got := ended(); got != name {
+			t.Fatalf("ended %q, want %q", got, name)
+		}
+	}
+	if err := st.SetLineage("q_1_cccc"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Lineage(); err != nil || got != "q_1_cccc" {
+		t.Fatalf("lineage %q, %v", got, err)
+	}
+	if got := ended(); got != "q_1_bbbb" {
+		t.Fatalf("a new lineage changed the record of the end: %q", got)
+	}
+	if err := st.Discard(); err != nil {
+		t.Fatal(err)
+	}
+	if got := ended(); got != "" {
+		t.Fatalf("after Discard: ended %q, want none", got)
+	}
+}

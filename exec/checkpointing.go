@@ -47,7 +47,8 @@ type Checkpointing struct {
 	// Settle is the final checkpoint of the job's previous lineage, which
 	// finished: before a fresh start its pending sink files are committed
 	// (a crash may have come between the checkpoint and its commit) and
-	// that lineage's hidden files removed.
+	// that lineage's hidden files removed. Settle does only that, for a
+	// finished lineage whose run died before it ended.
 	Settle *checkpoint.Metadata
 	// Abandon names a lineage whose every sink file, visible or hidden, is
 	// removed before the run: one discarded with --fresh, or one that

@@ -488,6 +488,23 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 	return nil
 }
 
+// Settle commits the pending sink files of cp.Settle and removes its
+// lineage's hidden files, without running the job: all that is left of a
+// job whose run died after its final checkpoint (see Checkpointing.Settle).
+// Sinks are held as a run holds them.
+func Settle(g *Graph, cp *Checkpointing) error {
+	for _, v := range g.Vertices {
+		if h, ok := v.Sink.(Holder); ok {
+			release, err := h.Hold()
+			if err != nil {
+				return fmt.Errorf("sink %s: %w", v.SinkName, err)
+			}
+			defer release()
+		}
+	}
+	return recoverSinks(g, &Checkpointing{Settle: cp.Settle})
+}
+
 // commitEach commits pending files one at a time, outside a restore: a
 // file that is gone (a user moved the output away) stops neither the
 // others nor the job.

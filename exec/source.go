@@ -42,23 +42,11 @@ type Notified interface {
 // (Metrics.BytesRead and BytesTotal), so that a user can see how far a
 // bounded input has been read.
 type Sized interface {
-	// Size is the split's length in bytes as it is opened (of its range
-	// [Start, End) for a range of a file), or -1 if it has none (a pipe).
-	// The Pos of the split's offsets counts bytes from the file's start.
+	// Size is the split's length in bytes as it is opened (a range's:
+	// End-Start, or to the end of the file), or -1 if it has none (a
+	// pipe). The Pos of the split's offsets counts bytes from the start of
+	// the file.
 	Size(split Split) (int64, error)
-}
-
-// read is how many of the split's bytes lie before off, for the bytes-read
-// progress of a Sized source: a range's offsets are file positions, the
-// zero offset until its first line is found, and its last line may end
-// past End, so the count is clamped to the range and the ranges of a file
-// add up to its size.
-func (s Split) read(off Offset) int64 {
-	pos := off.Pos
-	if s.End > 0 {
-		pos = min(pos, s.End)
-	}
-	return max(pos-s.Start, 0)
 }
 
 // Split is one independently readable part of a source.

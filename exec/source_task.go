@@ -45,8 +45,8 @@ type splitState struct {
 	wm    int64
 	done  bool
 	// pos is the split's offset counted in Metrics.BytesRead, or -1 if
-	// its source is not sized.
-	pos int64
+	// its source is not sized; size is its Size.
+	pos, size int64
 }
 
 func (t *sourceTask) run() error {
@@ -84,7 +84,7 @@ func (t *sourceTask) run() error {
 			}
 			b, err := st.r.Next()
 			if st.pos >= 0 {
-				pos := st.split.read(st.r.Offset())
+				pos := st.read(st.r.Offset())
 				t.tc.Metrics.BytesRead.Add(pos - st.pos)
 				st.pos = pos
 			}
@@ -134,10 +134,20 @@ func (t *sourceTask) sized(st *splitState, off Offset) error {
 	if err != nil || n < 0 {
 		return err
 	}
-	st.pos = st.split.read(off)
+	st.size = n
+	st.pos = st.read(off)
 	t.tc.Metrics.BytesTotal.Add(n)
 	t.tc.Metrics.BytesRead.Add(st.pos)
 	return nil
+}
+
+// read is how many of the split's bytes lie before off: Pos counts from
+// the start of the file, and the split's range from its Start (a range's
+// zero offset, before its first line is found, is its Start). A range
+// reads its last line past its end, which the next range skips: that
+// counts as the next range's.
+func (st *splitState) read(off Offset) int64 {
+	return min(max(off.Pos-st.split.Start, 0), st.size)
 }
 
 // stop ends the subtask's output.

@@ -102,7 +102,10 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, right)
 	j.ectx = &expr.Ctx{Alloc: ctx.Alloc, Now: ctx.Now}
 	if j.residual != nil {
-		j.cands = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, j.spec.Right)
+		// The pairs have both sides' columns, even a semi join's,
+		// whose output has the left ones only.
+		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
+		j.cands = newRows(ctx.Alloc, both, j.spec.Left, j.spec.Right)
 	}
 	if cp := ctx.Checkpoint; cp != nil {
 		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", j.spec.UID, ctx.Subtask))

@@ -14,6 +14,11 @@ import (
 // bindCreateTable checks a CREATE TABLE and returns the table it declares.
 func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 	t := &Table{Name: identName(st.Name), Pos: st.Start, TimeCol: -1, Options: map[string]string{}, OptionPos: map[string]parser.Pos{}, DDL: st}
+	pk, err := bindPrimaryKey(st)
+	if err != nil {
+		return nil, err
+	}
+	t.PrimaryKey = pk
 	seen := map[string]bool{}
 	var phys scope
 	for _, c := range st.Columns {
@@ -27,6 +32,9 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 		typ, err := typeOf(c.Type)
 		if err != nil {
 			return nil, err
+		}
+		if slices.Contains(pk, c.Name) {
+			typ.NotNull = true // as in Flink: a primary key's columns are NOT NULL
 		}
 		t.Physical = append(t.Physical, len(t.Schema))
 		t.Schema = append(t.Schema, types.Field{Name: c.Name, Type: typ})
@@ -114,6 +122,52 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 		}
 	}
 	return t, nil
+}
+
+// bindPrimaryKey resolves PRIMARY KEY (cols) NOT ENFORCED, declared on
+// the table or on one column, to its columns' names. As in Flink, the key
+// is a declaration that is not enforced: strand's connectors are
+// append-only ones, whose Flink counterparts use it for nothing but the
+// columns' NOT NULL; so does strand.
+func bindPrimaryKey(st *parser.CreateTable) ([]string, error) {
+	var names []string
+	var at parser.Pos
+	for _, c := range st.Columns {
+		if !c.PrimaryKey {
+			continue
+		}
+		if names != nil {
+			return nil, errorf(c.Start, ErrExists, "table %s has more than one PRIMARY KEY: declare a key of several columns as PRIMARY KEY (a, b) NOT ENFORCED", identName(st.Name))
+		}
+		names, at = []string{c.Name}, c.Start
+	}
+	if k := st.PrimaryKey; k != nil {
+		if names != nil {
+			return nil, errorf(k.Start, ErrExists, "table %s has more than one PRIMARY KEY (a column at %d:%d declares one)", identName(st.Name), at.Line, at.Column)
+		}
+		for _, id := range k.Columns {
+			name := id.Parts[len(id.Parts)-1]
+			i := slices.IndexFunc(st.Columns, func(c *parser.ColumnDef) bool { return c.Name == name })
+			if i < 0 {
+				i = slices.IndexFunc(st.Columns, func(c *parser.ColumnDef) bool { return strings.EqualFold(c.Name, name) })
+			}
+			if i < 0 {
+				return nil, errorf(id.Start, ErrUnknownColumn, "PRIMARY KEY names no column '%s' of table %s", name, identName(st.Name))
+			}
+			name = st.Columns[i].Name
+			if slices.Contains(names, name) {
+				return nil, errorf(id.Start, ErrExists, "PRIMARY KEY names column '%s' twice", name)
+			}
+			names = append(names, name)
+		}
+	}
+	for _, name := range names {
+		c := st.Columns[slices.IndexFunc(st.Columns, func(c *parser.ColumnDef) bool { return c.Name == name })]
+		if c.Expr != nil || c.Metadata {
+			return nil, errorf(c.Start, ErrType, "column '%s' cannot be in a PRIMARY KEY: a primary key is made of physical columns, as in Flink", name)
+		}
+	}
+	return names, nil
 }
 
 // bindPartitions resolves PARTITIONED BY: each name a physical column,

@@ -115,10 +115,13 @@ func equiKey(e expr.Expr, n int) (l, r int, ok bool) {
 }
 
 // keyCol returns the column e is, seeing through the widening cast that
-// binding puts on an INT compared with a BIGINT: both encode alike.
+// binding puts on an INT compared with a BIGINT: both encode alike, and
+// the cast changes no value. No other cast is seen through: one that
+// narrows (BIGINT to INT) or truncates (to VARCHAR(3)) changes the values
+// compared.
 func keyCol(e expr.Expr) (*expr.Col, bool) {
 	if c, ok := e.(*expr.Cast); ok && !c.Try {
-		if x, ok := c.X.(*expr.Col); ok && encodesAlike(x.T, c.T) {
+		if x, ok := c.X.(*expr.Col); ok && x.T.Kind == types.Int && c.T.Kind == types.BigInt {
 			return x, true
 		}
 	}

@@ -272,6 +272,11 @@ func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprC
 func (b *binder) from(t parser.TableExpr) (*relation, error) {
 	switch t := t.(type) {
 	case *parser.TableRef:
+		if t.AsOf != nil {
+			// A temporal join: joined as a regular join it would pair
+			// each row with every version of the other side's.
+			return nil, errorf(t.AsOf.Pos(), ErrUnsupported, "FOR SYSTEM_TIME AS OF (a temporal join) is not supported yet")
+		}
 		r, err := b.hintedRef(t)
 		if err != nil {
 			return nil, err

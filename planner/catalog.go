@@ -28,6 +28,9 @@ type Table struct {
 	Virtual []bool
 	// Partitions names the PARTITIONED BY columns, in declared order.
 	Partitions []string
+	// PrimaryKey names the PRIMARY KEY's columns (NOT NULL, physical), in
+	// declared order; nil without one.
+	PrimaryKey []string
 	// Computed holds, per column of Schema, its expression over the
 	// physical columns (a column reference for physical ones); nil when the
 	// table has no computed column.

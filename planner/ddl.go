@@ -1,7 +1,9 @@
 package planner
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -72,7 +74,7 @@ func (c *Catalog) Drop(id *parser.Ident, ifExists, view bool) error {
 	return errorf(id.Start, ErrUnknownTable, "unknown %s '%s'", map[bool]string{true: "view", false: "table"}[view], name)
 }
 
-var describeHeader = []string{"name", "type", "null", "extras", "watermark"}
+var describeHeader = []string{"name", "type", "null", "key", "extras", "watermark"}
 
 // Describe returns DESCRIBE's table of a table's or view's columns.
 func (c *Catalog) Describe(st *parser.Describe) (header []string, rows [][]string, err error) {
@@ -88,13 +90,17 @@ func (c *Catalog) Describe(st *parser.Describe) (header []string, rows [][]strin
 			if i == t.TimeCol {
 				wm = t.DDL.Watermark.Expr.String()
 			}
-			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), extras, wm})
+			key := ""
+			if slices.Contains(t.PrimaryKey, f.Name) {
+				key = "PRI(" + strings.Join(t.PrimaryKey, ", ") + ")"
+			}
+			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), key, extras, wm})
 		}
 		return describeHeader, rows, nil
 	}
 	if v := c.View(name); v != nil {
 		for _, f := range v.Schema {
-			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), "", ""})
+			rows = append(rows, []string{f.Name, f.Type.Plain().Nullable().String() + attrSuffix(f.Type), strconv.FormatBool(!f.Type.NotNull), "", "", ""})
 		}
 		return describeHeader, rows, nil
 	}

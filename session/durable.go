@@ -170,11 +170,18 @@ var ErrNoCheckpoint = errors.New("no checkpoint verifies")
 // startDurable decides how a checkpointing job starts: resuming from its
 // latest checkpoint that verifies (or the one asked for), or afresh; and
 // which output of earlier lineages its sinks settle or remove first.
-func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavepoint) error {
+//
+// It returns done when the job has nothing to run: its latest checkpoint
+// is final, and the run that took it died before it ended (a kill between
+// the final checkpoint and the exit). That is a recovery, as Flink's of a
+// finished job: the output is complete once the checkpoint's commit is
+// finished, and starting afresh would write it all a second time. Only a
+// run after one that ended starts a finished job afresh.
+func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavepoint) (done bool, err error) {
 	st := cp.Storage
 	prev, err := st.Lineage()
 	if err != nil {
-		return err
+		return false, err
 	}
 	if s.Durable.Fresh {
 		// A lineage that finished is not abandoned: its output is a
@@ -182,7 +189,7 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavep
 		// checkpoint that lists it goes.
 		last, err := st.Newest()
 		if err != nil {
-			return err
+			return false, err
 		}
 		if last != nil && last.Finished && last.Job == prev {
 			cp.Settle = last
@@ -190,16 +197,25 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavep
 			cp.Abandon = prev
 		}
 		if err := st.Discard(); err != nil {
-			return err
+			return false, err
 		}
 	}
 	finished, err := s.restorePoint(cp, sp)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if finished != nil {
-		fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
+		ended, err := st.Ended()
+		if err != nil {
+			return false, err
+		}
 		cp.Settle = finished
+		if ended != finished.Job {
+			fmt.Fprintf(s.Log, "job %s finished at checkpoint %d, and its run died before it ended: committing its output, running nothing again\n", job, finished.ID)
+			cp.Job = finished.Job
+			return true, nil
+		}
+		fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
 	}
 	cp.Job = lineage(job, cp.Restore)
 	// A fresh start after a lineage that did not finish: that lineage has
@@ -212,9 +228,9 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavep
 	if cp.Job != prev || cp.SavepointDir != "" {
 		// A savepoint's restore discarded the record with the
 		// checkpoints it superseded.
-		return st.SetLineage(cp.Job)
+		return false, st.SetLineage(cp.Job)
 	}
-	return nil
+	return false, nil
 }
 
 // restorePoint picks the checkpoint a run starts from: the one asked for,
@@ -351,10 +367,12 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 				return err
 			}
 			if finished != nil {
-				// The failure came after the final checkpoint had
-				// committed everything: the job is done.
+				// The failure came after the final checkpoint: the
+				// job is done once its commit, which the failure
+				// may have cut short, is finished.
 				fmt.Fprintf(s.Log, "job %s finished at checkpoint %d\n", cp.Job, finished.ID)
-				return nil
+				cp.Settle = finished
+				return settle(graph, cp)
 			}
 			if graph, err = recompile(); err != nil {
 				return err
@@ -363,9 +381,12 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 		opts.Checkpoint = cp
 		err = s.attempt(ctx, job, graph, opts)
 		cp.Settle, cp.Abandon = nil, "" // done by the first run
+		if err == nil {
+			return markEnded(cp)
+		}
 		// Another process's lock does not go away by trying again soon,
 		// nor does state that cannot be mapped.
-		if err == nil || errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
+		if errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
 			ctx.Err() != nil || attempt >= attempts {
 			return err
 		}
@@ -376,6 +397,29 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			return err
 		}
 	}
+}
+
+// settle ends a job whose run died after its final checkpoint (see
+// startDurable): it finishes that checkpoint's commit and records the end.
+func settle(g *exec.Graph, cp *exec.Checkpointing) error {
+	if err := exec.Settle(g, cp); err != nil {
+		return err
+	}
+	return markEnded(cp)
+}
+
+// markEnded records that the job's run has ended after its final checkpoint,
+// if it took one (a stop with a savepoint does not): the next run of the
+// job starts it afresh (see checkpoint.Storage.SetEnded).
+func markEnded(cp *exec.Checkpointing) error {
+	md, err := cp.Storage.Newest()
+	if err != nil {
+		return err
+	}
+	if md == nil || !md.Finished || md.Job != cp.Job {
+		return nil
+	}
+	return cp.Storage.SetEnded(cp.Job)
 }
 
 // restarts reads the restart strategy: how many restarts, how far apart.

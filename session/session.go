@@ -332,8 +332,9 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 	}()
 	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	done := false
 	if cp != nil {
-		if err := s.startDurable(cp, job, sp); err != nil {
+		if done, err = s.startDurable(cp, job, sp); err != nil {
 			return nil, s.at(st, err)
 		}
 		env.Job = cp.Job
@@ -404,6 +405,9 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		defer lock.Release()
 		start := time.Now()
 		err := internal(func() error {
+			if done {
+				return settle(g, cp)
+			}
 			if cp != nil {
 				restart := func() (*exec.Graph, error) {
 					env.JobID = newJobID() // each restart writes files of its own

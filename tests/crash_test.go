@@ -95,10 +95,24 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		return append([]string{"run", "q.sql", "--parallelism", fmt.Sprint(p), "--checkpoint-interval", "150ms"}, extra...)
 	}
 	landed, last := 0, ""
+	var logs []string
+	// On failure, every run's stderr and the checkpoints left: a crash
+	// bug shows in the run before the one that went wrong.
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, l := range logs {
+				t.Logf("run %d stderr:\n%s", i, l)
+			}
+			t.Logf("checkpoints:\n%s", listCheckpoints(dir))
+		}
+	})
 	for i := 0; ; i++ {
-		// A kill that lands after the job's final checkpoint finds the job
-		// complete: another run would start it afresh, writing it all again.
-		if i > 0 && finished(t, dir) {
+		// A kill that lands after the run has ended (its process was
+		// exiting) finds the job done: another run would be a new run of
+		// it, which starts afresh by design. A kill after the final
+		// checkpoint but before the end is a crash like any other: the
+		// next run only finishes the commit.
+		if i > 0 && ended(t, dir) {
 			return landed, last
 		}
 		par := p
@@ -114,6 +128,8 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 		done := make(chan error, 1)
 		go func() { done <- cmd.Wait() }()
+		logs = append(logs, "")
+		note := func(how string) { logs[i] = fmt.Sprintf("(%s)\n%s", how, errb.String()) }
 		if i < kills {
 			// Some kills land during recovery (right after start), the
 			// rest anywhere in the run, checkpoints included.
@@ -123,6 +139,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			}
 			select {
 			case err := <-done:
+				note("ended before the kill")
 				if err != nil {
 					t.Fatalf("run %d failed before the kill: %v\n%s", i, err, errb.String())
 				}
@@ -130,6 +147,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			case <-time.After(wait):
 				_ = cmd.Process.Signal(syscall.SIGKILL)
 				<-done
+				note(fmt.Sprintf("killed after %s", wait))
 				landed++
 				last = errb.String()
 				continue
@@ -137,6 +155,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 		select {
 		case err := <-done:
+			note("final run")
 			if err != nil {
 				t.Fatalf("final run failed: %v\n%s", err, errb.String())
 			}
@@ -151,19 +170,42 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 	}
 }
 
-// finished reports whether the crash query's job in dir has completed its
-// final checkpoint.
-func finished(t *testing.T, dir string) bool {
+// listCheckpoints lists the files under dir's state directory with their
+// sizes, for a failure's log.
+func listCheckpoints(dir string) string {
+	var b strings.Builder
+	root := filepath.Join(dir, ".strand")
+	_ = filepath.Walk(root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil {
+			rel, _ := filepath.Rel(root, p)
+			fmt.Fprintf(&b, "  %s %d\n", rel, fi.Size())
+		}
+		return nil
+	})
+	out, _ := os.ReadDir(filepath.Join(dir, "out"))
+	for _, e := range out {
+		fmt.Fprintf(&b, "  out/%s\n", e.Name())
+	}
+	return b.String()
+}
+
+// ended reports whether the crash query's job in dir has a run that ended
+// after its final checkpoint, as the engine records it.
+func ended(t *testing.T, dir string) bool {
 	t.Helper()
 	st, err := checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, ".strand", "checkpoints", "q_1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	md, err := st.Latest(nil)
+	lineage, err := st.Lineage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return md != nil && md.Finished
+	name, err := st.Ended()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return name != "" && name == lineage
 }
 
 // TestCrashRecoveryExactlyOnce kills the real binary with SIGKILL at random
@@ -359,4 +401,68 @@ func TestRescaleAfterCrash(t *testing.T) {
 		t.Fatalf("rescaled restore: exit %d\n%s", code, stderr)
 	}
 	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
+}
+
+// runPath resolves a path the run in dir wrote, such as a sink's pending
+// file in a checkpoint, relative to dir when it is not absolute.
+func runPath(dir, p string) string {
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(dir, p)
+}
+
+// TestKillAfterFinalCheckpoint is a kill between the job's final
+// checkpoint and the end of its run, before the checkpoint's commit: the
+// state the kill leaves is made from a finished run by taking back the
+// record of its end and its last commit. The next run finishes the commit
+// and runs nothing again; only a run after one that ended starts the job
+// afresh.
+func TestKillAfterFinalCheckpoint(t *testing.T) {
+	query := fmt.Sprintf(crashQuery, 3000, 20000)
+	want := referenceRun(t, query)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), query)
+	args := []string{"run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "100ms"}
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 || !ended(t, dir) {
+		t.Fatalf("first run: exit %d, ended %v\n%s", code, ended(t, dir), stderr)
+	}
+	root := filepath.Join(dir, ".strand", "checkpoints", "q_1")
+	st, err := checkpoint.OpenStorage(vfs.Default, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, err := st.Newest()
+	if err != nil || md == nil || !md.Finished {
+		t.Fatalf("newest checkpoint %+v, %v: want the final one", md, err)
+	}
+	uncommitted := 0
+	for _, sk := range md.Sinks {
+		for _, p := range sk.Pending {
+			if err := os.Rename(runPath(dir, p.Final), runPath(dir, p.Tmp)); err != nil {
+				t.Fatal(err)
+			}
+			uncommitted++
+		}
+	}
+	if uncommitted == 0 {
+		t.Fatal("the final checkpoint has no pending file to commit")
+	}
+	if err := os.Remove(filepath.Join(root, "ended")); err != nil {
+		t.Fatal(err)
+	}
+
+	_, stderr, code := runStrand(t, dir, args...)
+	if code != 0 || !strings.Contains(stderr, "running nothing again") || !ended(t, dir) {
+		t.Fatalf("run after the kill: exit %d, ended %v\n%s", code, ended(t, dir), stderr)
+	}
+	diffRows(t, committed(t, filepath.Join(dir, "out")), want)
+
+	// The job ended: running it again is a new run, which appends.
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 || !strings.Contains(stderr, "starting it afresh") {
+		t.Fatalf("run after the end: exit %d\n%s", code, stderr)
+	}
+	if got := committed(t, filepath.Join(dir, "out")); len(got) != 2*len(want) {
+		t.Errorf("a new run after the end: %d rows, want twice %d", len(got), len(want))
+	}
 }

@@ -120,7 +120,7 @@
 //	scan.startup.mode              group-offsets  earliest-offset | latest-offset | timestamp |
 //	                                         specific-offsets (earliest-offset without a group id)
 //	scan.startup.timestamp-millis            for timestamp
-//	scan.startup.specific-offsets            'partition:0,offset:42;partition:1,offset:300'
+//	scan.startup.specific-offsets            'partition:0,offset:42;partition:1,offset:300' (one topic)
 //	scan.bounded.mode              (none)    latest-offset | group-offsets | timestamp |
 //	                                         specific-offsets: a bounded read, stopping there
 //	scan.bounded.timestamp-millis, scan.bounded.specific-offsets  as for startup

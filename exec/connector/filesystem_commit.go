@@ -44,7 +44,7 @@ func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 	w.pending = nil
 	kept := w.handed[:0]
 	for _, p := range w.handed {
-		if !w.sink.isCommitted(p.Tmp) {
+		if !w.sink.takeCommitted(p.Tmp) {
 			kept = append(kept, p)
 		}
 	}
@@ -69,10 +69,18 @@ func checksum(path string) (int64, uint32, error) {
 	return n, h.Sum32(), nil
 }
 
-func (s *fileSink) isCommitted(tmp string) bool {
+// takeCommitted reports whether the hidden file tmp has been made visible,
+// forgetting it then: only its writer asks, once, so that the set holds
+// only what writers have yet to learn instead of growing with every
+// checkpoint.
+func (s *fileSink) takeCommitted(tmp string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.committed[tmp]
+	if !s.committed[tmp] {
+		return false
+	}
+	delete(s.committed, tmp)
+	return true
 }
 
 // Commit implements exec.Committer.

@@ -49,6 +49,9 @@ func TestAbandonedCheckpointKeepsFiles(t *testing.T) {
 	if third := must(pc.PreCommit(3)); len(third) != 0 {
 		t.Errorf("committed files handed over again: %v", third)
 	}
+	if n := len(sink.(*fileSink).committed); n != 0 {
+		t.Errorf("the sink still remembers %d committed files its writer has dropped", n)
+	}
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}

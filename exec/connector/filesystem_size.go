@@ -7,10 +7,10 @@ import (
 	"github.com/strandsql/strand/exec"
 )
 
-// Size is the length of the split's bytes as it is opened, the whole file
-// or its range, for the bytes-read progress of exec.Metrics; a file still
-// being written may grow past it. A pipe or other non-regular file has no
-// size (-1).
+// Size is the length of the file, or of its range, as its split is
+// opened, for the bytes-read progress of exec.Metrics; a file still being
+// written may grow past it. A pipe or other non-regular file has no size
+// (-1).
 func (s *fileSource) Size(split exec.Split) (int64, error) {
 	fi, err := os.Stat(splitPath(split))
 	if err != nil {
@@ -19,8 +19,9 @@ func (s *fileSource) Size(split exec.Split) (int64, error) {
 	if !fi.Mode().IsRegular() {
 		return -1, nil
 	}
+	end := fi.Size()
 	if split.End > 0 {
-		return split.End - split.Start, nil
+		end = min(end, split.End)
 	}
-	return max(fi.Size()-split.Start, 0), nil
+	return max(end-split.Start, 0), nil
 }

@@ -124,6 +124,13 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.bound, err = parseOffsets(o, "scan.bounded", "", "latest-offset", "group-offsets", "timestamp", "specific-offsets"); err != nil {
 		return c, err
 	}
+	// Flink's specific offsets name partitions, not topics: they are of
+	// one topic, and Flink refuses them for several.
+	for _, m := range []struct{ key, mode string }{{"scan.startup.mode", c.start.mode}, {"scan.bounded.mode", c.bound.mode}} {
+		if m.mode == "specific-offsets" && (c.pattern != nil || len(c.topics) != 1) {
+			return c, &OptionError{Key: m.key, AtValue: true, Msg: fmt.Sprintf("%s 'specific-offsets' needs a single topic; table %s names %s", m.key, t.Name, describeTopics(c))}
+		}
+	}
 	if c.bound.mode == "group-offsets" && c.client.group == "" {
 		return c, &OptionError{Key: "scan.bounded.mode", AtValue: true, Msg: "scan.bounded.mode 'group-offsets' needs option 'properties.group.id'"}
 	}

@@ -271,6 +271,8 @@ func TestKafkaOptionErrors(t *testing.T) {
 		{[]string{"scan.startup.mode", "timestamp"}, "scan.startup.mode"},
 		{[]string{"scan.startup.specific-offsets", "partition:0,offset:1"}, "scan.startup.specific-offsets"},
 		{[]string{"scan.startup.mode", "specific-offsets", "scan.startup.specific-offsets", "p0"}, "scan.startup.specific-offsets"},
+		{[]string{"topic", "a;b", "scan.startup.mode", "specific-offsets", "scan.startup.specific-offsets", "partition:0,offset:1"}, "scan.startup.mode"},
+		{[]string{"topic", "", "topic-pattern", "a.*", "scan.bounded.mode", "specific-offsets", "scan.bounded.specific-offsets", "partition:0,offset:1"}, "scan.bounded.mode"},
 		{[]string{"properties.sasl.kerberos.service.name", "kafka"}, "properties.sasl.kerberos.service.name"},
 		{[]string{"properties.security.protocol", "SASL_SSL"}, "properties.security.protocol"},
 		{[]string{"format", "avro"}, "format"},
