@@ -176,7 +176,16 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 					}
 				}
 			}
-			if fn, aux, ok := strings.Cut(c.Name, "_"); ok && fn == win.legacy {
+			if fn, aux, ok := strings.Cut(c.Name, "_"); ok && fn == win.legacy && windowAuxNames[c.Name] {
+				// As in Flink (Calcite), an auxiliary function names the
+				// window grouped by: its arguments must denote it.
+				w, err := legacyWindow(win.input, &parser.Call{Start: c.Start, Name: fn, Args: c.Args})
+				if err != nil {
+					return nil, true, err
+				}
+				if w.timeCol != win.timeCol || w.w != win.w {
+					return nil, true, errorf(c.Start, ErrType, "%s must have the arguments of the GROUP BY %s(...) window", c.Name, fn)
+				}
 				switch aux {
 				case "START":
 					return col(nk)

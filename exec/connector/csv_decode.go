@@ -41,8 +41,14 @@ func newCSVDecoder(s types.Schema, slot []int, f csvFormat) *csvDecoder {
 	return &csvDecoder{f: f, schema: s, slot: slot, fields: make([]span, 0, len(slot)+1)}
 }
 
+// skips reports whether line holds no row: an empty line, or a comment
+// with csv.allow-comments.
+func (f csvFormat) skips(line []byte) bool {
+	return len(line) == 0 || f.comments && line[0] == '#'
+}
+
 func (d *csvDecoder) decode(line []byte, b *batch) error {
-	if len(line) == 0 || d.f.comments && line[0] == '#' {
+	if d.f.skips(line) {
 		return nil
 	}
 	if msg := d.split(line); msg != "" {

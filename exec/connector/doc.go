@@ -46,7 +46,8 @@
 //	csv.null-literal               (none)    a field equal to it, after unquoting, is NULL, for every type;
 //	                                         the sink writes NULL as it
 //	csv.ignore-first-line          false     skip each file's first line, a header (Flink's option of
-//	                                         that name); the sink writes none
+//	                                         that name; empty and comment lines before it are not it,
+//	                                         as in Flink); the sink writes none
 //
 // format json (Flink's json format; one object per line):
 //

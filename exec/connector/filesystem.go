@@ -349,8 +349,10 @@ type fileReader struct {
 	// in (skipToLine), skipped counting the bytes passed from start-1.
 	skip    bool
 	skipped int64
-	// header is set until the first line of a file with
-	// csv.ignore-first-line has been passed.
+	// header is set until the header line of a file with
+	// csv.ignore-first-line has been passed; meanwhile Offset stays the
+	// zero offset, so that a restore skips the header again rather than
+	// read it as a row after the comments before it.
 	header bool
 	// held gathers a line over several reads (its first maxLine+1 bytes);
 	// heldN is its length so far.
@@ -400,8 +402,13 @@ func (r *fileReader) Next() (arrow.RecordBatch, error) {
 			slept = true
 			continue
 		}
-		if err == nil && r.header {
-			r.header = false // a header line: names, not a row
+		if r.header && (err == nil || errors.As(err, new(*rowError))) {
+			// The header is the first line that is not empty or a
+			// comment, as Jackson's skipFirstDataRow in Flink: names, not
+			// a row, however long.
+			if err != nil || !r.src.cfg.csv.skips(line) {
+				r.header = false
+			}
 			continue
 		}
 		if err == nil {
@@ -544,7 +551,12 @@ func (r *fileReader) take(s []byte, n int64) ([]byte, error) {
 	return s, nil
 }
 
-func (r *fileReader) Offset() exec.Offset { return exec.Offset{Pos: r.pos, Line: r.line} }
+func (r *fileReader) Offset() exec.Offset {
+	if r.header {
+		return exec.Offset{}
+	}
+	return exec.Offset{Pos: r.pos, Line: r.line}
+}
 
 func (r *fileReader) Close() error {
 	if r.c == nil {
