@@ -86,8 +86,9 @@ func New(a Call, in types.Type) (Acc, error) {
 	return nil, fmt.Errorf("no accumulator for %v(%v)", a.Kind, in)
 }
 
-// growTo extends s with zero values to length n.
-func growTo[T any](s []T, n int) []T {
+// Grow extends s with zero values to length n, doubling its capacity
+// when it must grow: the typed slot slices of accumulators and panes.
+func Grow[T any](s []T, n int) []T {
 	if n <= len(s) {
 		return s
 	}

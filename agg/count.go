@@ -9,7 +9,7 @@ import (
 
 type countAcc struct{ n []int64 }
 
-func (c *countAcc) Grow(n int) { c.n = growTo(c.n, n) }
+func (c *countAcc) Grow(n int) { c.n = Grow(c.n, n) }
 
 func (c *countAcc) Update(col arrow.Array, rows, groups []int32) {
 	if col == nil || col.NullN() == 0 {

@@ -35,8 +35,8 @@ func newDecSum(a Call, in types.Type) (*decSumAcc, error) {
 }
 
 func (s *decSumAcc) Grow(n int) {
-	s.sum = growTo(s.sum, n)
-	s.n = growTo(s.n, n)
+	s.sum = Grow(s.sum, n)
+	s.n = Grow(s.n, n)
 }
 
 func (s *decSumAcc) Update(col arrow.Array, rows, groups []int32) {

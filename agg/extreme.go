@@ -70,8 +70,8 @@ func (e *extreme[T]) Size() int { return e.width + 1 }
 func (e *extreme[T]) Heap() int { return e.held }
 
 func (e *extreme[T]) Grow(n int) {
-	e.v = growTo(e.v, n)
-	e.seen = growTo(e.seen, n)
+	e.v = Grow(e.v, n)
+	e.seen = Grow(e.seen, n)
 }
 
 func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {

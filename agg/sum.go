@@ -34,9 +34,9 @@ func (s *intSumAcc) setSum(g int32, x i128) {
 }
 
 func (s *intSumAcc) Grow(n int) {
-	s.lo = growTo(s.lo, n)
-	s.wraps = growTo(s.wraps, n)
-	s.n = growTo(s.n, n)
+	s.lo = Grow(s.lo, n)
+	s.wraps = Grow(s.wraps, n)
+	s.n = Grow(s.n, n)
 }
 
 func (s *intSumAcc) Update(col arrow.Array, rows, groups []int32) {
@@ -187,8 +187,8 @@ type floatSumAcc struct {
 }
 
 func (s *floatSumAcc) Grow(n int) {
-	s.sum = growTo(s.sum, n)
-	s.n = growTo(s.n, n)
+	s.sum = Grow(s.sum, n)
+	s.n = Grow(s.n, n)
 }
 
 func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {

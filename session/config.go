@@ -423,7 +423,7 @@ func closeKeys(k string) []string {
 	}
 	var cs []cand
 	consider := func(c string) {
-		if d := editDistance(strings.ToLower(k), strings.ToLower(c)); d <= limit {
+		if d := EditDistance(strings.ToLower(k), strings.ToLower(c)); d <= limit {
 			cs = append(cs, cand{c, d})
 		}
 	}
@@ -449,8 +449,9 @@ func closeKeys(k string) []string {
 	return out
 }
 
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
+// EditDistance is the Levenshtein distance between a and b, in bytes:
+// what "did you mean" suggestions are ranked by.
+func EditDistance(a, b string) int {
 	prev := make([]int, len(b)+1)
 	cur := make([]int, len(b)+1)
 	for j := range prev {

@@ -640,7 +640,7 @@ func (a *Aggregate) grow(p *pane) error {
 		ac.Grow(n)
 	}
 	if a.track {
-		p.dirty = growTo(p.dirty, n)
+		p.dirty = agg.Grow(p.dirty, n)
 	}
 	return nil
 }
@@ -861,19 +861,3 @@ func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, key func(i
 
 // Pending returns the number of windows holding state.
 func (a *Aggregate) Pending() int { return len(a.panes) }
-
-// growTo extends s with zero values to length n.
-func growTo[T any](s []T, n int) []T {
-	if n <= len(s) {
-		return s
-	}
-	if n <= cap(s) {
-		old := len(s)
-		s = s[:n]
-		clear(s[old:])
-		return s
-	}
-	out := make([]T, n, max(n, 2*cap(s)))
-	copy(out, s)
-	return out
-}

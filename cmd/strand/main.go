@@ -20,6 +20,7 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/session"
 )
 
 // cli is strand's command line: one field per subcommand.
@@ -129,7 +130,7 @@ func unknownCommand(p *kong.Kong, args []string) error {
 	}
 	var close []string
 	for _, n := range names {
-		if strings.HasPrefix(n, args[0]) || levenshtein(n, args[0]) <= 2 {
+		if strings.HasPrefix(n, args[0]) || session.EditDistance(n, args[0]) <= 2 {
 			close = append(close, fmt.Sprintf("%q", n))
 		}
 	}
@@ -141,25 +142,4 @@ func unknownCommand(p *kong.Kong, args []string) error {
 	default:
 		return fmt.Errorf("unknown command %q, did you mean one of %s?", args[0], strings.Join(close, ", "))
 	}
-}
-
-// levenshtein is the edit distance between a and b.
-func levenshtein(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
