@@ -52,6 +52,13 @@ func TestExamples(t *testing.T) {
 	if got := writtenRe.FindAllStringSubmatch(top, -1); len(got) != 2 || got[0][1] != "33" || got[1][1] != "22" {
 		t.Errorf("top_pages.sql: rows written %v, want 33 and 22\n%s", got, top)
 	}
+	// HOP: windows 20 s long every 10 s; a join whose user 5 has no name.
+	if hop := out["hop_per_user.sql"]; !strings.Contains(hop, "+I[2024-01-01 00:01:30.000, 2024-01-01 00:01:50.000, 5, 2]") {
+		t.Errorf("hop_per_user.sql: no 20-second window of user 5\n%s", hop)
+	}
+	if j := out["join_users.sql"]; !strings.Contains(j, ", 5, null, ") || !strings.Contains(j, ", 3, cyd, ") {
+		t.Errorf("join_users.sql: want names joined and user 5 NULL-padded\n%s", j)
+	}
 	// Partitions: a directory per user, files without the user column,
 	// each row naming its source file.
 	parts, err := filepath.Glob(filepath.Join(dir, "out", "by_user", "user_id=*"))
