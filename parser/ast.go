@@ -58,6 +58,7 @@ type CreateTable struct {
 	Comment     *StringLit  // nil if absent
 	PartitionBy []*Ident    // PARTITIONED BY (cols)
 	Options     []*Option   // the WITH clause
+	Like        *TableLike  // nil if absent
 }
 
 // ColumnDef is a physical column (Type set), a metadata column (Type set

@@ -115,7 +115,7 @@ func (n *CreateTable) String() string {
 	if n.IfNotExists {
 		b.WriteString("IF NOT EXISTS ")
 	}
-	b.WriteString(n.Name.String() + " (")
+	b.WriteString(n.Name.String())
 	var elems []string
 	for _, c := range n.Columns {
 		elems = append(elems, c.String())
@@ -126,7 +126,9 @@ func (n *CreateTable) String() string {
 	if n.PrimaryKey != nil {
 		elems = append(elems, n.PrimaryKey.String())
 	}
-	b.WriteString(strings.Join(elems, ", ") + ")")
+	if len(elems) > 0 || n.Like == nil {
+		b.WriteString(" (" + strings.Join(elems, ", ") + ")")
+	}
 	if n.Comment != nil {
 		b.WriteString(" COMMENT " + n.Comment.String())
 	}
@@ -135,6 +137,9 @@ func (n *CreateTable) String() string {
 	}
 	if len(n.Options) > 0 {
 		b.WriteString(" WITH (" + joinNodes(n.Options) + ")")
+	}
+	if n.Like != nil {
+		b.WriteString(" " + n.Like.String())
 	}
 	return b.String()
 }

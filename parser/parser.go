@@ -298,6 +298,8 @@ func (p *parser) statement() (Statement, error) {
 		return p.create()
 	case p.isKw("INSERT"):
 		return p.insert()
+	case p.isStatementSet():
+		return p.statementSet()
 	case p.isKw("SET"):
 		return p.set()
 	case p.isKw("RESET"):
@@ -332,6 +334,13 @@ func (p *parser) statement() (Statement, error) {
 			return nil, err
 		}
 		defer p.leave()
+		if isWord(p.peek(), "STATEMENT") && isWord(p.peekAt(1), "SET") {
+			s, err := p.statementSet() // EXPLAIN STATEMENT SET BEGIN ... END
+			if err != nil {
+				return nil, err
+			}
+			return &Explain{Start: t.pos, Details: details, Statement: s}, nil
+		}
 		s, err := p.statement()
 		if err != nil {
 			return nil, err
@@ -465,19 +474,13 @@ func (p *parser) createTable(start Pos, temp bool) (Statement, error) {
 	if ct.Name, err = p.name(); err != nil {
 		return nil, err
 	}
-	if _, err := p.expectOp("("); err != nil {
-		return nil, err
-	}
-	for {
-		if err := p.tableElement(ct); err != nil {
+	// With LIKE, the column list may be left out: CREATE TABLE t WITH
+	// (...) LIKE u.
+	noColumns, columnsAt := !p.isOp("("), p.i
+	if !noColumns {
+		if err := p.tableElements(ct); err != nil {
 			return nil, err
 		}
-		if !p.acceptOp(",") {
-			break
-		}
-	}
-	if _, err := p.expectOp(")"); err != nil {
-		return nil, err
 	}
 	if p.acceptKw("COMMENT") {
 		if ct.Comment, err = p.stringLit(); err != nil {
@@ -497,7 +500,34 @@ func (p *parser) createTable(start Pos, temp bool) (Statement, error) {
 			return nil, err
 		}
 	}
+	if p.isKw("LIKE") {
+		if ct.Like, err = p.tableLike(); err != nil {
+			return nil, err
+		}
+	} else if noColumns {
+		p.i = columnsAt
+		p.want(quote("("))
+		return nil, p.unexpected()
+	}
 	return ct, nil
+}
+
+// tableElements parses the parenthesized columns and constraints of a
+// CREATE TABLE.
+func (p *parser) tableElements(ct *CreateTable) error {
+	if _, err := p.expectOp("("); err != nil {
+		return err
+	}
+	for {
+		if err := p.tableElement(ct); err != nil {
+			return err
+		}
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	_, err := p.expectOp(")")
+	return err
 }
 
 func (p *parser) tableElement(ct *CreateTable) error {

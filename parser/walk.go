@@ -37,6 +37,12 @@ func Children(n Node) []Node {
 		c = add(c, n.Comment)
 		c = add(c, n.PartitionBy...)
 		c = add(c, n.Options...)
+		c = add(c, n.Like)
+	case *TableLike:
+		c = add(c, n.Source)
+		c = add(c, n.Options...)
+	case *StatementSet:
+		c = add(c, n.Inserts...)
 	case *ColumnDef:
 		c = add(c, n.Type)
 		c = add(c, n.Expr)

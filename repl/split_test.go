@@ -35,6 +35,11 @@ func TestSplit(t *testing.T) {
 		{"open hint", "SELECT /*+ UID('a') ;", nil, "SELECT /*+ UID('a') ;", false},
 		{"comment after statement", "SELECT 1; -- done\n", []string{"SELECT 1;"}, " -- done\n", true},
 		{"empty statement", ";", []string{";"}, "", true},
+		{"statement set", "EXECUTE STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND; SELECT 3;",
+			[]string{"EXECUTE STATEMENT SET BEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;", " SELECT 3;"}, "", true},
+		{"open statement set", "SELECT 0; -- sets\nexecute statement set begin INSERT INTO a SELECT 1;\n", []string{"SELECT 0;"}, " -- sets\nexecute statement set begin INSERT INTO a SELECT 1;\n", false},
+		{"legacy statement set", "BEGIN STATEMENT SET;\nINSERT INTO a SELECT CASE WHEN x THEN 1 END FROM t;\n/* done */ end;",
+			[]string{"BEGIN STATEMENT SET;\nINSERT INTO a SELECT CASE WHEN x THEN 1 END FROM t;\n/* done */ end;"}, "", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
