@@ -112,14 +112,12 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			inputs[v] = append(inputs[v], m)
 		}
 	}
-	consumer := make(map[*Vertex]*Vertex)
-	edgeOf := make(map[*Vertex]*Edge)
-	chanOf := make(map[*Vertex][][]chan Element)
+	// outsOf[v] are the edges v's output goes out on: one, or several
+	// for a source shared by the INSERTs of a statement set.
+	outsOf := make(map[*Vertex][]outEdge)
 	for _, v := range g.Vertices {
 		for i, e := range v.Inputs {
-			consumer[e.From] = v
-			edgeOf[e.From] = e
-			chanOf[e.From] = inputs[v][i]
+			outsOf[e.From] = append(outsOf[e.From], outEdge{edge: e, to: v, chans: inputs[v][i]})
 		}
 	}
 
@@ -210,13 +208,19 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				writers = append(writers, w)
 				out = &sinkOutput{w: w, uid: v.SinkUID, metrics: opts.Metrics}
 			} else {
-				e := edgeOf[v]
-				outs := make([]chan<- Element, consumer[v].Parallelism)
-				for d := range outs {
-					outs[d] = chanOf[v][sub][d]
+				var fan fanOutput
+				for _, oe := range outsOf[v] {
+					outs := make([]chan<- Element, oe.to.Parallelism)
+					for d := range outs {
+						outs[d] = oe.chans[sub][d]
+					}
+					sm.outs = append(sm.outs, outs...)
+					fan = append(fan, &chanOutput{ctx: ctx, kind: oe.edge.Kind, outs: outs, self: sub, keys: oe.edge.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub})
 				}
-				sm.outs = outs
-				out = &chanOutput{ctx: ctx, kind: e.Kind, outs: outs, self: sub, keys: e.Keys, maxPar: maxPar, alloc: opts.Alloc, next: sub}
+				out = fan
+				if len(fan) == 1 {
+					out = fan[0]
+				}
 			}
 			var ins []<-chan Element
 			var sides []Side

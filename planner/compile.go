@@ -45,6 +45,12 @@ type compiler struct {
 	// sources counts the scans of each table so far: a table read twice
 	// (a self-join) has two sources, whose read positions need two uids.
 	sources map[string]int
+	// For a statement set (statement_set.go): wide holds the columns the
+	// scans of each table (scanKey) read; scanKeys and fireKeys tell the
+	// sources that read alike and drop the same rows as late.
+	wide     map[string][]bool
+	scanKeys map[*exec.SourceSpec]string
+	fireKeys map[*exec.SourceSpec]string
 }
 
 // sourceUID is the uid of the next scan of table: source-<table>, and
@@ -115,7 +121,7 @@ func (c *compiler) node(n Node) (*stage, error) {
 		// Rows of a processing-time window are never late: only event
 		// time drops rows at the source.
 		if s.schema[n.TimeCol].Type.Attr != types.ProcTime {
-			if err := c.fires(s, n.Window.Fires); err != nil {
+			if err := c.fires(s, n.Window); err != nil {
 				return nil, err
 			}
 		}
@@ -137,6 +143,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.union(n)
 	case *Sink:
 		return c.sink(n)
+	case *SinkSet:
+		return c.sinkSet(n)
 	}
 	return nil, fmt.Errorf("planner: cannot compile %T", n)
 }
@@ -151,6 +159,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 		return nil, optionError(t, err)
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
+	c.keep(&c.scanKeys, spec, scanKey(t))
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -169,26 +178,12 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		return s, cond, exprs, err
 	}
 
-	// need: columns of the table's schema; needPhys: of its physical schema.
-	need := make([]bool, len(t.Schema))
-	mark := func(e expr.Expr, into []bool) {
-		if e == nil {
-			return
-		}
-		expr.Walk(e, func(x expr.Expr) bool {
-			if col, ok := x.(*expr.Col); ok {
-				into[col.Index] = true
-			}
-			return true
-		})
-	}
-	mark(cond, need)
-	for _, e := range exprs {
-		mark(e, need)
-	}
-	if t.TimeCol >= 0 {
-		need[t.TimeCol] = true
-		mark(t.Watermark, need)
+	// need: columns of the table's schema; needPhys: of its physical
+	// schema. In a statement set, what the other scans of the table need
+	// too, so that they all read alike.
+	need := scanNeed(t, cond, exprs)
+	for i, w := range c.wide[scanKey(t)] {
+		need[i] = need[i] || w
 	}
 	needPhys := make([]bool, len(t.Physical))
 	for pi, fi := range t.Physical {
@@ -200,7 +195,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	}
 	for fi, e := range t.Computed {
 		if need[fi] {
-			mark(e, needPhys)
+			markCols(e, needPhys)
 		}
 	}
 	if !slices.Contains(needPhys, true) {
@@ -248,6 +243,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		return nil, nil, nil, optionError(t, err)
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
+	c.keep(&c.scanKeys, spec, scanKey(t))
 	if t.TimeCol >= 0 {
 		spec.Watermark = substitute(t.Watermark, byFull)
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
@@ -262,6 +258,35 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		out[i] = substitute(e, byFull)
 	}
 	return &stage{v: v, schema: schema, src: spec}, cond, out, nil
+}
+
+// scanNeed returns the columns of t's schema that a filter cond and a
+// projection exprs over its scan read, with the time column and what the
+// watermark reads.
+func scanNeed(t *Table, cond expr.Expr, exprs []expr.Expr) []bool {
+	need := make([]bool, len(t.Schema))
+	markCols(cond, need)
+	for _, e := range exprs {
+		markCols(e, need)
+	}
+	if t.TimeCol >= 0 {
+		need[t.TimeCol] = true
+		markCols(t.Watermark, need)
+	}
+	return need
+}
+
+// markCols sets into[i] for each column i that e reads.
+func markCols(e expr.Expr, into []bool) {
+	if e == nil {
+		return
+	}
+	expr.Walk(e, func(x expr.Expr) bool {
+		if col, ok := x.(*expr.Col); ok {
+			into[col.Index] = true
+		}
+		return true
+	})
 }
 
 // check looks at the files of table t read (asSource) or written by the
@@ -280,17 +305,26 @@ func (c *compiler) check(t *Table, asSource bool) error {
 	return nil
 }
 
-// fires tells the source feeding s how rows map to windows, so it can drop
-// late rows per split.
-func (c *compiler) fires(s *stage, f func(int64) int64) error {
+// fires tells the source feeding s how rows map to windows of w, so it
+// can drop late rows per split.
+func (c *compiler) fires(s *stage, w window.Assigner) error {
 	if s.windowed {
 		return nil
 	}
 	if s.src == nil || s.src.Fires != nil {
 		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
 	}
-	s.src.Fires = f
+	s.src.Fires = w.Fires
+	c.keep(&c.fireKeys, s.src, fmt.Sprintf("%+v", w))
 	return nil
+}
+
+// keep records v for spec in *m, made on first use.
+func (c *compiler) keep(m *map[*exec.SourceSpec]string, spec *exec.SourceSpec, v string) {
+	if *m == nil {
+		*m = map[*exec.SourceSpec]string{}
+	}
+	(*m)[spec] = v
 }
 
 func (c *compiler) calc(s *stage, cond expr.Expr, project []expr.Expr, out types.Schema) error {
@@ -320,7 +354,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	// Assigned rows come from a window TVF below, which had the source
 	// drop late rows already.
 	if n.TimeCol >= 0 && !n.Assigned {
-		if err := c.fires(s, n.Window.Fires); err != nil {
+		if err := c.fires(s, n.Window); err != nil {
 			return nil, err
 		}
 	}

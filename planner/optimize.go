@@ -132,6 +132,8 @@ func withInputs(n Node, in []Node) Node {
 		return &Union{Ins: in, Out: n.Out}
 	case *Scan:
 		return n
+	case *SinkSet:
+		return n.withSinks(in)
 	}
 	// A node kind this switch does not know would keep its old children
 	// after a rewrite below it: a planner bug, never a user's.

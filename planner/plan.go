@@ -10,8 +10,11 @@ import (
 )
 
 // PlanQuery binds an INSERT or a query statement into a logical plan
-// rooted at a Sink.
+// rooted at a Sink, or a statement set into a SinkSet of them.
 func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
+	if set, ok := st.(*parser.StatementSet); ok {
+		return planSet(cat, set)
+	}
 	b := &binder{cat: cat}
 	var root Node
 	var err error

@@ -358,8 +358,11 @@ func isInsert(src string) bool {
 	if err != nil || len(stmts) != 1 {
 		return false
 	}
-	_, ok := stmts[0].(*parser.Insert)
-	return ok
+	switch stmts[0].(type) {
+	case *parser.Insert, *parser.StatementSet:
+		return true
+	}
+	return false
 }
 
 // input is the text typed since the last complete input, of which the

@@ -111,7 +111,7 @@ func (s *Session) execIn(ctx context.Context, st parser.Statement, src string) e
 		return s.showJobs()
 	case *parser.StopJob:
 		return s.stopJob(ctx, st)
-	case *parser.Insert, parser.Query:
+	case *parser.Insert, *parser.StatementSet, parser.Query:
 		return s.run(ctx, st)
 	case *parser.Source:
 		return s.source(ctx, st)
@@ -282,7 +282,7 @@ func (s *Session) run(ctx context.Context, st parser.Statement) error {
 	if err != nil {
 		return err
 	}
-	if _, ok := st.(*parser.Insert); ok && s.Detach {
+	if writes(st) && s.Detach {
 		s.detached.Add(1)
 		go func() {
 			defer s.detached.Done()
@@ -390,7 +390,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		return nil, s.at(st, err)
 	}
 	s.Jobs.add(j)
-	_, insert := st.(*parser.Insert)
+	insert := writes(st)
 	// A SELECT at the REPL's prompt shows its rows: lines about its job
 	// would only break its table.
 	logged := !s.Detach || insert
@@ -434,6 +434,16 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 		return err
 	}, nil
+}
+
+// writes reports whether st is an INSERT or a statement set of them: a
+// job that writes tables, which a detached session runs in the background.
+func writes(st parser.Statement) bool {
+	switch st.(type) {
+	case *parser.Insert, *parser.StatementSet:
+		return true
+	}
+	return false
 }
 
 // Result is what a display of a SELECT's rows is given: the rows' schema,

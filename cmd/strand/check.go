@@ -95,7 +95,7 @@ func checkFile(sess *session.Session, md *checkpoint.Metadata, file, src string,
 	}
 	for _, st := range stmts {
 		switch st.(type) {
-		case *parser.Insert, parser.Query:
+		case *parser.Insert, *parser.StatementSet, parser.Query:
 		default:
 			if err := sess.Exec(context.Background(), st); err != nil {
 				return 0, 0, err

@@ -163,7 +163,7 @@ func (c *explainCmd) Run(std *stdio) error {
 
 func isQuery(st parser.Statement) bool {
 	switch st.(type) {
-	case *parser.Insert, parser.Query:
+	case *parser.Insert, *parser.StatementSet, parser.Query:
 		return true
 	}
 	return false
