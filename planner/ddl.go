@@ -20,6 +20,13 @@ func (c *Catalog) CreateTable(st *parser.CreateTable, src, file string) error {
 		}
 		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
 	}
+	if st.Like != nil {
+		merged, err := c.mergeLike(st)
+		if err != nil {
+			return err
+		}
+		st = merged
+	}
 	t, err := bindCreateTable(st)
 	if err != nil {
 		return err
