@@ -91,13 +91,23 @@ type SinkState struct {
 // checkpoint's commit renames it to Final. Size and CRC32C are its content
 // at the barrier, checked before a restore commits it. With Txn it is a
 // pre-committed transaction of an external system instead (a Kafka sink's),
-// and the other fields but Subtask are unused.
+// and the other fields but Subtask are unused. With Progress it is no file
+// either, but what the subtask had reached at the barrier.
 type PendingFile struct {
 	Subtask    int
 	Tmp, Final string
 	Size       int64
 	CRC32C     uint32
-	Txn        *PendingTxn `json:",omitempty"`
+	Txn        *PendingTxn   `json:",omitempty"`
+	Progress   *SinkProgress `json:",omitempty"`
+}
+
+// SinkProgress is one sink subtask's progress at a barrier, of Of
+// subtasks: its watermark. A partitioned filesystem sink commits a
+// partition once every subtask's watermark has passed its time.
+type SinkProgress struct {
+	Watermark int64
+	Of        int
 }
 
 // PendingTxn is a transaction flushed at the barrier and left open, which
@@ -113,7 +123,7 @@ type PendingTxn struct {
 // committed. The error names the file. A transaction has nothing here to
 // check; its broker decides.
 func (p PendingFile) verify() error {
-	if p.Txn != nil {
+	if p.Txn != nil || p.Progress != nil {
 		return nil
 	}
 	path := p.Tmp

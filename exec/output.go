@@ -198,7 +198,12 @@ func (o *sinkOutput) Emit(b arrow.RecordBatch) error {
 	return nil
 }
 
-func (o *sinkOutput) watermark(int64) error { return nil }
+func (o *sinkOutput) watermark(wm int64) error {
+	if w, ok := o.w.(Watermarker); ok {
+		return w.Watermark(wm)
+	}
+	return nil
+}
 
 func (o *sinkOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
 	pc, ok := o.w.(PreCommitter)

@@ -513,10 +513,20 @@ func Settle(g *Graph, cp *Checkpointing) error {
 // file that is gone (a user moved the output away) stops neither the
 // others nor the job.
 func commitEach(cm Committer, pending []checkpoint.PendingFile) error {
+	// The subtasks' progress is committed together, after every file: it
+	// tells the sink what all of them had reached.
+	var progress []checkpoint.PendingFile
 	for _, p := range pending {
+		if p.Progress != nil {
+			progress = append(progress, p)
+			continue
+		}
 		if err := cm.Commit([]checkpoint.PendingFile{p}); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return err
 		}
+	}
+	if len(progress) > 0 {
+		return cm.Commit(progress)
 	}
 	return nil
 }

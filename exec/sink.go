@@ -26,6 +26,13 @@ type SinkWriter interface {
 	Abort() error
 }
 
+// Watermarker is a SinkWriter that is told its input's watermark: a
+// partitioned filesystem sink commits a partition once the watermark has
+// passed its time.
+type Watermarker interface {
+	Watermark(wm int64) error
+}
+
 // Holder is a Sink that holds something for the whole run: the filesystem
 // sink locks its directory, so that no other run writes or cleans it
 // meanwhile.

@@ -117,6 +117,9 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 	case "output":
 		var path string
 		d.ScanArgs(t, "path", &path)
+		if d.HasArg("success") {
+			return successDirs(t, path)
+		}
 		return readOutput(t, path, d.HasArg("dirs"))
 	case "metrics":
 		m := r.sess.LastMetrics
@@ -175,6 +178,24 @@ func readOutput(t *testing.T, dir string, dirs bool) string {
 		return "(empty)\n"
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// successDirs lists the directories below dir that hold a _SUCCESS
+// file: the partitions a filesystem sink committed.
+func successDirs(t *testing.T, dir string) string {
+	var out []string
+	err := filepath.WalkDir(dir, func(p string, de os.DirEntry, err error) error {
+		if err == nil && de.Name() == "_SUCCESS" {
+			rel, _ := filepath.Rel(dir, filepath.Dir(p))
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(out)
+	return strings.Join(append(out, fmt.Sprintf("(%d committed)", len(out))), "\n") + "\n"
 }
 
 func sortLines(s string) string {

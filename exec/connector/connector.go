@@ -131,6 +131,9 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := checkCommit(c.commit, t.Partitions); err != nil {
+			return nil, err
+		}
 		if env.JobID == "" {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}

@@ -29,6 +29,10 @@ type fsConfig struct {
 	rollSize    int64
 	splitSize   int64  // source.split-size
 	defaultPart string // partition.default-name
+	// commit is how a partitioned sink commits partitions, or nil;
+	// rollover and checkEvery are the rolling policy's time options.
+	commit               *partitionCommit
+	rollover, checkEvery time.Duration
 }
 
 var (
@@ -42,14 +46,16 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	// The format's own keys are valid only with that format, as in Flink.
 	// Without a known format every format key passes here, so that the
 	// error is the missing or bad format, not its options.
-	valid := slices.Concat(fsKeys, csvKeys, jsonKeys)
+	valid := slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys)
 	switch t.Options["format"] {
 	case "csv":
-		valid = slices.Concat(fsKeys, csvKeys)
+		valid = slices.Concat(fsKeys, commitKeys, csvKeys)
 	case "json":
-		valid = slices.Concat(fsKeys, jsonKeys)
+		valid = slices.Concat(fsKeys, commitKeys, jsonKeys)
 	}
-	c := fsConfig{rollSize: 128 << 20, splitSize: defaultSplitSize}
+	// Flink's rolling defaults: a part file rolls after 30 minutes, checked
+	// every minute.
+	c := fsConfig{rollSize: 128 << 20, splitSize: defaultSplitSize, rollover: 30 * time.Minute, checkEvery: time.Minute}
 	err := o.checkKeys(valid, nil)
 	if err == nil {
 		c.path, err = o.required("path")
@@ -76,6 +82,18 @@ func parseFilesystem(t Table) (fsConfig, error) {
 			return c, badValue("sink.rolling-policy.file-size", v, "must be a positive memory size such as '128MB'")
 		}
 		c.rollSize = n
+	}
+	for key, d := range map[string]*time.Duration{"sink.rolling-policy.rollover-interval": &c.rollover, "sink.rolling-policy.check-interval": &c.checkEvery} {
+		if v, ok := o.get(key); ok {
+			n, err := types.ParseDuration(v)
+			if err != nil || n <= 0 {
+				return c, badValue(key, v, "must be a positive duration such as '1 min'")
+			}
+			*d = n
+		}
+	}
+	if c.commit, err = parseCommit(o); err != nil {
+		return c, err
 	}
 	if v, ok := o.get("source.split-size"); ok {
 		n, ok := types.ParseMemorySize(v)

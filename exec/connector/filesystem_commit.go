@@ -95,6 +95,9 @@ func (s *fileSink) Commit(pending []checkpoint.PendingFile) error {
 	s.mu.Unlock()
 	dirs := map[string]bool{}
 	for _, p := range pending {
+		if p.Progress != nil {
+			continue
+		}
 		err := os.Rename(p.Tmp, p.Final)
 		if errors.Is(err, os.ErrNotExist) {
 			if _, serr := os.Stat(p.Final); serr == nil {
@@ -111,6 +114,9 @@ func (s *fileSink) Commit(pending []checkpoint.PendingFile) error {
 		if err := syncDir(d); err != nil {
 			return err
 		}
+	}
+	if wm, ok := progressOf(pending); ok && s.cfg.commit != nil {
+		return s.commitPartitions(wm, false)
 	}
 	return nil
 }
@@ -147,7 +153,7 @@ func (s *fileSink) recoverDir(dir string, id int64) error {
 		return fmt.Errorf("filesystem sink: %w", err)
 	}
 	mine := "part-" + s.job + "-"
-	removed := false
+	removed, uncommitted := false, false
 	for _, e := range entries {
 		name := e.Name()
 		var stale bool
@@ -158,6 +164,7 @@ func (s *fileSink) recoverDir(dir string, id int64) error {
 			if m := committedBy.FindStringSubmatch(name); m != nil {
 				n, _ := strconv.ParseInt(m[1], 10, 64)
 				stale = n > id
+				uncommitted = uncommitted || stale
 			}
 		}
 		if stale {
@@ -165,6 +172,11 @@ func (s *fileSink) recoverDir(dir string, id int64) error {
 				return fmt.Errorf("filesystem sink: %w", err)
 			}
 			removed = true
+		}
+	}
+	if uncommitted {
+		if err := s.uncommit(dir); err != nil {
+			return err
 		}
 	}
 	if removed {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -37,10 +38,15 @@ type partitionWriter struct {
 	val     []byte        // scratch: a partition value
 	def     []byte        // partition.default-name, escaped
 	done    bool          // closed or aborted
+	// n is the number of the sink's subtasks; wm this one's watermark,
+	// handed over at each barrier for the partition commit.
+	n      int
+	wm     int64
+	roller rolling
 }
 
-func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask int) (*partitionWriter, error) {
-	w := &partitionWriter{sink: s, subtask: subtask, ncols: len(out), dirs: map[string]*fileWriter{}}
+func (s *fileSink) openPartitioned(out types.Schema, names []string, subtask, n int) (*partitionWriter, error) {
+	w := &partitionWriter{sink: s, subtask: subtask, ncols: len(out), dirs: map[string]*fileWriter{}, n: n, wm: math.MinInt64}
 	var fileNames []string
 	for i, n := range names {
 		if slices.Contains(s.parts, n) {
@@ -91,6 +97,12 @@ func (w *partitionWriter) Write(b arrow.RecordBatch) error {
 			return err
 		}
 	}
+	return w.roller.check(&w.sink.cfg, w.order)
+}
+
+// Watermark implements exec.Watermarker.
+func (w *partitionWriter) Watermark(wm int64) error {
+	w.wm = max(w.wm, wm)
 	return nil
 }
 
@@ -175,6 +187,9 @@ func (w *partitionWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) 
 		}
 		all = append(all, p...)
 	}
+	if w.sink.cfg.commit != nil {
+		all = append(all, checkpoint.PendingFile{Subtask: w.subtask, Progress: &checkpoint.SinkProgress{Watermark: w.wm, Of: w.n}})
+	}
 	return all, nil
 }
 
@@ -185,7 +200,7 @@ func (w *partitionWriter) Close() error {
 			return err
 		}
 	}
-	return nil
+	return w.sink.closed(w.n)
 }
 
 func (w *partitionWriter) Abort() error {

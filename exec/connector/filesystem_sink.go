@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/checkpoint"
@@ -23,9 +24,12 @@ type fileSink struct {
 	parts  []string // partition columns, in declared order
 
 	// mu guards committed: the hidden files the coordinator has made
-	// visible, which writers stop handing over.
+	// visible, which writers stop handing over; done, the partition
+	// directories committed; and nclosed, the writers closed at the end.
 	mu        sync.Mutex
 	committed map[string]bool
+	done      map[string]bool
+	nclosed   int
 }
 
 // lockName is the lock file in a sink's directory: a job holds it while
@@ -79,7 +83,7 @@ func (s *fileSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, erro
 		return nil, fmt.Errorf("filesystem sink: %w", err)
 	}
 	if len(s.parts) > 0 {
-		w, err := s.openPartitioned(out, names, subtask)
+		w, err := s.openPartitioned(out, names, subtask, n)
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +106,37 @@ func (s *fileSink) writer(dir string, subtask, ncols int, enc encoder, bufCap in
 		sink:    s,
 		buf:     make([]byte, 0, bufCap),
 	}
+}
+
+// rolling rolls over the files of ws that have been open for the
+// rolling policy's rollover interval, checking at most every check
+// interval (sink.rolling-policy.*). A file's age counts from the first
+// check that found it open, so it rolls within rollover plus one check
+// interval of its first row, as Flink's timer-driven check does.
+type rolling struct {
+	next time.Time
+}
+
+func (r *rolling) check(cfg *fsConfig, ws []*fileWriter) error {
+	now := time.Now()
+	if now.Before(r.next) {
+		return nil
+	}
+	r.next = now.Add(cfg.checkEvery)
+	for _, w := range ws {
+		if w.f == nil && len(w.buf) == 0 {
+			continue
+		}
+		if w.opened.IsZero() {
+			w.opened = now
+		}
+		if now.Sub(w.opened) >= cfg.rollover {
+			if err := w.roll(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (s *fileSink) encoder(names []string) encoder {
@@ -146,6 +181,10 @@ type fileWriter struct {
 	// handed are files pre-committed to a checkpoint and not known to be
 	// committed: every later barrier hands them over again.
 	handed []checkpoint.PendingFile
+	// opened is when the rolling policy first found the current file
+	// open; roll is that policy's clock for an unpartitioned writer.
+	opened time.Time
+	roller rolling
 }
 
 func (w *fileWriter) hiddenName(seq int) string {
@@ -164,7 +203,7 @@ func (w *fileWriter) Write(b arrow.RecordBatch) error {
 			return err
 		}
 	}
-	return nil
+	return w.roller.check(&w.sink.cfg, []*fileWriter{w})
 }
 
 // writeRow encodes one row, rolling over or writing out as needed.
@@ -217,6 +256,7 @@ func (w *fileWriter) roll() error {
 	}
 	w.pending = append(w.pending, w.f.Name())
 	w.f = nil
+	w.opened = time.Time{}
 	w.seq++
 	if err != nil {
 		return fmt.Errorf("filesystem sink: %w", err)

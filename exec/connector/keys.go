@@ -17,7 +17,7 @@ func OptionKeys(name string) []string {
 	case "datagen":
 		return slices.Clone(genKeys)
 	case "filesystem":
-		return slices.Concat(fsKeys, csvKeys, jsonKeys)
+		return slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys)
 	case "nexmark":
 		return slices.Clone(nexKeys)
 	case "kafka":

@@ -16,7 +16,7 @@ func TestValidate(t *testing.T) {
 		err      string
 	}{
 		{map[string]string{"connector": "filesystem", "pth": "x", "format": "csv"}, true, "pth",
-			"unknown option 'pth' for connector 'filesystem' (valid options: 'connector', 'path', 'format', 'partition.default-name', 'sink.rolling-policy.file-size', 'source.split-size', 'csv.field-delimiter', 'csv.quote-character', 'csv.disable-quote-character', 'csv.allow-comments', 'csv.ignore-parse-errors', 'csv.null-literal', 'csv.ignore-first-line')"},
+			"unknown option 'pth' for connector 'filesystem' (valid options: 'connector', 'path', 'format', 'partition.default-name', 'sink.rolling-policy.file-size', 'source.split-size', 'sink.partition-commit.trigger', 'sink.partition-commit.delay', 'sink.partition-commit.policy.kind', 'sink.partition-commit.success-file.name', 'partition.time-extractor.kind', 'partition.time-extractor.timestamp-pattern', 'sink.rolling-policy.rollover-interval', 'sink.rolling-policy.check-interval', 'csv.field-delimiter', 'csv.quote-character', 'csv.disable-quote-character', 'csv.allow-comments', 'csv.ignore-parse-errors', 'csv.null-literal', 'csv.ignore-first-line')"},
 		{map[string]string{"connector": "filesystem", "format": "csv"}, true, "path",
 			"missing required option 'path' for connector 'filesystem'"},
 		{map[string]string{"connector": "filesystem", "path": "x", "csv.field-delimiter": ";"}, true, "format",
