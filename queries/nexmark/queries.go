@@ -7,7 +7,10 @@
 // and are embedded so that strand bench carries them.
 package nexmark
 
-import "embed"
+import (
+	"embed"
+	"strings"
+)
 
 // Files holds ddl.sql and q<name>.sql for every query.
 //
@@ -15,7 +18,14 @@ import "embed"
 var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
-var Queries = []string{"q0", "q1", "q2", "q12", "q12e", "q7w"}
+var Queries = []string{"q0", "q1", "q2", "q10", "q12", "q12e", "q7w"}
+
+// Fill replaces the placeholders of Flink's query texts: ${NEXMARK_DIR},
+// the directory q10 writes its log under (data/output/<submit time>/bid/),
+// by dir, and ${SUBMIT_TIME} by submitted.
+func Fill(src, dir, submitted string) string {
+	return strings.NewReplacer("${NEXMARK_DIR}", dir, "${SUBMIT_TIME}", submitted).Replace(src)
+}
 
 // Script returns the SQL that runs query q: the shared DDL, then the
 // query's file.
