@@ -91,6 +91,15 @@ func (c *chain) emitterOf(i int) Emitter {
 }
 
 // push feeds a batch into the head of the chain; the chain takes it over.
+// counted counts n rows into a chain that a shared source bypasses
+// (sourceTask.fan).
+func (c *chain) counted(n int64) {
+	if c.metrics != nil {
+		c.metrics.RowsIn.Add(n)
+		c.sub.RowsIn.Add(n)
+	}
+}
+
 func (c *chain) push(b arrow.RecordBatch) error {
 	if c.metrics != nil {
 		c.metrics.RowsIn.Add(b.NumRows())

@@ -42,6 +42,12 @@ type Edge struct {
 	Kind PartKind
 	// Keys are the column indexes hashed by a Hash edge.
 	Keys []int
+	// Fires, on an edge out of a source vertex without operators, drops
+	// the rows late for the reader's windows on this edge only, as the
+	// source's Fires does on all (see SourceSpec.Fires): a source shared
+	// by pipelines with windows of other slides, or without windows,
+	// drops for each what would be dropped for it alone.
+	Fires func(ts int64) int64
 }
 
 // SourceSpec makes a vertex a source: it reads Source's splits, computes
@@ -122,6 +128,9 @@ func (g *Graph) String() string {
 					keys[i] = out[k].Name
 				}
 				fmt.Fprintf(&b, "[%s]", strings.Join(keys, ", "))
+			}
+			if in.Fires != nil {
+				b.WriteString(", late rows dropped per split")
 			}
 			b.WriteString("\n")
 		}

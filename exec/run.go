@@ -241,10 +241,20 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				trigger = coord.triggers[sourceSubtask]
 				sourceSubtask++
 			}
+			var drops []func(int64) int64
+			for _, oe := range outsOf[v] {
+				if oe.edge.Fires != nil {
+					drops = make([]func(int64) int64, len(outsOf[v]))
+					for i, oe := range outsOf[v] {
+						drops[i] = oe.edge.Fires
+					}
+					break
+				}
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runTask(ctx, v, tc, opts, ins, sides, out, coord, trigger); err != nil {
+				if err := runTask(ctx, v, tc, opts, ins, sides, out, drops, coord, trigger); err != nil {
 					fail(err)
 				}
 			}()
@@ -331,7 +341,7 @@ func finishSafely(parent context.Context, g *Graph, err error, coord *coordinato
 // runTask runs one subtask and closes its operators and output whatever
 // happens.
 func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins []<-chan Element, sides []Side, out output,
-	coord *coordinator, trigger <-chan checkpoint.Barrier) (err error) {
+	drops []func(int64) int64, coord *coordinator, trigger <-chan checkpoint.Barrier) (err error) {
 	// Errors name the vertex, not the subtask, so that they read the same
 	// at any parallelism.
 	name := v.Name
@@ -360,7 +370,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 		for i := tc.Subtask; i < len(splits); i += v.Parallelism {
 			mine = append(mine, splits[i])
 		}
-		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out,
+		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out, drops: drops,
 			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics, Subtask: tc.Subtask},
 			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()
@@ -398,6 +408,9 @@ func validate(g *Graph) error {
 			}
 		}
 		for _, e := range v.Inputs {
+			if e.Fires != nil && (e.From.Source == nil || len(e.From.Ops) > 0 || e.From.Source.Fires != nil) {
+				return fmt.Errorf("exec: edge %s -> %s drops late rows, but comes from no source vertex without operators and late rows of its own", e.From.Name, v.Name)
+			}
 			if e.Kind == Forward && e.From.Parallelism != v.Parallelism {
 				return fmt.Errorf("exec: forward edge %s -> %s joins parallelism %d to %d", e.From.Name, v.Name, e.From.Parallelism, v.Parallelism)
 			}

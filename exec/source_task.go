@@ -25,6 +25,9 @@ type sourceTask struct {
 	split []Split
 	chain *chain
 	out   output
+	// drops, for a shared source (its out a fanOutput, no operators),
+	// drops late rows per output edge: drops[i] is edge i's Fires, or nil.
+	drops []func(int64) int64
 
 	// Checkpoints: nil coord when the job does not checkpoint.
 	coord    *coordinator
@@ -36,6 +39,7 @@ type sourceTask struct {
 	ectx     *expr.Ctx
 	schema   *arrow.Schema
 	sel      []int32
+	sels     [][]int32 // per output edge, for drops
 }
 
 // splitState is one split being read.
@@ -287,6 +291,9 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	cand := wmArr.(*array.Timestamp)
 	ts := b.Column(t.spec.TimeCol).(*array.Timestamp)
 	tsv, candv := ts.Values(), cand.Values()
+	if t.drops != nil {
+		return t.fan(st, b, ts, cand)
+	}
 
 	t.sel = t.sel[:0]
 	wm := st.wm
@@ -317,6 +324,66 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	kept := expr.Take(t.tc.Alloc, b, t.sel)
 	b.Release()
 	return t.chain.push(kept)
+}
+
+// fan is process for a source shared by pipelines that drop other rows
+// as late: each output edge gets the rows not late for its reader,
+// against the split's watermark before the row. The watermark advances
+// on every row with a time, as without windows (a row late for a window
+// cannot advance it: its time is at most the watermark).
+func (t *sourceTask) fan(st *splitState, b arrow.RecordBatch, ts, cand *array.Timestamp) error {
+	defer b.Release()
+	tsv, candv := ts.Values(), cand.Values()
+	if len(t.sels) != len(t.drops) {
+		t.sels = make([][]int32, len(t.drops))
+	}
+	for i := range t.sels {
+		t.sels[i] = t.sels[i][:0]
+	}
+	wm := st.wm
+	var late, bad int64
+	for i := range tsv {
+		if ts.IsNull(i) {
+			bad++
+			continue
+		}
+		for k, fires := range t.drops {
+			if fires != nil && fires(int64(tsv[i])) <= wm {
+				late++
+				continue
+			}
+			t.sels[k] = append(t.sels[k], int32(i))
+		}
+		if cand.IsValid(i) && int64(candv[i]) > wm {
+			wm = int64(candv[i])
+		}
+	}
+	st.wm = wm
+	if late+bad > 0 {
+		t.tc.Metrics.LateRows.Add(late)
+		t.tc.Metrics.BadRows.Add(bad)
+		sub := t.tc.counters()
+		sub.LateRows.Add(late)
+		sub.BadRows.Add(bad)
+	}
+	t.chain.counted(int64(len(tsv)) - bad)
+	outs := t.out.(fanOutput)
+	for k, sel := range t.sels {
+		var part arrow.RecordBatch
+		switch {
+		case len(sel) == len(tsv):
+			b.Retain()
+			part = b
+		case len(sel) == 0:
+			continue
+		default:
+			part = expr.Take(t.tc.Alloc, b, sel)
+		}
+		if err := outs[k].Emit(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compute evaluates the table's computed columns over a physical batch.

@@ -140,28 +140,44 @@ func scanKey(t *Table) string {
 }
 
 // shareSources makes the sources that read alike one source vertex: the
-// same table, options and columns, dropping the same rows as late. The
-// first keeps its uid and place; each of the others' chains reads it on a
-// forward edge (a vertex of its own, named after its sink), and an edge
-// that read one without a chain reads the shared one.
+// same table, options and columns. The first keeps its uid and place;
+// each of the others' chains reads it on a forward edge (a vertex of its
+// own, named after its sink), and an edge that read one without a chain
+// reads the shared one. When they drop other rows as late (windows of
+// other slides, or none), each edge out of the shared source drops what
+// its pipeline's source dropped (exec.Edge.Fires).
 func (c *compiler) shareSources() {
 	groups := map[string][]*exec.Vertex{}
 	for _, v := range c.vertices {
 		if v.Source != nil {
-			k := c.scanKeys[v.Source] + "\x00" + strings.Join(v.Source.Reads, ",") + "\x00" + c.fireKeys[v.Source]
+			k := c.scanKeys[v.Source] + "\x00" + strings.Join(v.Source.Reads, ",")
 			groups[k] = append(groups[k], v)
 		}
 	}
-	shared := map[*exec.Vertex]*exec.Vertex{} // a member -> its group's source
+	shared := map[*exec.Vertex]*exec.Vertex{}     // a member -> its group's source
+	fires := map[*exec.Vertex]func(int64) int64{} // a member -> the late rows of its edges
 	for _, g := range groups {
 		if len(g) < 2 {
 			continue
 		}
-		src := &exec.Vertex{Name: g[0].Name, Parallelism: g[0].Parallelism, Source: g[0].Source}
+		spec := g[0].Source
+		alike := true
+		for _, m := range g {
+			alike = alike && c.fireKeys[m.Source] == c.fireKeys[spec]
+		}
+		if !alike {
+			own := *spec
+			own.Fires = nil
+			spec = &own
+		}
+		src := &exec.Vertex{Name: g[0].Name, Parallelism: g[0].Parallelism, Source: spec}
 		for _, m := range g {
 			shared[m] = src
+			if !alike {
+				fires[m] = m.Source.Fires
+			}
 			m.Source = nil
-			m.Inputs = []*exec.Edge{{From: src, Kind: exec.Forward}}
+			m.Inputs = []*exec.Edge{{From: src, Kind: exec.Forward, Fires: fires[m]}}
 			m.Name = "Calc"
 			if m.Sink != nil {
 				m.Name = "Sink: " + m.SinkName
@@ -183,7 +199,7 @@ func (c *compiler) shareSources() {
 		}
 		for _, e := range v.Inputs {
 			if src := shared[e.From]; src != nil && len(e.From.Ops) == 0 && e.From.Sink == nil {
-				e.From = src
+				e.From, e.Fires = src, fires[e.From]
 			}
 		}
 		out = append(out, v)
