@@ -6,6 +6,14 @@
 // operators, sources and sinks implement. Start returns a Job handle;
 // Run is Start then Wait.
 //
+// A vertex's output may go to several vertices (fanOutput): the source
+// that a statement set's INSERTs share sends each batch, watermark,
+// barrier and end to every reader, in one order, so every pipeline aligns
+// on the same barriers. Such a source has no operators of its own; an
+// edge out of it with Fires drops, for its reader only, the rows late for
+// that reader's windows, against the split's watermark before the row
+// (sourceTask.fan), so each pipeline gets what it would get alone.
+//
 // # Metrics
 //
 // A job's counters (Metrics) are shared by its tasks and updated once per

@@ -100,4 +100,16 @@
 // each side's keys (join.Join). A Union compiles to a vertex reading its
 // inputs by forward edges, so a retraction keeps its place behind what it
 // retracts. A table scanned twice gets a second source uid (sourceUID).
+//
+// # Statement sets and LIKE
+//
+// PlanQuery plans a statement set (EXECUTE STATEMENT SET) as a SinkSet of
+// its INSERTs' plans, each planned alone so that its uids are what they
+// would be alone; two INSERTs into one table, or with one stateful uid,
+// are refused. Compile compiles them into one graph, then shares the
+// sources that read one table with the same options (statement_set.go):
+// before compiling, the columns every scan of a table needs are gathered,
+// so all its scans read their union and are alike; the first source keeps
+// its uid. CREATE TABLE ... LIKE merges the source table's declaration
+// into a plain CREATE TABLE with Flink's rules (like.go) before binding.
 package planner

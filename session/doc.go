@@ -20,6 +20,7 @@
 // INSERT or SELECT only while its job is planned, compiled and set up, and
 // a running job only to read its restart options and pick a restart's
 // restore point; SHOW JOBS and STOP JOB go to Jobs, which locks itself.
+// A statement set (EXECUTE STATEMENT SET) is one job, as an INSERT is.
 // With Detach set, Exec returns from an INSERT as soon as its job is set
 // up, printing "[INFO] Job <id> submitted.", and the job runs on its own
 // goroutine (a failure goes to Log); Wait waits for those jobs. Without

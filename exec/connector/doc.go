@@ -35,6 +35,15 @@
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
 //	source.split-size              8MB       a larger file is read as byte ranges of this size, a split
 //	                                         each (strand's own; Flink splits by file-system block)
+//	sink.rolling-policy.rollover-interval  30 min  roll a part file open this long
+//	sink.rolling-policy.check-interval     1 min   how often the rollover interval is checked
+//	sink.partition-commit.policy.kind      none    success-file: commit partitions (metastore, custom refused)
+//	sink.partition-commit.trigger          process-time  | partition-time: when a partition is committed
+//	sink.partition-commit.delay            0 s     how long after its time (or creation) a partition commits
+//	sink.partition-commit.success-file.name  _SUCCESS  the file that marks a committed partition
+//	partition.time-extractor.kind          default  (custom refused)
+//	partition.time-extractor.timestamp-pattern  the first value  '$dt $hm:00': a partition's time
+//	                                         from its values (filesystem_partition_commit.go)
 //
 // format csv (Flink's csv format; no header line unless csv.ignore-first-line):
 //
