@@ -1,6 +1,8 @@
 package connector
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,6 +37,8 @@ type partitionWriter struct {
 	dirs    map[string]*fileWriter
 	order   []*fileWriter // in the order the directories were first written
 	key     []byte        // scratch: a row's partition directory
+	raw     []byte        // scratch: a row's partition values (rawOf)
+	prev    []byte        // the previous row's, whose directory key is
 	val     []byte        // scratch: a partition value
 	def     []byte        // partition.default-name, escaped
 	done    bool          // closed or aborted
@@ -84,13 +88,19 @@ func (w *partitionWriter) Write(b arrow.RecordBatch) error {
 	}
 	fb := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, b.NumRows())
 	defer fb.Release()
+	var fw *fileWriter
 	for row := 0; row < int(b.NumRows()); row++ {
-		w.key = w.dirOf(w.key[:0], b, row)
-		fw := w.dirs[string(w.key)]
-		if fw == nil {
-			var err error
-			if fw, err = w.open(string(w.key)); err != nil {
-				return err
+		// Rows come in runs of one partition (q10's minutes): the
+		// directory is looked up only when the values change.
+		w.raw = w.rawOf(w.raw[:0], b, row)
+		if fw == nil || !bytes.Equal(w.raw, w.prev) {
+			w.raw, w.prev = w.prev, w.raw
+			w.key = w.dirOf(w.key[:0], b, row)
+			if fw = w.dirs[string(w.key)]; fw == nil {
+				var err error
+				if fw, err = w.open(string(w.key)); err != nil {
+					return err
+				}
 			}
 		}
 		if err := fw.writeRow(fb, row); err != nil {
@@ -104,6 +114,24 @@ func (w *partitionWriter) Write(b arrow.RecordBatch) error {
 func (w *partitionWriter) Watermark(wm int64) error {
 	w.wm = max(w.wm, wm)
 	return nil
+}
+
+// rawOf appends row's partition values, unescaped, each behind its
+// validity.
+func (w *partitionWriter) rawOf(dst []byte, b arrow.RecordBatch, row int) []byte {
+	for _, c := range w.keys {
+		a := b.Column(c)
+		if !a.IsValid(row) {
+			dst = append(dst, 0)
+			continue
+		}
+		dst = append(dst, 1)
+		n := len(dst)
+		dst = append(dst, 0, 0, 0, 0)
+		dst = partText(dst, a, row)
+		binary.LittleEndian.PutUint32(dst[n:], uint32(len(dst)-n-4))
+	}
+	return dst
 }
 
 // dirOf appends the partition directory of row, relative to the table's
