@@ -104,7 +104,11 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 		t.TimeCol = i
 		t.Schema[i].Type.Attr = types.RowTime
 	}
-	for _, o := range st.Options {
+	opts, err := legacyOptions(st.Options)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range opts {
 		t.Options[o.Key] = o.Value
 		t.OptionPos[o.Key] = o.Start
 	}
