@@ -10,6 +10,7 @@ import (
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/join"
+	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -357,16 +358,16 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 	v := c.vertex("WindowTopN")
 	v.Parallelism = 1
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	spec := exec.TopNSpec{UID: UID(n), In: s.schema, WindowEnd: n.WindowEnd, Partition: n.Partition, Limit: n.Limit, RowNum: n.RowNum, RowName: n.RowName}
+	spec := rank.WindowSpec{UID: UID(n), In: s.schema, WindowEnd: n.WindowEnd, Partition: n.Partition, Limit: n.Limit, RowNum: n.RowNum, RowName: n.RowName}
 	for _, o := range n.Order {
-		spec.Order = append(spec.Order, exec.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
+		spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
 	}
-	if _, err := exec.NewTopN(spec); err != nil {
+	if _, err := rank.NewWindowTopN(spec); err != nil {
 		return nil, err
 	}
 	out := n.Schema()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
-		return exec.NewTopN(spec)
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: rank.WindowSegments, New: func() (exec.Operator, error) {
+		return rank.NewWindowTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil
 }

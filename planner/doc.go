@@ -38,7 +38,7 @@
 //
 // A streaming query can order rows only within a window, because only a
 // window ends. strand has two spellings of that, both planned to one
-// TopN node and one exec.TopN operator:
+// TopN node and one rank.WindowTopN operator:
 //
 //   - Flink's window Top-N: ROW_NUMBER() OVER (PARTITION BY window_start,
 //     window_end [, more columns] ORDER BY ...) AS rownum as a select item

@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"fmt"
@@ -50,7 +50,7 @@ type keyCol struct {
 }
 
 // newTopNKey lays out the key of spec's rows.
-func newTopNKey(spec *TopNSpec) (*topnKey, error) {
+func newTopNKey(spec *WindowSpec) (*topnKey, error) {
 	in := spec.In
 	k := &topnKey{}
 	used := make([]bool, len(in))
