@@ -132,6 +132,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.windowAgg(n)
 	case *TopN:
 		return c.topN(n)
+	case *Rank:
+		return c.rank(n)
 	case *Join:
 		return c.join(n)
 	case *Union:

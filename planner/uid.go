@@ -44,6 +44,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "join-" + uidHash(joinCanon(n))
+	case *Rank:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "rank-" + uidHash(rankCanon(n))
 	}
 	return ""
 }
@@ -66,6 +71,32 @@ func joinCanon(j *Join) string {
 	}
 	if j.Residual != nil {
 		fmt.Fprintf(&b, "where %s\n", j.Residual)
+	}
+	return b.String()
+}
+
+// rankCanon is the canonical encoding of a Top-N or deduplication outside
+// windows: it keeps its input's rows, so their columns are part of its
+// state, and what it is (a deduplication keeping which row, or a Top-N
+// and its strategy) and its partitioning and order decide which it keeps.
+// The rank range is in the state's fingerprint, not here.
+func rankCanon(r *Rank) string {
+	in := r.Input.Schema()
+	var b strings.Builder
+	if last, tc, ok := r.Dedup(); ok {
+		fmt.Fprintf(&b, "deduplicate last=%t proctime=%t\n", last, tc < 0)
+	} else {
+		fmt.Fprintf(&b, "rank %s\n", r.Strategy())
+	}
+	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
+	for i := range in {
+		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+	}
+	for _, p := range r.Partition {
+		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
+	}
+	for _, o := range r.Order {
+		fmt.Fprintf(&b, "order %s desc=%t nulls-last=%t\n", canonCol(in, o.Col), o.Desc, o.NullsLast)
 	}
 	return b.String()
 }
