@@ -77,17 +77,15 @@ func joinCanon(j *Join) string {
 
 // rankCanon is the canonical encoding of a Top-N or deduplication outside
 // windows: it keeps its input's rows, so their columns are part of its
-// state, and what it is (a deduplication keeping which row, or a Top-N
-// and its strategy) and its partitioning and order decide which it keeps.
-// The rank range is in the state's fingerprint, not here.
+// state, and its strategy, partitioning and order decide which it keeps.
+// Whether it is a deduplication depends on whether anything reads the row
+// numbers, which the optimizer decides, so it is in the state's
+// fingerprint (rank.DedupSpec's and rank.Spec's differ), as the rank range
+// is, and not here: the uid is the same before and after optimizing.
 func rankCanon(r *Rank) string {
 	in := r.Input.Schema()
 	var b strings.Builder
-	if last, tc, ok := r.Dedup(); ok {
-		fmt.Fprintf(&b, "deduplicate last=%t proctime=%t\n", last, tc < 0)
-	} else {
-		fmt.Fprintf(&b, "rank %s\n", r.Strategy())
-	}
+	fmt.Fprintf(&b, "rank %s\n", r.Strategy())
 	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
 	for i := range in {
 		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
