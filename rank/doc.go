@@ -75,10 +75,11 @@
 // batch's scratch. Reading it costs a Pebble lookup per row (a prefix scan
 // of the partition for a Top-N), which is what bounds the rates of
 // Nexmark q18 and q19 (docs/performance.md). The uid (rank-<hash>) is
-// derived from the input columns, partitioning, order and the operator's
-// kind (planner.UID); the fingerprint also covers the rank range's End, so
-// a savepoint of a Top-3 is refused by a Top-4 that would read 3 rows as
-// all there are.
+// derived from the input columns, partitioning, order and strategy
+// (planner.UID); the fingerprint also covers the operator's kind (which
+// row a deduplication keeps, by which time) and the rank range's End, so a
+// savepoint of a Top-3 is refused by a Top-4 that would read 3 rows as all
+// there are.
 //
 // Flink's state TTL, mini-batches and its topn cache are not implemented.
 package rank
