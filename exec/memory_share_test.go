@@ -17,7 +17,7 @@ func TestMemoryShare(t *testing.T) {
 		return &Graph{Vertices: []*Vertex{
 			{Name: "src", Parallelism: p, Ops: []OpSpec{{Name: "Calc"}}},
 			{Name: "agg", Parallelism: p, Ops: []OpSpec{{Name: "WindowAggregate(x)", MemorySegments: segs}}},
-			{Name: "topn", Parallelism: 1, Ops: []OpSpec{{Name: "WindowTopN(y)", MemorySegments: TopNSegments}}},
+			{Name: "topn", Parallelism: 1, Ops: []OpSpec{{Name: "WindowTopN(y)", MemorySegments: 8}}},
 		}}
 	}
 	for _, c := range []struct {

@@ -151,6 +151,10 @@ type TaskContext struct {
 	vertex *VertexMetrics
 }
 
+// Counters returns the subtask's own metrics, for operators outside this
+// package (rank's late rows); outside a job, counters nobody reads.
+func (tc *TaskContext) Counters() *SubtaskMetrics { return tc.counters() }
+
 // counters returns the subtask's own metrics; outside a job, counters
 // nobody reads.
 func (tc *TaskContext) counters() *SubtaskMetrics {

@@ -17,7 +17,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
@@ -185,7 +185,7 @@ func checkHints(q parser.Query) error {
 
 // stateful is a stateful operator a SELECT defines, as the binder builds it.
 type stateful struct {
-	node Node // *WindowAgg, *TopN or *Join
+	node Node // *WindowAgg, *TopN, *Rank or *Join
 	what string
 }
 
@@ -195,6 +195,8 @@ func (b *binder) defines(n Node) {
 	switch n.(type) {
 	case *TopN:
 		what = "a window Top-N"
+	case *Rank:
+		what = "a Top-N"
 	case *Join:
 		what = "a join"
 	}
@@ -222,6 +224,8 @@ func (b *binder) nameOperator(uid *uidHint) error {
 	case *WindowAgg:
 		n.UIDHint = uid.name
 	case *TopN:
+		n.UIDHint = uid.name
+	case *Rank:
 		n.UIDHint = uid.name
 	case *Join:
 		n.UIDHint = uid.name

@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -12,17 +13,22 @@ import (
 )
 
 // pendingRank marks a relation whose ROW_NUMBER() column still needs the
-// bound (WHERE rownum <= N) that makes it a window Top-N.
+// bound (WHERE rownum <= N) that makes it a Top-N.
 type pendingRank struct {
 	col int        // the rownum column
 	at  parser.Pos // the ROW_NUMBER call
+	// window marks a window Top-N (a TopN), else it is a Rank.
+	window bool
 }
 
 // ranked fails when r numbers rows with ROW_NUMBER() and nothing bounds
-// the numbers: strand computes ROW_NUMBER() only as a window Top-N.
+// the numbers: strand computes ROW_NUMBER() only as a Top-N.
 func (r *relation) ranked() error {
 	if r.rank == nil {
 		return nil
+	}
+	if !r.rank.window {
+		return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to bound it: WHERE rownum <= N (a Top-N), or rownum = 1 (a deduplication)")
 	}
 	return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to keep the first rows: WHERE rownum <= N (window Top-N)")
 }
@@ -104,9 +110,10 @@ func windowed(base *relation, at parser.Pos, what string) error {
 }
 
 // rowNumber binds a select list whose item k is ROW_NUMBER() OVER
-// (PARTITION BY window_start, window_end [, ...] ORDER BY ...): a TopN
-// over the rest of the list, numbering rows, whose bound comes from the
-// enclosing query's WHERE (rankWhere).
+// (PARTITION BY ... ORDER BY ...) over the rest of the list, numbering
+// rows, whose bound comes from the enclosing query's WHERE (rankWhere):
+// a window TopN when the partition has window_start and window_end, else
+// a Rank.
 func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, call *parser.Call) (*relation, error) {
 	w := call.Over
 	switch {
@@ -121,29 +128,32 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	case q.Limit != nil:
 		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT in the query of a ROW_NUMBER() is not supported: bound rownum in the enclosing query")
 	}
-	if err := windowed(base, call.Start, "ROW_NUMBER() is supported only as a window Top-N: over a window aggregate or a window TVF, PARTITION BY window_start, window_end"); err != nil {
-		return nil, err
-	}
 	pc := &exprCtx{scope: c.scope, hook: c.hook, clause: "in OVER"}
-	var part []expr.Expr
-	start, end := false, false
+	var all []expr.Expr
 	for _, pe := range w.PartitionBy {
 		e, err := bindExpr(pc, pe)
 		if err != nil {
 			return nil, err
 		}
-		if col, ok := e.(*expr.Col); ok && col.Index == base.win.start {
-			start = true
-			continue
-		}
-		if col, ok := e.(*expr.Col); ok && col.Index == base.win.end {
-			end = true
-			continue
-		}
-		part = append(part, e)
+		all = append(all, e)
 	}
-	if !start || !end {
-		return nil, errorf(w.Start, ErrUnsupported, "a window Top-N must PARTITION BY window_start, window_end (and optionally more columns)")
+	// PARTITION BY window_start, window_end (and more) is a window Top-N,
+	// whose rows are final when their window fires; any other
+	// partitioning is a Top-N of the stream, whose rows change as rows
+	// come.
+	has := func(i int) bool {
+		return slices.ContainsFunc(all, func(e expr.Expr) bool { c, ok := e.(*expr.Col); return ok && c.Index == i })
+	}
+	part := all
+	windowTopN := base.win != nil && base.win.start >= 0 && base.win.end >= 0 && has(base.win.start) && has(base.win.end)
+	if windowTopN {
+		if err := windowed(base, call.Start, "a window Top-N needs window_end"); err != nil {
+			return nil, err
+		}
+		part = slices.DeleteFunc(slices.Clone(all), func(e expr.Expr) bool {
+			c, ok := e.(*expr.Col)
+			return ok && (c.Index == base.win.start || c.Index == base.win.end)
+		})
 	}
 	if len(w.OrderBy) == 0 {
 		return nil, errorf(w.Start, ErrUnsupported, "ROW_NUMBER() needs ORDER BY in its OVER clause")
@@ -164,11 +174,22 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	if name == "" {
 		name = fmt.Sprintf("EXPR$%d", k)
 	}
-	t, p := topN(r.node.(*Project), base, part, order)
-	t.RowNum, t.RowName = true, name
+	var numbered Node
+	var p *Project
+	if windowTopN {
+		var t *TopN
+		t, p = topN(r.node.(*Project), base, part, order)
+		t.RowNum, t.RowName = true, name
+		numbered = t
+	} else {
+		var rk *Rank
+		rk, p = rankOf(r.node.(*Project), part, order)
+		rk.RowNum, rk.RowName, rk.At = true, name, call.Start
+		numbered = rk
+	}
 	// The rows as selected: rownum at its item's place, without the
-	// columns the TopN alone needs.
-	top := &Project{Input: t}
+	// columns the ranking alone needs.
+	top := &Project{Input: numbered}
 	add := func(i int, f types.Field) {
 		top.Exprs = append(top.Exprs, &expr.Col{Index: i, Name: f.Name, T: f.Type})
 		top.Out = append(top.Out, f)
@@ -187,15 +208,15 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	for _, f := range top.Out {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
-	return &relation{node: top, scope: sc, win: winThrough(top.Exprs, winThrough(p.Exprs, base.win)), rank: &pendingRank{col: at, at: call.Start}}, nil
+	return &relation{node: top, scope: sc, win: winThrough(top.Exprs, winThrough(p.Exprs, base.win)), rank: &pendingRank{col: at, at: call.Start, window: windowTopN}}, nil
 }
 
-// topN builds a TopN over p, a projection of base, extending p with the
-// columns it needs that p does not compute: window_end, and the partition
-// and order expressions. It returns the TopN and its input.
-func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*TopN, *Project) {
+// extend copies p, a projection, and returns it with a function that
+// finds the column computing e in it, adding one named name if there is
+// none: the columns a ranking needs that the select list does not have.
+func extend(p *Project) (*Project, func(e expr.Expr, name string) int) {
 	p = &Project{Input: p.Input, Exprs: append([]expr.Expr{}, p.Exprs...), Out: append(types.Schema{}, p.Out...)}
-	col := func(e expr.Expr, name string) int {
+	return p, func(e expr.Expr, name string) int {
 		for i, x := range p.Exprs {
 			if x.String() == e.String() {
 				return i
@@ -205,6 +226,13 @@ func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*Top
 		p.Out = append(p.Out, types.Field{Name: name, Type: e.Type()})
 		return len(p.Exprs) - 1
 	}
+}
+
+// topN builds a TopN over p, a projection of base, extending p with the
+// columns it needs that p does not compute: window_end, and the partition
+// and order expressions. It returns the TopN and its input.
+func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*TopN, *Project) {
+	p, col := extend(p)
 	in := base.scope.cols[base.win.end]
 	t := &TopN{WindowEnd: col(&expr.Col{Index: base.win.end, Name: in.name, T: in.typ}, "$window_end")}
 	for i, e := range part {
@@ -215,6 +243,23 @@ func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*Top
 	}
 	t.Input = p
 	return t, p
+}
+
+// rankOf builds a Rank over p as topN builds a TopN, without windows.
+// A column named twice in PARTITION BY partitions once.
+func rankOf(p *Project, part []expr.Expr, order []orderExpr) (*Rank, *Project) {
+	p, col := extend(p)
+	r := &Rank{Start: 1}
+	for i, e := range part {
+		if c := col(e, fmt.Sprintf("$part%d", i)); !slices.Contains(r.Partition, c) {
+			r.Partition = append(r.Partition, c)
+		}
+	}
+	for i, o := range order {
+		r.Order = append(r.Order, OrderKey{Col: col(o.e, fmt.Sprintf("$order%d", i)), Desc: o.desc, NullsLast: o.nullsLast})
+	}
+	r.Input = p
+	return r, p
 }
 
 // orderLimit binds ORDER BY ... LIMIT n of a windowed query, strand's
@@ -318,13 +363,16 @@ func selected(out *scope, e parser.Expr) (int, error) {
 }
 
 // rankWhere binds the WHERE over a relation that numbers rows: its
-// conjunct rownum <= N (or rownum < N, rownum = 1, N >= rownum) becomes
-// the TopN's limit, and the other conjuncts filter the numbered rows.
+// conjuncts that bound rownum (rownum <= N, rownum < N, rownum = 1,
+// N >= rownum; outside windows also rownum >= M, rownum > M, rownum = N
+// and rownum BETWEEN M AND N) become the ranking's range, and the other
+// conjuncts filter the numbered rows.
 func (b *binder) rankWhere(r *relation, cond parser.Expr) (*relation, error) {
 	var rest []parser.Expr
-	limit := int64(-1)
+	lo, hi := int64(1), int64(-1)
+	var at parser.Expr // the last bound, for an empty range
 	for _, x := range conjuncts(cond, nil) {
-		n, ok, err := rownumBound(r, x)
+		l, h, ok, err := rownumBound(r, x)
 		if err != nil {
 			return nil, err
 		}
@@ -332,18 +380,34 @@ func (b *binder) rankWhere(r *relation, cond parser.Expr) (*relation, error) {
 			rest = append(rest, x)
 			continue
 		}
-		if limit < 0 || n < limit {
-			limit = n
+		at, lo = x, max(lo, l)
+		if h > 0 && (hi < 0 || h < hi) {
+			hi = h
 		}
 	}
-	if limit < 0 {
+	if hi < 0 {
+		if at != nil {
+			return nil, errorf(at.Pos(), ErrUnsupported, "a Top-N keeps the first rows of each partition: bound rownum from above too, as in rownum BETWEEN %d AND N", lo)
+		}
 		return nil, r.ranked()
 	}
+	if lo > hi {
+		return nil, errorf(at.Pos(), ErrType, "rownum from %d to %d keeps no rows", lo, hi)
+	}
 	top := r.node.(*Project)
-	t := *top.Input.(*TopN)
-	t.Limit = limit
-	b.defines(&t)
-	out := &relation{node: &Project{Input: &t, Exprs: top.Exprs, Out: top.Out}, scope: r.scope, win: r.win}
+	var n Node
+	switch in := top.Input.(type) {
+	case *TopN:
+		t := *in
+		t.Limit = hi
+		n = &t
+	case *Rank:
+		rk := *in
+		rk.Start, rk.End = lo, hi
+		n = &rk
+	}
+	b.defines(n)
+	out := &relation{node: &Project{Input: n, Exprs: top.Exprs, Out: top.Out}, scope: r.scope, win: r.win}
 	if len(rest) == 0 {
 		return out, nil
 	}
@@ -362,13 +426,10 @@ func conjuncts(e parser.Expr, dst []parser.Expr) []parser.Expr {
 	return append(dst, e)
 }
 
-// rownumBound reads a bound on r's rownum column from one conjunct: how
-// many rows it keeps, and whether x is such a bound.
-func rownumBound(r *relation, x parser.Expr) (int64, bool, error) {
-	bin, ok := x.(*parser.Binary)
-	if !ok {
-		return 0, false, nil
-	}
+// rownumBound reads bounds on r's rownum column from one conjunct: the
+// lowest and highest number it keeps (hi -1: no upper bound), and whether
+// x is such a bound. A window Top-N keeps the first rows only.
+func rownumBound(r *relation, x parser.Expr) (lo, hi int64, ok bool, err error) {
 	isRow := func(e parser.Expr) bool {
 		id, ok := e.(*parser.Ident)
 		if !ok {
@@ -376,6 +437,36 @@ func rownumBound(r *relation, x parser.Expr) (int64, bool, error) {
 		}
 		i, err := r.scope.resolve(id)
 		return err == nil && i == r.rank.col
+	}
+	num := func(lit parser.Expr) (int64, error) {
+		v, ok := count(lit)
+		if !ok {
+			return 0, errorf(lit.Pos(), ErrUnsupported, "rownum must be compared with an integer literal, as in rownum <= 3")
+		}
+		return v, nil
+	}
+	window := r.rank.window
+	if bt, ok := x.(*parser.Between); ok && isRow(bt.Expr) {
+		if window {
+			return 0, 0, false, errorf(bt.Start, ErrUnsupported, "a window Top-N keeps the first rows of each window: bound rownum from above, as in rownum <= N")
+		}
+		if bt.Not || bt.Symmetric {
+			return 0, 0, false, errorf(bt.Start, ErrUnsupported, "rownum takes BETWEEN M AND N, a range of numbers")
+		}
+		if lo, err = num(bt.Lo); err != nil {
+			return 0, 0, false, err
+		}
+		if hi, err = num(bt.Hi); err != nil {
+			return 0, 0, false, err
+		}
+		if lo < 1 || hi < lo {
+			return 0, 0, false, errorf(bt.Start, ErrType, "%s keeps no rows", x)
+		}
+		return lo, hi, true, nil
+	}
+	bin, ok := x.(*parser.Binary)
+	if !ok {
+		return 0, 0, false, nil
 	}
 	op, lit := bin.Op, bin.Right
 	switch {
@@ -387,29 +478,40 @@ func rownumBound(r *relation, x parser.Expr) (int64, bool, error) {
 			op = f
 		}
 	default:
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
 	switch op {
 	case "<", "<=", "=":
-	case ">", ">=", "<>":
-		return 0, false, errorf(bin.Start, ErrUnsupported, "a window Top-N keeps the first rows of each window: bound rownum from above, as in rownum <= N")
+	case ">", ">=":
+		if window {
+			return 0, 0, false, errorf(bin.Start, ErrUnsupported, "a window Top-N keeps the first rows of each window: bound rownum from above, as in rownum <= N")
+		}
+	case "<>":
+		return 0, 0, false, errorf(bin.Start, ErrUnsupported, "rownum <> N is not supported: keep a range of rows, as in rownum <= N")
 	default:
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
-	v, ok := count(lit)
-	if !ok {
-		return 0, false, errorf(lit.Pos(), ErrUnsupported, "rownum must be compared with an integer literal, as in rownum <= 3")
+	v, err := num(lit)
+	if err != nil {
+		return 0, 0, false, err
 	}
 	switch op {
 	case "<":
-		v--
+		lo, hi = 1, v-1
+	case "<=":
+		lo, hi = 1, v
 	case "=":
-		if v != 1 {
-			return 0, false, errorf(bin.Start, ErrUnsupported, "rownum = %d is not supported: keep the first rows with rownum <= N, or the first with rownum = 1", v)
+		if window && v != 1 {
+			return 0, 0, false, errorf(bin.Start, ErrUnsupported, "rownum = %d is not supported: keep the first rows with rownum <= N, or the first with rownum = 1", v)
 		}
+		lo, hi = v, v
+	case ">":
+		lo, hi = v+1, -1
+	case ">=":
+		lo, hi = v, -1
 	}
-	if v < 1 {
-		return 0, false, errorf(bin.Start, ErrType, "%s keeps no rows", x)
+	if op != ">" && op != ">=" && hi < 1 {
+		return 0, 0, false, errorf(bin.Start, ErrType, "%s keeps no rows", x)
 	}
-	return v, true, nil
+	return max(lo, 1), hi, true, nil
 }

@@ -114,6 +114,13 @@ func checkChangelog(root Node) error {
 			if m := ChangelogMode(in); !m.InsertOnly() {
 				err = updatesError(in, m, describeOp(n)+" takes insert-only input")
 			}
+		case *Rank:
+			// A deduplication takes insert-only input, as Flink's.
+			if _, _, ok := n.Dedup(); ok {
+				if m := ChangelogMode(n.Input); !m.InsertOnly() {
+					err = updatesError(n.Input, m, "a deduplication takes insert-only input")
+				}
+			}
 		case *Sink:
 			m := ChangelogMode(n.Input)
 			if m.InsertOnly() || n.Table == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/join"
+	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -137,6 +138,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.windowAgg(n)
 	case *TopN:
 		return c.topN(n)
+	case *Rank:
+		return c.rank(n)
 	case *Join:
 		return c.join(n)
 	case *Union:
@@ -391,16 +394,16 @@ func (c *compiler) topN(n *TopN) (*stage, error) {
 	v := c.vertex("WindowTopN")
 	v.Parallelism = 1
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	spec := exec.TopNSpec{UID: UID(n), In: s.schema, WindowEnd: n.WindowEnd, Partition: n.Partition, Limit: n.Limit, RowNum: n.RowNum, RowName: n.RowName}
+	spec := rank.WindowSpec{UID: UID(n), In: s.schema, WindowEnd: n.WindowEnd, Partition: n.Partition, Limit: n.Limit, RowNum: n.RowNum, RowName: n.RowName}
 	for _, o := range n.Order {
-		spec.Order = append(spec.Order, exec.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
+		spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
 	}
-	if _, err := exec.NewTopN(spec); err != nil {
+	if _, err := rank.NewWindowTopN(spec); err != nil {
 		return nil, err
 	}
 	out := n.Schema()
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: exec.TopNSegments, New: func() (exec.Operator, error) {
-		return exec.NewTopN(spec)
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, MemorySegments: rank.WindowSegments, New: func() (exec.Operator, error) {
+		return rank.NewWindowTopN(spec)
 	}})
 	return &stage{v: v, schema: out}, nil
 }

@@ -38,7 +38,7 @@
 //
 // A streaming query can order rows only within a window, because only a
 // window ends. strand has two spellings of that, both planned to one
-// TopN node and one exec.TopN operator:
+// TopN node and one rank.WindowTopN operator:
 //
 //   - Flink's window Top-N: ROW_NUMBER() OVER (PARTITION BY window_start,
 //     window_end [, more columns] ORDER BY ...) AS rownum as a select item
@@ -69,6 +69,20 @@
 // rows are first among all of its rows), fires a window when the watermark
 // reaches window_end - 1, as the window aggregate does, and checkpoints the
 // rows it holds, since rows of a window can be buffered across a barrier.
+//
+// # Deduplication and Top-N outside windows
+//
+// A ROW_NUMBER() whose PARTITION BY lacks window_start or window_end binds
+// to a Rank node (bind_topn.go, rank.go): the enclosing WHERE's bounds on
+// rownum (rownum <= N, < N, = N, >= M, > M, BETWEEN M AND N, AND-ed) are
+// its rank range Start..End. Once the optimizer has dropped row numbers
+// nobody reads, a Rank of the range 1..1 ordered by one time attribute is
+// a deduplication (Rank.Dedup, Flink's canConvertToDeduplicate), which is
+// why PlanQuery checks changelog modes on the optimized plan. Its changelog
+// mode (Rank.Mode) and, for a Top-N, its strategy (Rank.Strategy: by the
+// input's mode) follow Flink's; it compiles to a vertex behind a hash
+// exchange on the partition columns (compile_rank.go), or a global one at
+// parallelism 1 without them. See package rank.
 //
 // # Hints
 //

@@ -16,9 +16,10 @@ import (
 //   - A Filter above a Project of plain columns moves below it, next to
 //     the scan, so that it runs before any computation. It never moves
 //     below a TopN, whose rows it filters after they are numbered.
-//   - A TopN whose row numbers nobody reads (the Project above, and any
-//     Filter between, do not use them) does not compute them: Flink's
-//     "no ranking output" optimization.
+//   - A TopN or Rank whose row numbers nobody reads (the Project above,
+//     and any Filter between, do not use them) does not compute them:
+//     Flink's "no ranking output" optimization, which turns a Rank of the
+//     first row by a time attribute into a deduplication.
 func Optimize(n Node) Node {
 	for {
 		m, changed := rewrite(n)
@@ -74,8 +75,8 @@ func rewrite(n Node) (Node, bool) {
 	return n, changed
 }
 
-// dropRowNum turns off the row numbers of a TopN under p (and a Filter)
-// when neither reads them. The numbers are the TopN's last column, so no
+// dropRowNum turns off the row numbers of a TopN or Rank under p (and a
+// Filter) when neither reads them. The numbers are the TopN's last column, so no
 // other column moves.
 func dropRowNum(p *Project) (Node, bool) {
 	var f *Filter
@@ -83,11 +84,24 @@ func dropRowNum(p *Project) (Node, bool) {
 	if x, ok := in.(*Filter); ok {
 		f, in = x, x.Input
 	}
-	t, ok := in.(*TopN)
-	if !ok || !t.RowNum {
+	var numbered Node // in without its row numbers
+	switch t := in.(type) {
+	case *TopN:
+		if !t.RowNum {
+			return nil, false
+		}
+		c := *t
+		c.RowNum, numbered = false, &c
+	case *Rank:
+		if !t.RowNum {
+			return nil, false
+		}
+		c := *t
+		c.RowNum, numbered = false, &c
+	default:
 		return nil, false
 	}
-	rn := len(t.Input.Schema())
+	rn := len(in.Inputs()[0].Schema())
 	uses := refsAtOrAbove
 	for _, e := range p.Exprs {
 		if uses(e, rn) {
@@ -97,9 +111,7 @@ func dropRowNum(p *Project) (Node, bool) {
 	if f != nil && uses(f.Cond, rn) {
 		return nil, false
 	}
-	c := *t
-	c.RowNum = false
-	var out Node = &c
+	out := numbered
 	if f != nil {
 		out = &Filter{Input: out, Cond: f.Cond}
 	}
@@ -119,6 +131,10 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *TopN:
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *Rank:
 		c := *n
 		c.Input = in[0]
 		return &c

@@ -33,7 +33,9 @@ func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 		err = distinctUIDs(root, st.Pos())
 	}
 	if err == nil {
-		err = checkChangelog(root)
+		// On the optimized plan: a Rank whose row numbers nobody reads
+		// is a deduplication, whose changelog mode is its own.
+		err = checkChangelog(Optimize(root))
 	}
 	if err != nil {
 		return nil, err

@@ -44,6 +44,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "join-" + uidHash(joinCanon(n))
+	case *Rank:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "rank-" + uidHash(rankCanon(n))
 	}
 	return ""
 }
@@ -66,6 +71,30 @@ func joinCanon(j *Join) string {
 	}
 	if j.Residual != nil {
 		fmt.Fprintf(&b, "where %s\n", j.Residual)
+	}
+	return b.String()
+}
+
+// rankCanon is the canonical encoding of a Top-N or deduplication outside
+// windows: it keeps its input's rows, so their columns are part of its
+// state, and its strategy, partitioning and order decide which it keeps.
+// Whether it is a deduplication depends on whether anything reads the row
+// numbers, which the optimizer decides, so it is in the state's
+// fingerprint (rank.DedupSpec's and rank.Spec's differ), as the rank range
+// is, and not here: the uid is the same before and after optimizing.
+func rankCanon(r *Rank) string {
+	in := r.Input.Schema()
+	var b strings.Builder
+	fmt.Fprintf(&b, "rank %s\n", r.Strategy())
+	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
+	for i := range in {
+		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+	}
+	for _, p := range r.Partition {
+		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
+	}
+	for _, o := range r.Order {
+		fmt.Fprintf(&b, "order %s desc=%t nulls-last=%t\n", canonCol(in, o.Col), o.Desc, o.NullsLast)
 	}
 	return b.String()
 }

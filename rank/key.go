@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
 )
 
 // topnKey encodes a Top-N's buffered rows. A row is kept as one
@@ -49,9 +50,15 @@ type keyCol struct {
 	skip bool
 }
 
-// newTopNKey lays out the key of spec's rows.
-func newTopNKey(spec *TopNSpec) (*topnKey, error) {
-	in := spec.In
+// newTopNKey lays out the key of a window Top-N's rows.
+func newTopNKey(spec *WindowSpec) (*topnKey, error) {
+	return newKey(spec.In, spec.WindowEnd, spec.Partition, spec.Order)
+}
+
+// newKey lays out the key of rows of in: window_end first unless
+// windowEnd is -1 (a Top-N or deduplication outside windows), then the
+// partition columns, the order, and the rest.
+func newKey(in types.Schema, windowEnd int, partition []int, order []SortKey) (*topnKey, error) {
 	k := &topnKey{}
 	used := make([]bool, len(in))
 	var floats []keyCol // the bits to append after the other columns
@@ -80,19 +87,21 @@ func newTopNKey(spec *TopNSpec) (*topnKey, error) {
 		k.cols = append(k.cols, kc)
 		return nil
 	}
-	if err := add(spec.WindowEnd, memseg.Order{}, false); err != nil {
-		return nil, err
+	if windowEnd >= 0 {
+		if err := add(windowEnd, memseg.Order{}, false); err != nil {
+			return nil, err
+		}
+		if k.cols[0].typ != memseg.Timestamp {
+			return nil, fmt.Errorf("top-n: window_end column %s is %s, not a TIMESTAMP", in[windowEnd].Name, in[windowEnd].Type)
+		}
 	}
-	if k.cols[0].typ != memseg.Timestamp {
-		return nil, fmt.Errorf("top-n: window_end column %s is %s, not a TIMESTAMP", in[spec.WindowEnd].Name, in[spec.WindowEnd].Type)
-	}
-	for _, c := range spec.Partition {
+	for _, c := range partition {
 		if err := add(c, memseg.Order{}, false); err != nil {
 			return nil, err
 		}
 	}
 	k.part = len(k.cols)
-	for _, o := range spec.Order {
+	for _, o := range order {
 		if err := add(o.Col, memseg.Order{Desc: o.Desc, NullsLast: o.NullsLast}, false); err != nil {
 			return nil, err
 		}
@@ -136,6 +145,23 @@ func (k *topnKey) append(dst []byte, row int) []byte {
 		dst = f(dst, row)
 	}
 	return dst
+}
+
+// appendSplit is append that also returns where the row's partition
+// (window_end and the partition columns) ends in dst: that prefix is the
+// key a hash exchange on the partition columns encodes.
+func (k *topnKey) appendSplit(dst []byte, row int) ([]byte, int) {
+	end := len(dst)
+	for i, f := range k.enc {
+		if i == k.part {
+			end = len(dst)
+		}
+		dst = f(dst, row)
+	}
+	if k.part == len(k.enc) {
+		end = len(dst)
+	}
+	return dst, end
 }
 
 // keyEncoder returns the encoder of column c of a batch, a: memseg's, but

@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
@@ -77,12 +78,12 @@ func testCheckpointsRandom(t *testing.T, seed, budget int64) {
 	if seed%3 == 0 {
 		spec.Partition = []int{1}
 	}
-	open := func(cp *Checkpointing) *TopN {
-		op, err := NewTopN(spec)
+	open := func(cp *exec.Checkpointing) *WindowTopN {
+		op, err := NewWindowTopN(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := op.Open(&TaskContext{BatchSize: 64, MaxParallelism: DefaultMaxParallelism, Checkpoint: cp, Memory: m}); err != nil {
+		if err := op.Open(&exec.TaskContext{BatchSize: 64, MaxParallelism: exec.DefaultMaxParallelism, Checkpoint: cp, Memory: m}); err != nil {
 			t.Fatal(err)
 		}
 		return op
@@ -95,7 +96,7 @@ func testCheckpointsRandom(t *testing.T, seed, budget int64) {
 		meta  *checkpoint.Metadata
 		rows  int
 	}
-	run := func(op *TopN, from int, id int64) ([]string, []taken) {
+	run := func(op *WindowTopN, from int, id int64) ([]string, []taken) {
 		out := &topnOut{}
 		var cps []taken
 		for i := from; i < len(events); i++ {
@@ -112,7 +113,7 @@ func testCheckpointsRandom(t *testing.T, seed, budget int64) {
 					t.Fatal(err)
 				}
 				cps = append(cps, taken{event: i, rows: len(out.rows), meta: &checkpoint.Metadata{ID: id, Operators: []checkpoint.OperatorState{{
-					UID: sn.UID, Fingerprint: sn.Fingerprint, MaxParallelism: DefaultMaxParallelism,
+					UID: sn.UID, Fingerprint: sn.Fingerprint, MaxParallelism: exec.DefaultMaxParallelism,
 					Subtasks: []checkpoint.SubtaskState{{KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi, Handle: h}},
 				}}}})
 			case e.rows != nil:
@@ -128,7 +129,7 @@ func testCheckpointsRandom(t *testing.T, seed, budget int64) {
 		}
 		return out.rows, cps
 	}
-	want, cps := run(open(&Checkpointing{FS: fs, WorkDir: "ref", Storage: storage}), 0, 0)
+	want, cps := run(open(&exec.Checkpointing{FS: fs, WorkDir: "ref", Storage: storage}), 0, 0)
 	if len(want) == 0 {
 		t.Fatal("no output")
 	}
@@ -142,7 +143,7 @@ func testCheckpointsRandom(t *testing.T, seed, budget int64) {
 		}
 	}
 	for k, c := range cps {
-		got, _ := run(open(&Checkpointing{FS: fs, WorkDir: fmt.Sprintf("r%d", k), Storage: storage, Restore: c.meta}), c.event+1, c.meta.ID+1000)
+		got, _ := run(open(&exec.Checkpointing{FS: fs, WorkDir: fmt.Sprintf("r%d", k), Storage: storage, Restore: c.meta}), c.event+1, c.meta.ID+1000)
 		got = append(want[:c.rows:c.rows], got...)
 		if strings.Join(got, "\n") != strings.Join(want, "\n") {
 			t.Fatalf("restored from checkpoint %d (event %d): %d rows, want %d", c.meta.ID, c.event, len(got), len(want))

@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"fmt"
@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
@@ -58,7 +59,7 @@ func topnBatch(rows []topnRow) arrow.RecordBatch {
 	return b.NewRecordBatch()
 }
 
-// topnOut is an Emitter that renders rows as text, one line each.
+// topnOut is an exec.Emitter that renders rows as text, one line each.
 type topnOut struct {
 	rows    []string
 	batches int
@@ -193,13 +194,13 @@ func reference(rows []topnRow, limit int) []string {
 	return out
 }
 
-func testSpec(dir string) TopNSpec {
-	return TopNSpec{UID: "topn-test", In: topnSchema, WindowEnd: 0,
+func testSpec(dir string) WindowSpec {
+	return WindowSpec{UID: "topn-test", In: topnSchema, WindowEnd: 0,
 		Order:  []SortKey{{Col: 2, Desc: true, NullsLast: true}, {Col: 1}},
 		RowNum: true, SpillDir: dir}
 }
 
-func feed(t *testing.T, op *TopN, rows []topnRow, batch int) {
+func feed(t *testing.T, op *WindowTopN, rows []topnRow, batch int) {
 	t.Helper()
 	for lo := 0; lo < len(rows); lo += batch {
 		b := topnBatch(rows[lo:min(lo+batch, len(rows))])
@@ -222,11 +223,11 @@ func TestTopNSpills(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	op, err := NewTopN(testSpec(dir))
+	op, err := NewWindowTopN(testSpec(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := op.Open(&TaskContext{Memory: m, BatchSize: 100, Alloc: memory.DefaultAllocator}); err != nil {
+	if err := op.Open(&exec.TaskContext{Memory: m, BatchSize: 100, Alloc: memory.DefaultAllocator}); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()
@@ -280,12 +281,12 @@ func TestTopNLimit(t *testing.T) {
 	spec.Limit = 2
 	spec.Partition = []int{1}
 	spec.Order = []SortKey{{Col: 3}} // d ASC NULLS FIRST: -2, NULL-free ties by bits
-	op, err := NewTopN(spec)
+	op, err := NewWindowTopN(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &Metrics{}
-	if err := op.Open(&TaskContext{BatchSize: 2, Metrics: m}); err != nil {
+	m := &exec.Metrics{}
+	if err := op.Open(&exec.TaskContext{BatchSize: 2, Metrics: m}); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()
@@ -345,25 +346,25 @@ func testSnapshotRestore(t *testing.T, budget int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp := &Checkpointing{FS: fs, WorkDir: "work", Storage: storage}
+	cp := &exec.Checkpointing{FS: fs, WorkDir: "work", Storage: storage}
 	rng := rand.New(rand.NewSource(2))
 	before := randRows(rng, 3000, []int64{10_000, 20_000})
 	after := randRows(rng, 1000, []int64{20_000, 30_000})
 	spec := testSpec(t.TempDir())
 	spec.Limit = 50
 
-	open := func(cp *Checkpointing) *TopN {
-		op, err := NewTopN(spec)
+	open := func(cp *exec.Checkpointing) *WindowTopN {
+		op, err := NewWindowTopN(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := op.Open(&TaskContext{BatchSize: 64, MaxParallelism: DefaultMaxParallelism, Checkpoint: cp, Memory: m}); err != nil {
+		if err := op.Open(&exec.TaskContext{BatchSize: 64, MaxParallelism: exec.DefaultMaxParallelism, Checkpoint: cp, Memory: m}); err != nil {
 			t.Fatal(err)
 		}
 		return op
 	}
 	// Uninterrupted.
-	ref := open(&Checkpointing{FS: fs, WorkDir: "work-ref", Storage: storage})
+	ref := open(&exec.Checkpointing{FS: fs, WorkDir: "work-ref", Storage: storage})
 	want := &topnOut{}
 	feed(t, ref, before, 50)
 	if err := ref.OnWatermark(9_999, want); err != nil {
@@ -393,10 +394,10 @@ func testSnapshotRestore(t *testing.T, budget int64) {
 	op.Close()
 
 	restore := &checkpoint.Metadata{ID: 1, Operators: []checkpoint.OperatorState{{
-		UID: sn.UID, Fingerprint: sn.Fingerprint, MaxParallelism: DefaultMaxParallelism,
+		UID: sn.UID, Fingerprint: sn.Fingerprint, MaxParallelism: exec.DefaultMaxParallelism,
 		Subtasks: []checkpoint.SubtaskState{{KeyGroupLo: sn.KeyGroupLo, KeyGroupHi: sn.KeyGroupHi, Handle: h}},
 	}}}
-	op = open(&Checkpointing{FS: fs, WorkDir: "work", Storage: storage, Restore: restore})
+	op = open(&exec.Checkpointing{FS: fs, WorkDir: "work", Storage: storage, Restore: restore})
 	feed(t, op, after, 50)
 	if err := op.OnWatermark(types.MaxWatermark, got); err != nil {
 		t.Fatal(err)
@@ -411,12 +412,12 @@ func testSnapshotRestore(t *testing.T, budget int64) {
 
 	// A query whose Top-N orders otherwise refuses the checkpoint.
 	spec.Order = spec.Order[:1]
-	bad, err := NewTopN(spec)
+	bad, err := NewWindowTopN(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer bad.Close()
-	err = bad.Open(&TaskContext{MaxParallelism: DefaultMaxParallelism, Checkpoint: &Checkpointing{FS: fs, WorkDir: "work2", Storage: storage, Restore: restore}})
+	err = bad.Open(&exec.TaskContext{MaxParallelism: exec.DefaultMaxParallelism, Checkpoint: &exec.Checkpointing{FS: fs, WorkDir: "work2", Storage: storage, Restore: restore}})
 	if err == nil || !strings.Contains(err.Error(), "incompatible") {
 		t.Fatalf("restore with another order: %v", err)
 	}
@@ -430,11 +431,11 @@ func TestTopNStarved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op, err := NewTopN(testSpec(t.TempDir()))
+	op, err := NewWindowTopN(testSpec(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := op.Open(&TaskContext{Memory: m, BatchSize: 100}); err != nil {
+	if err := op.Open(&exec.TaskContext{Memory: m, BatchSize: 100}); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()

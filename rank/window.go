@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"bytes"
@@ -9,14 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
-// TopNSpec describes a window Top-N: of each window's rows, partitioned
+// WindowSpec describes a window Top-N: of each window's rows, partitioned
 // further by Partition, the first Limit in Order.
-type TopNSpec struct {
+type WindowSpec struct {
 	// UID identifies the operator's checkpointed rows.
 	UID string
 	In  types.Schema
@@ -45,7 +46,7 @@ type SortKey struct {
 }
 
 // Out is the schema of the rows a Top-N emits.
-func (s *TopNSpec) Out() types.Schema {
+func (s *WindowSpec) Out() types.Schema {
 	out := append(types.Schema{}, s.In...)
 	if s.RowNum {
 		name := s.RowName
@@ -59,7 +60,7 @@ func (s *TopNSpec) Out() types.Schema {
 
 // Fingerprint identifies the format of the rows a Top-N checkpoints: a
 // restore refuses rows written for other columns or another order.
-func (s *TopNSpec) Fingerprint() string {
+func (s *WindowSpec) Fingerprint() string {
 	var b bytes.Buffer
 	for _, f := range s.In {
 		fmt.Fprintf(&b, "%v;", f.Type.Plain().Nullable())
@@ -68,7 +69,7 @@ func (s *TopNSpec) Fingerprint() string {
 	return fmt.Sprintf("topn;%016x", memseg.Hash(b.Bytes()))
 }
 
-// TopN is a window Top-N. It buffers each window's rows, keyed by
+// WindowTopN is a window Top-N. It buffers each window's rows, keyed by
 // window_end, and when the watermark reaches window_end - 1 sorts them and
 // emits the first Limit of each partition, in order. It runs at
 // parallelism 1 behind a Global edge, because a window's first rows are
@@ -93,15 +94,15 @@ func (s *TopNSpec) Fingerprint() string {
 // by then, so a window that comes and goes between two barriers costs the
 // store nothing; a fired window's rows that were written are deleted with
 // one range deletion.
-type TopN struct {
-	spec    TopNSpec
+type WindowTopN struct {
+	spec    WindowSpec
 	key     *topnKey
 	out     *arrow.Schema
 	alloc   memory.Allocator
 	batch   int
 	mem     *memseg.Manager
-	metrics *Metrics
-	sub     *SubtaskMetrics
+	metrics *exec.Metrics
+	sub     *exec.SubtaskMetrics
 
 	sorter *memseg.Sorter
 	// pending are the window ends with buffered rows.
@@ -124,9 +125,9 @@ type TopN struct {
 	closed bool
 }
 
-// NewTopN checks spec and returns the operator; it is an OpSpec's
+// NewWindowTopN checks spec and returns the operator; it is an OpSpec's
 // constructor.
-func NewTopN(spec TopNSpec) (*TopN, error) {
+func NewWindowTopN(spec WindowSpec) (*WindowTopN, error) {
 	if spec.Limit < 0 {
 		return nil, fmt.Errorf("top-n: limit %d", spec.Limit)
 	}
@@ -134,12 +135,12 @@ func NewTopN(spec TopNSpec) (*TopN, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &TopN{spec: spec, key: k, out: spec.Out().Arrow(), wm: types.MinWatermark}, nil
+	return &WindowTopN{spec: spec, key: k, out: spec.Out().Arrow(), wm: types.MinWatermark}, nil
 }
 
 // Open implements Opener.
-func (t *TopN) Open(ctx *TaskContext) error {
-	t.alloc, t.batch, t.metrics, t.sub = ctx.Alloc, ctx.BatchSize, ctx.Metrics, ctx.counters()
+func (t *WindowTopN) Open(ctx *exec.TaskContext) error {
+	t.alloc, t.batch, t.metrics, t.sub = ctx.Alloc, ctx.BatchSize, ctx.Metrics, ctx.Counters()
 	if t.batch <= 0 {
 		t.batch = 4096
 	}
@@ -147,7 +148,7 @@ func (t *TopN) Open(ctx *TaskContext) error {
 		t.alloc = memory.DefaultAllocator
 	}
 	if t.metrics == nil {
-		t.metrics = &Metrics{}
+		t.metrics = &exec.Metrics{}
 	}
 	t.mem = ctx.Memory
 	if t.mem == nil {
@@ -167,7 +168,7 @@ func (t *TopN) Open(ctx *TaskContext) error {
 // Process implements Operator: it buffers the rows of b. A row whose
 // window has fired is late; sources drop those before they get here, so
 // this is a safety net, counted like the window aggregate's.
-func (t *TopN) Process(b arrow.RecordBatch, _ Emitter) error {
+func (t *WindowTopN) Process(b arrow.RecordBatch, _ exec.Emitter) error {
 	ends, ok := b.Column(t.spec.WindowEnd).(*array.Timestamp)
 	if !ok {
 		return fmt.Errorf("top-n: window_end column is %s", b.Column(t.spec.WindowEnd).DataType())
@@ -208,14 +209,14 @@ func (t *TopN) Process(b arrow.RecordBatch, _ Emitter) error {
 }
 
 // pend records that window end has rows.
-func (t *TopN) pend(end int64) {
+func (t *WindowTopN) pend(end int64) {
 	if i, found := slices.BinarySearch(t.pending, end); !found {
 		t.pending = slices.Insert(t.pending, i, end)
 	}
 }
 
 // add buffers one key, in a new sorter if there is none.
-func (t *TopN) add(key []byte) error {
+func (t *WindowTopN) add(key []byte) error {
 	if t.sorter == nil {
 		s, err := t.newSorter()
 		if err != nil {
@@ -237,7 +238,7 @@ func (t *TopN) add(key []byte) error {
 	return nil
 }
 
-func (t *TopN) newSorter() (*memseg.Sorter, error) {
+func (t *WindowTopN) newSorter() (*memseg.Sorter, error) {
 	t.holdSpare()
 	s, err := memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
 	if errors.Is(err, memseg.ErrNoMemory) && len(t.spare) > 0 {
@@ -247,9 +248,9 @@ func (t *TopN) newSorter() (*memseg.Sorter, error) {
 	return s, err
 }
 
-// TopNSegments is the fewest segments of managed memory a Top-N subtask
+// WindowSegments is the fewest segments of managed memory a Top-N subtask
 // works with: its spare segments and room to log rows besides.
-const TopNSegments = 8
+const WindowSegments = 8
 
 // spareSegs is how many segments a Top-N holds back from the managed
 // memory it shares with other operators: what a sorter needs to take its
@@ -260,7 +261,7 @@ const TopNSegments = 8
 const spareSegs = 3
 
 // holdSpare takes spare segments from the manager, as many as it has.
-func (t *TopN) holdSpare() {
+func (t *WindowTopN) holdSpare() {
 	for len(t.spare) < spareSegs {
 		s, err := t.mem.Alloc()
 		if err != nil {
@@ -270,7 +271,7 @@ func (t *TopN) holdSpare() {
 	}
 }
 
-func (t *TopN) freeSpare() {
+func (t *WindowTopN) freeSpare() {
 	for i, s := range t.spare {
 		t.mem.Free(s)
 		t.spare[i] = nil
@@ -280,7 +281,7 @@ func (t *TopN) freeSpare() {
 
 // OnWatermark implements WatermarkHandler: it fires the windows whose
 // last millisecond wm reaches.
-func (t *TopN) OnWatermark(wm int64, out Emitter) error {
+func (t *WindowTopN) OnWatermark(wm int64, out exec.Emitter) error {
 	if wm <= t.wm {
 		return nil
 	}
@@ -293,7 +294,7 @@ func (t *TopN) OnWatermark(wm int64, out Emitter) error {
 
 // fire emits every pending window that the watermark has reached, each
 // partition's first Limit rows in order, and keeps the rest.
-func (t *TopN) fire(out Emitter) error {
+func (t *WindowTopN) fire(out exec.Emitter) error {
 	s := t.sorter
 	t.sorter = nil
 	if s == nil {
@@ -357,8 +358,8 @@ func (t *TopN) fire(out Emitter) error {
 
 // topnEmitter turns sorted keys into output batches.
 type topnEmitter struct {
-	t     *TopN
-	out   Emitter
+	t     *WindowTopN
+	out   exec.Emitter
 	bld   *array.RecordBuilder
 	cols  []array.Builder
 	rn    *array.Int64Builder // rownum, or nil
@@ -367,7 +368,7 @@ type topnEmitter struct {
 	count int64  // rows of the current partition so far
 }
 
-func (t *TopN) emitter(out Emitter) *topnEmitter {
+func (t *WindowTopN) emitter(out exec.Emitter) *topnEmitter {
 	e := &topnEmitter{t: t, out: out, bld: array.NewRecordBuilder(t.alloc, t.out)}
 	e.cols = e.bld.Fields()[:len(t.spec.In)]
 	if t.spec.RowNum {
@@ -414,7 +415,7 @@ func (e *topnEmitter) release() { e.bld.Release() }
 
 // Close implements Closer: it gives back the managed memory, removes any
 // sort runs and closes the store. It may be called more than once.
-func (t *TopN) Close() error {
+func (t *WindowTopN) Close() error {
 	if t.closed {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package exec
+package rank
 
 import (
 	"encoding/binary"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
@@ -21,7 +22,7 @@ const commitEvery = 1 << 14
 
 // openState gives the Top-N a local state store and, on a restore, buffers
 // the rows the checkpoint holds again.
-func (t *TopN) openState(ctx *TaskContext) error {
+func (t *WindowTopN) openState(ctx *exec.TaskContext) error {
 	cp := ctx.Checkpoint
 	t.maxPar = ctx.MaxParallelism
 	dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", t.spec.UID, ctx.Subtask))
@@ -66,7 +67,7 @@ func (t *TopN) openState(ctx *TaskContext) error {
 
 // logRow logs a buffered row for the store. A full log is written out
 // first; a row that does not fit even an empty one is written directly.
-func (t *TopN) logRow(key []byte) error {
+func (t *WindowTopN) logRow(key []byte) error {
 	err := t.log.Add(key, nil)
 	if !errors.Is(err, memseg.ErrNoMemory) {
 		return err
@@ -86,7 +87,7 @@ func (t *TopN) logRow(key []byte) error {
 
 // flushLog writes the logged rows of windows that have not fired to the
 // store's batch, and empties the log, giving its memory back.
-func (t *TopN) flushLog() error {
+func (t *WindowTopN) flushLog() error {
 	for it := t.log.Iter(); it.Next(); {
 		key := it.Key()
 		end, err := windowEnd(key)
@@ -105,7 +106,7 @@ func (t *TopN) flushLog() error {
 }
 
 // write records a buffered row of window end.
-func (t *TopN) write(end int64, key []byte) error {
+func (t *WindowTopN) write(end int64, key []byte) error {
 	var k [16]byte
 	binary.BigEndian.PutUint64(k[:], uint64(end)^1<<63)
 	binary.BigEndian.PutUint64(k[8:], t.seq)
@@ -113,7 +114,7 @@ func (t *TopN) write(end int64, key []byte) error {
 	return t.put(k[:], key)
 }
 
-func (t *TopN) put(key, value []byte) error {
+func (t *WindowTopN) put(key, value []byte) error {
 	t.writes.Set(t.spec.UID, 0, topnRows, key, value)
 	if t.unsent++; t.unsent >= commitEvery {
 		return t.commit()
@@ -123,14 +124,14 @@ func (t *TopN) put(key, value []byte) error {
 
 // forget records that window end has fired: its rows go, as one range
 // deletion.
-func (t *TopN) forget(end int64) {
+func (t *WindowTopN) forget(end int64) {
 	var k [8]byte
 	binary.BigEndian.PutUint64(k[:], uint64(end)^1<<63)
 	t.writes.DeletePrefix(t.spec.UID, 0, topnRows, k[:])
 	t.unsent++
 }
 
-func (t *TopN) commit() error {
+func (t *WindowTopN) commit() error {
 	t.unsent = 0
 	if err := t.writes.Commit(); err != nil {
 		return fmt.Errorf("top-n: %w", err)
@@ -140,20 +141,20 @@ func (t *TopN) commit() error {
 
 // Snapshot implements Snapshotter: the store holds exactly the buffered
 // rows once the pending writes are committed.
-func (t *TopN) Snapshot(id int64) (OperatorSnapshot, error) {
-	sn := OperatorSnapshot{UID: t.spec.UID, Fingerprint: t.spec.Fingerprint(), KeyGroupHi: max(t.maxPar, 1) - 1}
+func (t *WindowTopN) Snapshot(id int64) (exec.OperatorSnapshot, error) {
+	sn := exec.OperatorSnapshot{UID: t.spec.UID, Fingerprint: t.spec.Fingerprint(), KeyGroupHi: max(t.maxPar, 1) - 1}
 	if t.store == nil {
 		return sn, nil
 	}
 	if err := t.flushLog(); err != nil {
-		return OperatorSnapshot{}, err
+		return exec.OperatorSnapshot{}, err
 	}
 	if err := t.commit(); err != nil {
-		return OperatorSnapshot{}, err
+		return exec.OperatorSnapshot{}, err
 	}
 	st, err := t.store.Snapshot(id)
 	if err != nil {
-		return OperatorSnapshot{}, err
+		return exec.OperatorSnapshot{}, err
 	}
 	sn.State = st
 	return sn, nil

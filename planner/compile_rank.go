@@ -1,0 +1,49 @@
+package planner
+
+import (
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/rank"
+)
+
+// rank starts a vertex behind a hash exchange on the partition columns,
+// so all rows of a partition, and a retraction after the row it takes
+// back, meet in one subtask. Without PARTITION BY the whole stream is one
+// partition: the vertex runs at parallelism 1 behind a global edge, as
+// Flink's singleton Rank.
+func (c *compiler) rank(n *Rank) (*stage, error) {
+	s, err := c.node(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	var op exec.OpSpec
+	name := "Rank"
+	uid := UID(n)
+	if last, tc, ok := n.Dedup(); ok {
+		name = "Deduplicate"
+		spec := rank.DedupSpec{UID: uid, In: s.schema, Partition: n.Partition, TimeCol: tc, KeepLast: last}
+		if _, err := rank.NewDedup(spec); err != nil {
+			return nil, errorf(n.At, ErrUnsupported, "%v", err)
+		}
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
+	} else {
+		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy()}
+		for _, o := range n.Order {
+			spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
+		}
+		if _, err := rank.NewTopN(spec); err != nil {
+			return nil, errorf(n.At, ErrUnsupported, "%v", err)
+		}
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewTopN(spec) }}
+	}
+	v := c.vertex(name)
+	if len(n.Partition) == 0 {
+		v.Parallelism = 1
+		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
+	} else {
+		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Partition}}
+	}
+	out := n.Schema()
+	op.Name, op.UID, op.Out = n.describe()+" uid="+uid, uid, out
+	v.Ops = append(v.Ops, op)
+	return &stage{v: v, schema: out}, nil
+}

@@ -1,0 +1,181 @@
+package rank
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+)
+
+// DedupSpec is a deduplication: ROW_NUMBER() OVER (PARTITION BY
+// Partition ORDER BY time ASC|DESC) = 1 with the row number not selected,
+// keeping the first or the last row of each partition.
+type DedupSpec struct {
+	// UID identifies the operator's state.
+	UID       string
+	In        types.Schema
+	Partition []int
+	// TimeCol is the event-time column the rows are ordered by, or -1 for
+	// processing time: the order in which rows arrive.
+	TimeCol  int
+	KeepLast bool
+}
+
+// dedupFormat versions the state layout below.
+const dedupFormat = "dedup/1"
+
+// Fingerprint identifies the layout and meaning of a deduplication's
+// state: the kept rows' columns, the partitioning, and which row is kept
+// by which order.
+func (s *DedupSpec) Fingerprint() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s last=%t time=%d\n", dedupFormat, s.KeepLast, s.TimeCol)
+	for _, f := range s.In {
+		fmt.Fprintf(&b, "col %s\n", f.Type.Plain().Nullable())
+	}
+	fmt.Fprintf(&b, "part %v\n", s.Partition)
+	return fmt.Sprintf("dedup;%016x", memseg.Hash([]byte(b.String())))
+}
+
+// appendOnly reports whether the deduplication only ever inserts: it keeps
+// the first row by processing time, which no later row can precede.
+func (s *DedupSpec) appendOnly() bool { return !s.KeepLast && s.TimeCol < 0 }
+
+// keptName names a deduplication's state: an entry per partition, key the
+// partition key. Its value is empty for an append-only deduplication (the
+// partition has had its row), else the kept row's time (8 bytes,
+// big-endian; 0 by processing time) and its topnKey.
+const keptName = "kept"
+
+// Dedup is a deduplication outside windows: see the package
+// documentation.
+type Dedup struct {
+	spec  DedupSpec
+	key   *topnKey
+	state keyed
+	out   *changes
+	buf   []byte
+	val   []byte
+}
+
+// NewDedup checks spec and returns the operator; it is an OpSpec's
+// constructor.
+func NewDedup(spec DedupSpec) (*Dedup, error) {
+	if spec.TimeCol >= len(spec.In) {
+		return nil, fmt.Errorf("deduplicate: time column %d out of range", spec.TimeCol)
+	}
+	k, err := newKey(spec.In, -1, spec.Partition, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &Dedup{spec: spec, key: k}, nil
+}
+
+// Open implements exec.Opener.
+func (d *Dedup) Open(ctx *exec.TaskContext) error {
+	d.out = newChanges(ctx.Alloc, d.key, d.spec.In, d.spec.In, ctx.BatchSize)
+	return d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName)
+}
+
+// Process implements exec.Operator: each row, in order, either replaces
+// its partition's kept row, which it then retracts (-U) and replaces (+U),
+// or is dropped. A partition's first row is inserted (+I).
+func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
+	if err := d.key.bind(b); err != nil {
+		return err
+	}
+	var times *array.Timestamp
+	if d.spec.TimeCol >= 0 {
+		var ok bool
+		if times, ok = b.Column(d.spec.TimeCol).(*array.Timestamp); !ok {
+			return fmt.Errorf("deduplicate: time column is %s", b.Column(d.spec.TimeCol).DataType())
+		}
+	}
+	w := d.state.writes
+	uid := d.spec.UID
+	for r := range int(b.NumRows()) {
+		var p int
+		d.buf, p = d.key.appendSplit(d.buf[:0], r)
+		part := d.buf[:p]
+		kg := d.state.group(part)
+		old, ok, err := w.Get(uid, kg, keptName, part)
+		if err != nil {
+			return err
+		}
+		if d.spec.appendOnly() {
+			if ok {
+				continue
+			}
+			w.Set(uid, kg, keptName, part, nil)
+			if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
+				return err
+			}
+			continue
+		}
+		var ts int64
+		if times != nil {
+			ts = math.MinInt64 // a NULL time is earlier than any other
+			if times.IsValid(r) {
+				ts = int64(times.Value(r))
+			}
+		}
+		if ok {
+			if len(old) < 8 {
+				return fmt.Errorf("%w: deduplicate entry of %d bytes", memseg.ErrCorrupt, len(old))
+			}
+			if !d.replaces(ts, int64(binary.BigEndian.Uint64(old))) {
+				continue
+			}
+			if err := d.out.add(exec.UpdateBefore, old[8:], 0, out); err != nil {
+				return err
+			}
+			if err := d.out.add(exec.UpdateAfter, d.buf, 0, out); err != nil {
+				return err
+			}
+		} else if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
+			return err
+		}
+		d.val = binary.BigEndian.AppendUint64(d.val[:0], uint64(ts))
+		w.Set(uid, kg, keptName, part, append(d.val, d.buf...))
+		if err := d.state.commitSome(); err != nil {
+			return err
+		}
+	}
+	if err := d.out.flush(out); err != nil {
+		return err
+	}
+	return w.Commit()
+}
+
+// replaces reports whether a row of time ts replaces a kept row of time
+// kept, as Flink's deduplication decides: by processing time the last row
+// always does (and the first never); by event time a row replaces the
+// last one at the same time or earlier, and the first one only if it is
+// strictly earlier, so that of rows with equal times the one that came
+// first is kept first and the one that came last is kept last.
+func (d *Dedup) replaces(ts, kept int64) bool {
+	switch {
+	case d.spec.TimeCol < 0:
+		return d.spec.KeepLast
+	case d.spec.KeepLast:
+		return ts >= kept
+	}
+	return ts < kept
+}
+
+// Snapshot implements exec.Snapshotter.
+func (d *Dedup) Snapshot(id int64) (exec.OperatorSnapshot, error) { return d.state.snapshot(id) }
+
+// Close implements exec.Closer.
+func (d *Dedup) Close() error {
+	if d.out != nil {
+		d.out.release()
+	}
+	return d.state.close()
+}

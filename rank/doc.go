@@ -1,0 +1,85 @@
+// Package rank holds strand's ranking operators: Flink's ROW_NUMBER()
+// queries. The planner picks one by the query's shape (planner.Rank,
+// planner.TopN):
+//
+//   - WindowTopN, the window Top-N (PARTITION BY window_start, window_end):
+//     it buffers each window's rows in managed memory and, when the window
+//     fires, sorts them and emits the first of each partition, append-only.
+//   - Dedup, a deduplication outside windows (rownum = 1, rownum not read,
+//     ORDER BY one time attribute), as Flink's Deduplicate.
+//   - TopN, a Top-N outside windows (any other partitioning), as Flink's
+//     Rank, updated as rows come and go.
+//
+// # Deduplication
+//
+// ORDER BY a PROCTIME() column ASC keeps each partition's first row by
+// arrival: the state is a flag per partition key, and the output is
+// append-only (+I). Every other deduplication updates its result: each
+// partition's kept row and its time are the state, and a row that
+// replaces it is emitted as -U of the old row and +U of the new (a
+// partition's first row as +I). A row replaces the kept one as Flink's
+// RowTimeDeduplicateFunction and ProcTimeDeduplicateKeepLastRowFunction
+// decide: by processing time (DESC) always; by event time DESC when its
+// time is not earlier (of rows with equal times the last that arrives is
+// kept); by event time ASC only when its time is strictly earlier (of equal
+// times the first is kept; an earlier row arriving late retracts the kept
+// one, which is why Flink's event-time keep-first updates too). A NULL time
+// is earlier than any other. Which row is first or last among rows of equal
+// time, and every choice by processing time, depends on arrival order: it
+// is the same in every run when a partition's rows come from one split (one
+// file, one generator split), and otherwise can differ between runs and
+// parallelisms, as in Flink. Deduplication takes insert-only input, as
+// Flink's.
+//
+// # Top-N
+//
+// A Top-N keeps, per partition, rows under their topnKey: the partition
+// columns, the ORDER BY columns as written (NULLs smallest, as in Flink),
+// then every other column ascending, with a count of identical rows. Rows
+// that tie on the ORDER BY are so ordered by their other values, as the
+// window Top-N's are: which rows are numbered 1..N depends on the rows
+// alone, not on their arrival order or the parallelism (Flink orders ties
+// by arrival), so a Top-N's result is the same in every run.
+//
+// Each input row reads its partition's first N+1 rows (the rows Start..End
+// of the rank range can need no more after one change), applies the change
+// (an insertion, +I or +U, adds a copy; a retraction, -U or -D, takes one
+// back) and emits the difference between the rows numbered Start..End
+// before and after, as Flink's rank functions: with the row number
+// selected, -U of the old row and +U of the new for each number whose row
+// changed, +I for a number that gets its first row and -D for one that
+// loses it; without, -D for the rows that left and +I for those that came.
+// A retraction of a row that was never kept emits nothing.
+//
+// The strategy comes from the input's changelog mode (planner.Rank), as
+// Flink's RankProcessStrategy: AppendFast for insert-only input keeps at
+// most End rows per partition, since a row pushed out can never come
+// back; Retract, for updating input (a join's, a union's), keeps every row
+// of the partition, because a retraction of one of the first rows lets the
+// next one in: its state grows with its input, as a join's does, until a
+// state TTL exists. Flink's UpdateFast strategy (an upsert input ordered
+// monotonically) is not here: such input takes Retract.
+//
+// # State
+//
+// Both operators keep their state in the keyed state layer as the join:
+// one state.Store (Pebble) per subtask, entries under the key group of
+// their partition key, which is the key the hash exchange in front of the
+// operator routes by (a Top-N without PARTITION BY runs as one subtask).
+// Writes go through an indexed batch, read back row by row and committed
+// after each input batch; Snapshot commits and snapshots the store
+// (incremental). A restore takes each subtask's key groups from every old
+// subtask, so the operators rescale. The state lives on disk in Pebble
+// (memtables and its block cache), not in managed memory segments: its
+// size is bounded by the disk, not the Go heap, which holds only one input
+// batch's scratch. Reading it costs a Pebble lookup per row (a prefix scan
+// of the partition for a Top-N), which is what bounds the rates of
+// Nexmark q18 and q19 (docs/performance.md). The uid (rank-<hash>) is
+// derived from the input columns, partitioning, order and strategy
+// (planner.UID); the fingerprint also covers the operator's kind (which
+// row a deduplication keeps, by which time) and the rank range's End, so a
+// savepoint of a Top-3 is refused by a Top-4 that would read 3 rows as all
+// there are.
+//
+// Flink's state TTL, mini-batches and its topn cache are not implemented.
+package rank
