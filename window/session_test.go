@@ -313,4 +313,3 @@ func TestSessionsLoadCorrupt(t *testing.T) {
 		t.Fatalf("unknown state: %v", err)
 	}
 }
-
