@@ -175,6 +175,10 @@ func (s *Sessions) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	}
 	s.rows, s.slots, s.merges = s.rows[:0], s.slots[:0], s.merges[:0]
 	k, hasKey := int32(-1), false
+	// One BIGINT key without NULLs is compared by value and encoded
+	// without a call per row.
+	ints := s.intKey(b)
+	var prevInt int64
 	for i := range tv {
 		t := int64(tv[i])
 		if ts.IsNull(i) || t < s.wm {
@@ -182,12 +186,23 @@ func (s *Sessions) Add(b arrow.RecordBatch) (dropped int64, err error) {
 			continue
 		}
 		// Skewed keys often repeat the previous row's: no hashing then.
-		s.key = s.enc.Append(s.key[:0], i)
-		if !hasKey || !bytes.Equal(s.key, s.prev) {
-			if k, err = s.keyOf(s.key); err != nil {
-				return dropped, err
+		switch {
+		case ints != nil:
+			if v := ints[i]; !hasKey || v != prevInt {
+				s.key = memseg.AppendInt64(s.key[:0], v, memseg.Order{})
+				if k, err = s.keyOf(s.key); err != nil {
+					return dropped, err
+				}
+				prevInt, hasKey = v, true
 			}
-			s.key, s.prev, hasKey = s.prev, s.key, true
+		default:
+			s.key = s.enc.Append(s.key[:0], i)
+			if !hasKey || !bytes.Equal(s.key, s.prev) {
+				if k, err = s.keyOf(s.key); err != nil {
+					return dropped, err
+				}
+				s.key, s.prev, hasKey = s.prev, s.key, true
+			}
 		}
 		slot, err := s.place(k, t)
 		if err != nil {
@@ -220,6 +235,18 @@ func (s *Sessions) Add(b arrow.RecordBatch) (dropped int64, err error) {
 		s.release(m[1])
 	}
 	return dropped, s.chargeHeap()
+}
+
+// intKey returns the values of b's key column when it is the only one, a
+// BIGINT, and has no NULLs.
+func (s *Sessions) intKey(b arrow.RecordBatch) []int64 {
+	if len(s.spec.Keys) != 1 {
+		return nil
+	}
+	if c, ok := b.Column(s.spec.Keys[0]).(*array.Int64); ok && c.NullN() == 0 {
+		return c.Int64Values()
+	}
+	return nil
 }
 
 // filtered returns the rows and slots of s.rows whose FILTER column is
