@@ -47,10 +47,10 @@ type WindowTVF struct {
 	Input   Node
 	TimeCol int
 	Window  window.Assigner
-	// Partition are a SESSION's PARTITION BY columns of Input; At and
-	// PartitionAt are where the call and its PARTITION BY are, for errors.
-	Partition       []int
-	At, PartitionAt parser.Pos
+	// Partition are a SESSION's PARTITION BY columns of Input, and
+	// PartitionAt where its PARTITION BY is, for errors.
+	Partition   []int
+	PartitionAt parser.Pos
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
