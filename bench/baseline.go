@@ -173,6 +173,7 @@ var baselines = map[string]func(opts map[string]string) (digest, error){
 	"q12":  baselineQ12,
 	"q12e": baselineQ12e,
 	"q7w":  baselineQ7w,
+	"q11":  baselineQ11,
 }
 
 const baselineBatch = 4096

@@ -54,6 +54,40 @@ type groupWindow struct {
 	// window_end, from a window TVF through a view or subquery.
 	assigned bool
 	startCol int // the window_start column of assigned rows
+	// partition are a SESSION TVF's PARTITION BY columns of input, at
+	// partitionAt.
+	partition   []int
+	partitionAt parser.Pos
+}
+
+// checkPartition checks a SESSION TVF's PARTITION BY against the GROUP BY
+// keys: sessions are computed per group key (as Flink's window aggregate
+// does), so PARTITION BY, when given, must name exactly those columns.
+func (g *groupWindow) checkPartition(keys []expr.Expr) error {
+	if len(g.partition) == 0 {
+		return nil
+	}
+	same := len(keys) == len(g.partition)
+	for _, p := range g.partition {
+		found := false
+		for _, k := range keys {
+			if c, ok := k.(*expr.Col); ok && c.Index == p {
+				found = true
+			}
+		}
+		same = same && found
+	}
+	if !same {
+		names := []string{"none"}
+		if len(keys) > 0 {
+			names = names[:0]
+		}
+		for _, k := range keys {
+			names = append(names, k.String())
+		}
+		return errorf(g.partitionAt, ErrUnsupported, "sessions are computed per group key: PARTITION BY must name the GROUP BY keys besides the window (%s)", strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // aggregate binds a GROUP BY query up to its select list: it returns the
@@ -97,8 +131,14 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
 		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
+		if from.tvf.Window.Kind == window.Session {
+			win.partition, win.partitionAt = from.tvf.Partition, from.tvf.PartitionAt
+		}
 	}
 	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
+		if from.win.session {
+			return nil, nil, errSessionTVF(from.win.at)
+		}
 		if from.win.proc {
 			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
 		}
@@ -111,7 +151,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if len(q.GroupBy) > 0 {
 			at = q.GroupBy[0].Pos()
 		}
-		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE|HOP|CUMULATE(...)), or GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size)")
+		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)), or GROUP BY TUMBLE(time_col, size), HOP(time_col, slide, size) or SESSION(time_col, gap)")
 	}
 	inCtx.scope = win.input.scope
 
@@ -142,11 +182,17 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		keys = append(keys, e)
 		agg.Keys = append(agg.Keys, add(e, name))
 	}
+	if err := win.checkPartition(keys); err != nil {
+		return nil, nil, err
+	}
 	argCtx := &exprCtx{scope: win.input.scope, clause: "inside another aggregate"}
 	for i, c := range calls {
 		a, err := b.aggCall(argCtx, c, func(e expr.Expr, what string) int { return add(e, fmt.Sprintf("$agg%d_%s", i, what)) })
 		if err != nil {
 			return nil, nil, err
+		}
+		if a.Distinct && win.w.Kind == window.Session {
+			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in SESSION windows are not supported yet (they are in TUMBLE windows)")
 		}
 		if a.Distinct && win.w.Slides() && !win.assigned {
 			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
@@ -158,7 +204,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	b.defines(agg)
 	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
-	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0}}
+	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
 
 	// Above the aggregate, names resolve to keys, window columns and
 	// aggregate results only.
@@ -262,15 +308,16 @@ func sameKey(sc *scope, k, e parser.Expr) bool {
 	return k.String() == e.String()
 }
 
-// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]) and GROUP BY
-// HOP(ts, slide, size [, offset]).
+// legacyWindow binds GROUP BY TUMBLE(ts, size [, offset]), GROUP BY
+// HOP(ts, slide, size [, offset]) and GROUP BY SESSION(ts, gap).
 func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
-	nargs := map[string]int{"TUMBLE": 2, "HOP": 3}[c.Name]
+	nargs := map[string]int{"TUMBLE": 2, "HOP": 3, "SESSION": 2}[c.Name]
+	optional := map[string]int{"TUMBLE": 1, "HOP": 1}[c.Name]
 	switch {
 	case nargs == 0:
-		return nil, errorf(c.Start, ErrUnsupported, "GROUP BY %s(...) is not supported yet; supported: GROUP BY TUMBLE(time_col, size) or HOP(time_col, slide, size), or TABLE(TUMBLE|HOP|CUMULATE(...))", c.Name)
-	case len(c.Args) < nargs || len(c.Args) > nargs+1:
-		form := map[string]string{"TUMBLE": "(time_col, INTERVAL size [, INTERVAL offset])", "HOP": "(time_col, INTERVAL slide, INTERVAL size [, INTERVAL offset])"}[c.Name]
+		return nil, errorf(c.Start, ErrUnsupported, "GROUP BY %s(...) is not supported yet; supported: GROUP BY TUMBLE(time_col, size), HOP(time_col, slide, size) or SESSION(time_col, gap), or TABLE(TUMBLE|HOP|CUMULATE|SESSION(...))", c.Name)
+	case len(c.Args) < nargs || len(c.Args) > nargs+optional:
+		form := map[string]string{"TUMBLE": "(time_col, INTERVAL size [, INTERVAL offset])", "HOP": "(time_col, INTERVAL slide, INTERVAL size [, INTERVAL offset])", "SESSION": "(time_col, INTERVAL gap)"}[c.Name]
 		return nil, errorf(c.Start, ErrType, "%s takes %s", c.Name, form)
 	}
 	id, ok := c.Args[0].(*parser.Ident)
@@ -291,9 +338,12 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 		return &parser.TableFuncArg{Start: c.Args[i].Pos(), Expr: c.Args[i]}
 	}
 	var w window.Assigner
-	if c.Name == "HOP" {
+	switch c.Name {
+	case "HOP":
 		w, err = windowOf(c.Name, arg(2), arg(1), arg(3))
-	} else {
+	case "SESSION":
+		w, err = sessionOf(arg(1))
+	default:
 		w, err = windowOf(c.Name, arg(1), nil, arg(2))
 	}
 	if err != nil {

@@ -49,6 +49,11 @@ type winCols struct {
 	// projections and filters), nil for a window aggregate's output: a
 	// GROUP BY of both columns aggregates such rows per window.
 	tvf *window.Assigner
+	// session marks SESSION windows, whose rows have no window until
+	// their sessions fire: only a window aggregate right over the TVF
+	// computes them. at is where the SESSION call is.
+	session bool
+	at      parser.Pos
 }
 
 // winThrough locates w's columns in a projection of them, or returns nil
@@ -57,7 +62,7 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
@@ -143,6 +148,8 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 		}
 	} else if q.Having != nil {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
+	} else if w := from.win; w != nil && w.session && w.tvf != nil {
+		return nil, errSessionTVF(w.at)
 	}
 	if k, call, err := rankItem(q.Items); err != nil || call != nil {
 		if err != nil {
@@ -198,7 +205,7 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 		return nil, err
 	}
 	if r.tvf != nil && !refsAtOrAbove(e, len(r.tvf.Input.Schema())) {
-		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window}
+		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window, Partition: r.tvf.Partition, PartitionAt: r.tvf.PartitionAt}
 		return &relation{node: tvf, scope: r.scope, tvf: tvf, win: r.win}, nil
 	}
 	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope, win: r.win}, nil
@@ -389,17 +396,16 @@ var windowArgs = map[string][]string{
 	"TUMBLE":   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
 	"HOP":      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
 	"CUMULATE": {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
+	"SESSION":  {"DATA", "TIMECOL", "GAP"},
 }
 
 // tableFunc binds a window table function: TABLE(TUMBLE(TABLE t,
 // DESCRIPTOR(ts), size [, offset])), HOP(..., slide, size [, offset]) or
-// CUMULATE(..., step, size [, offset]).
+// CUMULATE(..., step, size [, offset]), or SESSION(TABLE t [PARTITION BY
+// keys], DESCRIPTOR(ts), gap).
 func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	order, ok := windowArgs[t.Name]
-	switch {
-	case t.Name == "SESSION":
-		return nil, errorf(t.Start, ErrUnsupported, "SESSION windows are not supported yet; TUMBLE, HOP and CUMULATE are")
-	case !ok:
+	if !ok {
 		return nil, errorf(t.Start, ErrUnknownFunction, "unknown table function %s", t.Name)
 	}
 	fn := t.Name
@@ -417,9 +423,13 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		}
 		args[name] = a
 	}
-	for _, n := range order[:len(order)-1] {
+	required := order[:len(order)-1] // all but OFFSET
+	if fn == "SESSION" {
+		required = order
+	}
+	for _, n := range required {
 		if args[n] == nil {
-			return nil, errorf(t.Start, ErrType, "%s needs the %s argument: %s(TABLE t, DESCRIPTOR(time_col), %s)", fn, n, fn, strings.ToLower(strings.Join(order[2:len(order)-1], ", ")))
+			return nil, errorf(t.Start, ErrType, "%s needs the %s argument: %s(TABLE t, DESCRIPTOR(time_col), %s)", fn, n, fn, strings.ToLower(strings.Join(required[2:], ", ")))
 		}
 	}
 	data := args["DATA"]
@@ -450,20 +460,43 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	if len(order) == 5 {
 		slide = args[order[2]]
 	}
-	w, err := windowOf(fn, args["SIZE"], slide, args["OFFSET"])
+	var w window.Assigner
+	if fn == "SESSION" {
+		w, err = sessionOf(args["GAP"])
+	} else {
+		w, err = windowOf(fn, args["SIZE"], slide, args["OFFSET"])
+	}
 	if err != nil {
 		return nil, err
+	}
+	var part []int
+	if len(data.PartitionBy) > 0 && fn != "SESSION" {
+		return nil, errorf(data.PartitionBy[0].Pos(), ErrUnsupported, "PARTITION BY is for SESSION windows only; %s windows do not depend on other rows", fn)
+	}
+	for _, e := range data.PartitionBy {
+		id, ok := e.(*parser.Ident)
+		if !ok {
+			return nil, errorf(e.Pos(), ErrType, "SESSION's PARTITION BY takes columns of %s", identName(data.Table))
+		}
+		i, err := in.scope.resolve(id)
+		if err != nil {
+			return nil, err
+		}
+		part = append(part, i)
 	}
 	if attr == types.ProcTime && w.Kind != window.Tumble {
 		return nil, errorf(tc.Descriptor[0].Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", fn)
 	}
-	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w}
+	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w, Partition: part}
+	if len(part) > 0 {
+		tvf.PartitionAt = data.PartitionBy[0].Pos()
+	}
 	sc := &scope{cols: append([]column{}, in.scope.cols...)}
 	for _, f := range windowColumns() {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 
@@ -499,6 +532,25 @@ func windowOf(fn string, size, slide, offset *parser.TableFuncArg) (window.Assig
 		}
 	}
 	return w, nil
+}
+
+// errSessionTVF refuses a SESSION window TVF that a window aggregate does
+// not consume right away: its rows have no window until their sessions
+// fire.
+func errSessionTVF(at parser.Pos) error {
+	return errorf(at, ErrUnsupported, "a SESSION window TVF is supported only under a window aggregate right over it: SELECT ... FROM TABLE(SESSION(...)) GROUP BY window_start, window_end[, keys]")
+}
+
+// sessionOf checks a SESSION window's gap and returns its assigner.
+func sessionOf(gap *parser.TableFuncArg) (window.Assigner, error) {
+	ms, err := intervalArg(gap, "gap")
+	if err != nil {
+		return window.Assigner{}, err
+	}
+	if ms <= 0 {
+		return window.Assigner{}, errorf(gap.Start, ErrType, "session gap must be positive")
+	}
+	return window.Assigner{Kind: window.Session, Size: ms, Slide: ms}, nil
 }
 
 // intervalArg reads a constant day-time interval argument in milliseconds.

@@ -106,6 +106,11 @@ func windowed(base *relation, at parser.Pos, what string) error {
 	if w.proc {
 		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet")
 	}
+	if w.session {
+		// As in Flink, whose window Top-N and deduplication follow TUMBLE,
+		// HOP and CUMULATE windows only.
+		return errorf(at, ErrUnsupported, "a Top-N or deduplication over SESSION windows is not supported yet (TUMBLE, HOP and CUMULATE windows are)")
+	}
 	return nil
 }
 

@@ -78,6 +78,10 @@ type stage struct {
 	// before the watermark that fired it goes on, so a window over them
 	// never finds one late (cascading windows).
 	windowed bool
+	// session marks the output of a SESSION window aggregate, which
+	// emits a session (of rowtime end - 1) once the watermark has passed
+	// its end: a window over it would find rows late.
+	session bool
 }
 
 func (c *compiler) vertex(name string) *exec.Vertex {
@@ -311,6 +315,9 @@ func (c *compiler) check(t *Table, asSource bool) error {
 // fires tells the source feeding s how rows map to windows of w, so it
 // can drop late rows per split.
 func (c *compiler) fires(s *stage, w window.Assigner) error {
+	if s.session {
+		return fmt.Errorf("%w: a window over the output of a SESSION window aggregate", ErrUnsupported)
+	}
 	if s.windowed {
 		return nil
 	}
@@ -367,6 +374,9 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	in := s.schema
 	uid := UID(n)
 	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, ByEnd: n.Assigned, Keys: n.Keys, Aggs: n.Aggs}
+	if n.Window.Kind == window.Session {
+		return c.sessionAgg(n, s, v, spec, uid)
+	}
 	name := n.describe()
 	if w := n.Window; n.Assigned {
 		// Rows come with their window (one per window) from the TVF below.
@@ -380,6 +390,21 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 			return exec.NewWindowAgg(uid, *spec)
 		}})
 	return &stage{v: v, schema: out, windowed: true}, nil
+}
+
+// sessionAgg finishes the vertex v of a SESSION window aggregate: it
+// merges each key's sessions, so the hash exchange on the keys is also
+// what partitions the sessions.
+func (c *compiler) sessionAgg(n *WindowAgg, s *stage, v *exec.Vertex, spec *window.Spec, uid string) (*stage, error) {
+	if _, err := exec.NewSessionAgg(uid, *spec); err != nil {
+		return nil, err
+	}
+	name := n.describe() + " assigner=[merging(per=[key], touching=[merge])] uid=" + uid
+	v.Ops = append(v.Ops, exec.OpSpec{Name: name, UID: uid, Fingerprint: window.SessionFingerprint(spec), Out: n.Schema(),
+		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
+			return exec.NewSessionAgg(uid, *spec)
+		}})
+	return &stage{v: v, schema: n.Schema(), windowed: true, session: true}, nil
 }
 
 // topN starts a vertex of parallelism 1 behind a global edge: a window's

@@ -47,6 +47,10 @@ type WindowTVF struct {
 	Input   Node
 	TimeCol int
 	Window  window.Assigner
+	// Partition are a SESSION's PARTITION BY columns of Input, and
+	// PartitionAt where its PARTITION BY is, for errors.
+	Partition   []int
+	PartitionAt parser.Pos
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
@@ -227,6 +231,8 @@ func describeTumble(timeCol string, w window.Assigner) string {
 	f := types.SQLIntervalDayTime
 	d := fmt.Sprintf("window=[%v(time_col=[%s], size=[%s]", w.Kind, timeCol, f(w.Size))
 	switch w.Kind {
+	case window.Session:
+		return fmt.Sprintf("window=[SESSION(time_col=[%s], gap=[%s])]", timeCol, f(w.Size))
 	case window.Hop:
 		d += fmt.Sprintf(", slide=[%s]", f(w.Slide))
 	case window.Cumulate:

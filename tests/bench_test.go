@@ -13,7 +13,7 @@ import (
 // hand-written baseline's. One query also runs with checkpoints.
 func TestBenchNexmark(t *testing.T) {
 	dir := t.TempDir()
-	stdout, stderr, code := runStrand(t, dir, "bench", "nexmark", "--query", "q0,q1,q2,q12,q12e,q7w", "--events", "200000",
+	stdout, stderr, code := runStrand(t, dir, "bench", "nexmark", "--query", "q0,q1,q2,q12,q12e,q7w,q11", "--events", "200000",
 		"--baseline", "--format", "json", "--parallelism", "2")
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
@@ -41,7 +41,7 @@ func TestBenchNexmark(t *testing.T) {
 		}
 		queries = append(queries, r["query"].(string))
 	}
-	if strings.Join(queries, ",") != "q0,q1,q2,q12,q12e,q7w" {
+	if strings.Join(queries, ",") != "q0,q1,q2,q12,q12e,q7w,q11" {
 		t.Errorf("queries %v", queries)
 	}
 

@@ -6,7 +6,7 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// Kind is a kind of fixed window.
+// Kind is a kind of window.
 type Kind uint8
 
 // The fixed windows: every row maps to windows that depend on its time
@@ -21,9 +21,13 @@ const (
 	// until they are Size long: [k·Size, k·Size + j·Slide) for j = 1 ..
 	// Size/Slide. Slide divides Size.
 	Cumulate
+	// Session windows are not fixed: they merge per key (session.go).
+	// Size is the gap; an Assigner of this kind only names the window
+	// and its lateness rule (Fires).
+	Session
 )
 
-func (k Kind) String() string { return [...]string{"TUMBLE", "HOP", "CUMULATE"}[k] }
+func (k Kind) String() string { return [...]string{"TUMBLE", "HOP", "CUMULATE", "SESSION"}[k] }
 
 // Assigner maps event times to fixed windows, all aligned to the epoch
 // plus Offset. Windows are cut into slices (as Flink's slice-shared window
@@ -51,7 +55,7 @@ func (w Assigner) Check() error {
 	switch {
 	case w.Size <= 0:
 		return fmt.Errorf("window size must be positive, got %d ms", w.Size)
-	case w.Kind == Tumble:
+	case w.Kind == Tumble || w.Kind == Session:
 		return nil
 	case w.Slide <= 0:
 		return fmt.Errorf("%v window slide must be positive, got %d ms", w.Kind, w.Slide)
@@ -80,7 +84,12 @@ func (w Assigner) Start(ts int64) int64 { return align(ts, w.SliceSize(), w.Offs
 // Fires returns the watermark at which the first window holding ts fires:
 // its last millisecond. A row is late when this window has fired (see
 // the package doc): it then counts in none of its windows.
-func (w Assigner) Fires(ts int64) int64 { return align(ts, w.step(), w.Offset) + w.step() - 1 }
+func (w Assigner) Fires(ts int64) int64 {
+	if w.Kind == Session {
+		return sessionFires(ts)
+	}
+	return align(ts, w.step(), w.Offset) + w.step() - 1
+}
 
 // Slides reports whether one window is several slices (HOP and
 // CUMULATE): firing one then merges them, and a slice outlives a window.

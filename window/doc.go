@@ -1,7 +1,7 @@
 // Package window holds strand's event-time windows: the window assigner
 // (tumbling, hopping and cumulating windows) and the one window aggregate
 // that keeps per-slice group state and fires a window when the watermark
-// passes its end.
+// passes its end; and session windows, which merge per key (Sessions).
 //
 // Semantics, chosen to match Flink SQL's window TVF aggregation:
 //   - A tumbling window of size S and offset O covers [start, start+S) with
@@ -34,6 +34,36 @@
 //     AVG, their types and exact sums), each optionally DISTINCT and with
 //     a FILTER column, both of which the aggregate applies before agg
 //     sees the rows.
+//
+// Session windows (session.go, session_state.go), kind Session with the
+// gap as Assigner.Size, are not fixed: which session a row is in depends
+// on the other rows of its key. Chosen to match Flink's session windows
+// and to keep strand's determinism:
+//   - Per key (the grouping columns), a row of time ts opens [ts, ts+gap);
+//     sessions that overlap or touch (end == start, Flink's
+//     TimeWindow.intersects) merge, accumulators merged with agg's Merge.
+//     An out-of-order row can bridge two sessions into one.
+//   - A session fires when the watermark passes its end (wm > end), one
+//     millisecond after a fixed window would, and is emitted with its key,
+//     start, end and aggregates; sessions firing together come in the order
+//     of their ends, then keys.
+//   - A row is late when its time is before the watermark (ts < wm,
+//     Assigner.Fires = ts+1), decided at the source per split like the
+//     fixed windows' rule. Together these make a fired session final: its
+//     end is before every row that is not late, so no such row can join or
+//     touch it, whatever order rows and watermarks arrive in; the operator
+//     drops late rows by the same rule as a safety net.
+//   - State: a key table (memseg.HashTable, normalized key to key number)
+//     and per key number a list of sessions in start order; a session is a
+//     slot of typed columns and of the accumulators. Each checkpoint writes
+//     the keys whose sessions changed as one entry per key in its key group
+//     (merges included: the entry is the key's new list), and deletes the
+//     entries of keys whose sessions all fired, so a restore at any
+//     parallelism routes each key by its key group. Keys without sessions
+//     leave the table when they are most of it (compaction). Sessions do
+//     not spill: state beyond the budget fails with ErrMemory. DISTINCT
+//     aggregates are not supported in sessions (their value sets would
+//     have to merge too).
 //
 // Memory: each window's groups are found through a memseg.HashTable from
 // the group's normalized key to a group number, its DISTINCT values
