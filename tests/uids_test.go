@@ -11,6 +11,7 @@ import (
 
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
+	"github.com/strandsql/strand/queries/nexmark"
 	"github.com/strandsql/strand/session"
 )
 
@@ -30,15 +31,15 @@ func TestUIDsGolden(t *testing.T) {
 	// A Nexmark query runs after the shared DDL, as in
 	// strand run queries/nexmark/ddl.sql queries/nexmark/q7w.sql.
 	ddl := readFile(t, "../queries/nexmark/ddl.sql")
-	nexmark, _ := filepath.Glob("../queries/nexmark/q*.sql")
-	for _, f := range nexmark {
-		scripts[f] = ddl + "\n" + readFile(t, f)
+	queries, _ := filepath.Glob("../queries/nexmark/q*.sql")
+	for _, f := range queries {
+		scripts[f] = nexmark.Fill(ddl+"\n"+readFile(t, f), t.TempDir(), "golden")
 	}
-	if len(files) < 4 || len(nexmark) < 6 {
-		t.Fatalf("example queries: %v %v", files, nexmark)
+	if len(files) < 4 || len(queries) < 6 {
+		t.Fatalf("example queries: %v %v", files, queries)
 	}
 	var b strings.Builder
-	for _, f := range append(files, nexmark...) {
+	for _, f := range append(files, queries...) {
 		writeUIDs(t, &b, strings.TrimPrefix(f, "../"), scripts[f])
 	}
 	got := b.String()
