@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -239,16 +241,40 @@ func TestCrashRecoveryExactlyOnce(t *testing.T) {
 	}
 }
 
-// referenceRun runs query once without checkpoints or kills and returns
-// its committed output.
+// references holds the output of each query referenceRun ran: many tests
+// and cases share a query.
+var references struct {
+	sync.Mutex
+	out map[string][]string
+}
+
+// referenceRun runs query once without checkpoints or kills, its
+// generators unthrottled, and returns its committed output. A generator's
+// rows do not depend on its rate, nor does the output of the queries these
+// tests run: the killed runs, slowed down and restarted, must produce it
+// too.
 func referenceRun(t *testing.T, query string) []string {
 	t.Helper()
+	query = rateRe.ReplaceAllString(query, "'rows-per-second' = '0'")
+	references.Lock()
+	out, ok := references.out[query]
+	references.Unlock()
+	if ok {
+		return slices.Clone(out)
+	}
 	ref := t.TempDir()
 	writeFile(t, filepath.Join(ref, "q.sql"), query)
 	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
 		t.Fatalf("reference run: %s", stderr)
 	}
-	return committed(t, filepath.Join(ref, "out"))
+	out = committed(t, filepath.Join(ref, "out"))
+	references.Lock()
+	if references.out == nil {
+		references.out = map[string][]string{}
+	}
+	references.out[query] = out
+	references.Unlock()
+	return slices.Clone(out)
 }
 
 // diffRows reports missing and duplicated rows.
