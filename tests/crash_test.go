@@ -214,6 +214,7 @@ func ended(t *testing.T, dir string) bool {
 // moments, restarts it each time, and checks that the committed output
 // equals an uninterrupted run's: no row missing, none twice.
 func TestCrashRecoveryExactlyOnce(t *testing.T) {
+	t.Parallel()
 	kills := 4
 	rows, rate := 12000, 8000
 	if os.Getenv("STRAND_SOAK") != "" {
@@ -308,6 +309,7 @@ func diffRows(t *testing.T, got, want []string) {
 // window and key of the uninterrupted run is there, with at least its
 // count.
 func TestAtLeastOnceNeverLoses(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 8000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -342,6 +344,7 @@ func TestAtLeastOnceNeverLoses(t *testing.T) {
 // run: recovery reports it, falls back to the one before, and the output is
 // still exact; --from-checkpoint on the damaged one fails naming the file.
 func TestCorruptCheckpointFallsBack(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 6000)
 	want := referenceRun(t, query)
 
@@ -405,6 +408,7 @@ func chkNum(metadata string) int {
 // complete and finishes it at parallelism 2: key-group state written by
 // three subtasks is read back by two, DISTINCT values included.
 func TestRescaleAfterCrash(t *testing.T) {
+	t.Parallel()
 	query := strings.Replace(fmt.Sprintf(crashQuery, 12000, 6000), "COUNT(*), MAX(amount)", "COUNT(DISTINCT amount), MAX(amount)", 1)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -445,6 +449,7 @@ func runPath(dir, p string) string {
 // and runs nothing again; only a run after one that ended starts the job
 // afresh.
 func TestKillAfterFinalCheckpoint(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 3000, 20000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()

@@ -88,6 +88,7 @@ func readCommitted(t *testing.T, addr, topic string) []string {
 // columns, a watermark per partition, a bounded read) into files: the
 // result is the same at parallelism 1 and 4, every record counted once.
 func TestKafkaSourceSQL(t *testing.T) {
+	t.Parallel()
 	addr := kafkaBroker(t, 4, "bids")
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
@@ -175,6 +176,7 @@ CREATE TABLE clicks (
 // random moments, restart, and a read_committed consumer reads exactly the
 // rows of an uninterrupted run.
 func TestKafkaToKafkaCrash(t *testing.T) {
+	t.Parallel()
 	kills, n := 10, 600000
 	if os.Getenv("STRAND_SOAK") != "" {
 		kills, n = 40, 2000000
