@@ -12,10 +12,13 @@ build:
 demo: build
 	./$(BIN) run queries/demo.sql --parallelism 2
 
-# vet, then every test with the race detector.
+# vet, then every test with the race detector, then the packages whose
+# single-goroutine tests scale down under it (raceEnabled, scaled in their
+# race_test.go) once more without it, at full size.
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 14m ./...
+	$(GO) test -timeout 5m ./memseg ./parser ./window
 
 # The web dashboard in headless Chromium, driven with chromedp against the
 # real binary running a job (tests/ui, a module of its own, so chromedp is

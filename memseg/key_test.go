@@ -67,7 +67,7 @@ func checkPair(t *testing.T, cols []KeyCol, a, b []val) {
 
 func TestKeyOrderRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for range 200000 {
+	for range scaled(200000, 50000) {
 		cols := make([]KeyCol, 1+r.IntN(3))
 		for i := range cols {
 			cols[i] = KeyCol{Type: allTypes[r.IntN(len(allTypes))], Order: randOrder(r), Width: r.IntN(12)}

@@ -134,7 +134,9 @@ func (c *sortCase) check(t *testing.T, keys, values [][]byte) {
 
 func TestSortBufferProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for trial := range 60 {
+	// Under the race detector 15 trials: every segment size and raw
+	// prefixes still come up (trial%4, trial%5).
+	for trial := range scaled(60, 15) {
 		c := newSortCase(r, 1+r.IntN(3000))
 		m := newManager(t, 1<<30, 256<<(trial%4)) // small segments: many of them
 		layout := c.layout
@@ -174,7 +176,7 @@ func TestSortBufferProperty(t *testing.T) {
 func TestSorterProperty(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	dir := t.TempDir()
-	for trial := range 30 {
+	for trial := range scaled(30, 10) {
 		c := newSortCase(r, 1+r.IntN(4000))
 		// 1 KiB segments and 24 to 64 KiB budgets: many runs, and with
 		// the smallest budgets more runs than read buffers.

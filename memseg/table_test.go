@@ -19,7 +19,7 @@ func TestHashTableModel(t *testing.T) {
 			for round := range 2 {
 				model := map[string]uint64{}
 				accs := map[string][]byte{}
-				for range 20000 {
+				for range scaled(20000, 5000) {
 					var key []byte
 					switch r.IntN(40) {
 					case 0:

@@ -85,8 +85,8 @@ CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');`)
 		}
 	}
 	for _, j := range jobs[:2] {
-		for j.Cancel() != nil { // the job may not have started its run yet
-			time.Sleep(10 * time.Millisecond)
+		if err := j.Cancel(); err != nil {
+			t.Fatal(err)
 		}
 	}
 	s.Wait()
@@ -140,5 +140,37 @@ CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');`+insert); err != nil
 	s.Wait()
 	if n := strings.Count(log.String(), "resuming from savepoint "+path); n != 1 {
 		t.Errorf("the savepoint was restored %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// TestCancelBeforeRun cancels a detached INSERT's job as soon as it is
+// submitted, before its run has (usually) started, as a REPL ending right
+// after its script does: the run is canceled as it starts, and Wait
+// returns.
+func TestCancelBeforeRun(t *testing.T) {
+	var out, log lockedBuffer
+	s := New(&out, &log)
+	s.Detach = true
+	if err := s.ExecScript(t.Context(), `CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');
+CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO o SELECT n FROM g;`); err != nil {
+		t.Fatal(err)
+	}
+	j := s.Jobs.List()[0]
+	if err := j.Cancel(); err != nil {
+		t.Fatalf("cancel right after the submit: %v", err)
+	}
+	waited := make(chan struct{})
+	go func() { s.Wait(); close(waited) }()
+	select {
+	case <-waited:
+	case <-time.After(time.Minute):
+		t.Fatal("the canceled job still runs")
+	}
+	if st, _, _ := j.Status(); st != exec.Canceled {
+		t.Errorf("status %s, want CANCELED", st)
+	}
+	if err := j.Cancel(); err == nil {
+		t.Error("canceling an ended job succeeded")
 	}
 }

@@ -53,6 +53,10 @@ type Job struct {
 		status exec.Status
 		ended  time.Time
 		err    error
+		// canceled is a Cancel that came while no run was current (the
+		// job starting, restoring or restarting): the next run is
+		// canceled as it starts.
+		canceled bool
 	}
 }
 
@@ -112,6 +116,9 @@ func (j *Job) attempt(cur *exec.Job) {
 	defer j.mu.Unlock()
 	j.mu.past = j.checkpoints()
 	j.mu.cur = cur
+	if j.mu.canceled {
+		cur.Cancel()
+	}
 }
 
 func (j *Job) end(err error) {
@@ -209,13 +216,19 @@ func (j *Job) Vertices() []*exec.VertexMetrics {
 
 // Cancel stops the running job without a savepoint: what it has not
 // committed is discarded, and a later run resumes from its last
-// checkpoint.
+// checkpoint. A job that has not started its run yet (or is between a
+// failed run and its restart) is canceled as that run starts: a REPL
+// ending right after an INSERT must not wait for it forever.
 func (j *Job) Cancel() error {
-	cur, err := j.current()
-	if err != nil {
-		return err
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.mu.status != exec.Running {
+		return errors.New("job " + j.ID + " is not running")
 	}
-	cur.Cancel()
+	j.mu.canceled = true
+	if j.mu.cur != nil {
+		j.mu.cur.Cancel()
+	}
 	return nil
 }
 

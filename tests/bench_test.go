@@ -12,6 +12,7 @@ import (
 // object with the documented keys, and its result matches the
 // hand-written baseline's. One query also runs with checkpoints.
 func TestBenchNexmark(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, stderr, code := runStrand(t, dir, "bench", "nexmark", "--query", "q0,q1,q2,q12,q12e,q7w,q11", "--events", "200000",
 		"--baseline", "--format", "json", "--parallelism", "2")

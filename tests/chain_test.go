@@ -10,7 +10,7 @@ import (
 
 // chainTerms is a generated query's flat chain: far more terms than the
 // parser's nesting limit (1000), which bounds true nesting only.
-const chainTerms = 5000
+const chainTerms = 3000
 
 // TestLongChains runs a query with flat chains of OR, + and || terms
 // through parsing, binding, compilation and evaluation.

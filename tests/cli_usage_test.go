@@ -97,6 +97,7 @@ func TestCLIDefaultCommand(t *testing.T) {
 // TestCLIVersion: strand version names the build; -ldflags -X main.version
 // overrides the module's version.
 func TestCLIVersion(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	stdout, _, code := runStrand(t, dir, "version")
 	if code != 0 || !strings.HasPrefix(stdout, "strand ") || !strings.Contains(stdout, "module github.com/strandsql/strand, go") {

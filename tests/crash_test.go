@@ -7,8 +7,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -212,6 +214,7 @@ func ended(t *testing.T, dir string) bool {
 // moments, restarts it each time, and checks that the committed output
 // equals an uninterrupted run's: no row missing, none twice.
 func TestCrashRecoveryExactlyOnce(t *testing.T) {
+	t.Parallel()
 	kills := 4
 	rows, rate := 12000, 8000
 	if os.Getenv("STRAND_SOAK") != "" {
@@ -239,16 +242,40 @@ func TestCrashRecoveryExactlyOnce(t *testing.T) {
 	}
 }
 
-// referenceRun runs query once without checkpoints or kills and returns
-// its committed output.
+// references holds the output of each query referenceRun ran: many tests
+// and cases share a query.
+var references struct {
+	sync.Mutex
+	out map[string][]string
+}
+
+// referenceRun runs query once without checkpoints or kills, its
+// generators unthrottled, and returns its committed output. A generator's
+// rows do not depend on its rate, nor does the output of the queries these
+// tests run: the killed runs, slowed down and restarted, must produce it
+// too.
 func referenceRun(t *testing.T, query string) []string {
 	t.Helper()
+	query = rateRe.ReplaceAllString(query, "'rows-per-second' = '0'")
+	references.Lock()
+	out, ok := references.out[query]
+	references.Unlock()
+	if ok {
+		return slices.Clone(out)
+	}
 	ref := t.TempDir()
 	writeFile(t, filepath.Join(ref, "q.sql"), query)
 	if _, stderr, code := runStrand(t, ref, "run", "q.sql", "--parallelism", "2"); code != 0 {
 		t.Fatalf("reference run: %s", stderr)
 	}
-	return committed(t, filepath.Join(ref, "out"))
+	out = committed(t, filepath.Join(ref, "out"))
+	references.Lock()
+	if references.out == nil {
+		references.out = map[string][]string{}
+	}
+	references.out[query] = out
+	references.Unlock()
+	return slices.Clone(out)
 }
 
 // diffRows reports missing and duplicated rows.
@@ -282,6 +309,7 @@ func diffRows(t *testing.T, got, want []string) {
 // window and key of the uninterrupted run is there, with at least its
 // count.
 func TestAtLeastOnceNeverLoses(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 8000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -316,6 +344,7 @@ func TestAtLeastOnceNeverLoses(t *testing.T) {
 // run: recovery reports it, falls back to the one before, and the output is
 // still exact; --from-checkpoint on the damaged one fails naming the file.
 func TestCorruptCheckpointFallsBack(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 6000)
 	want := referenceRun(t, query)
 
@@ -379,6 +408,7 @@ func chkNum(metadata string) int {
 // complete and finishes it at parallelism 2: key-group state written by
 // three subtasks is read back by two, DISTINCT values included.
 func TestRescaleAfterCrash(t *testing.T) {
+	t.Parallel()
 	query := strings.Replace(fmt.Sprintf(crashQuery, 12000, 6000), "COUNT(*), MAX(amount)", "COUNT(DISTINCT amount), MAX(amount)", 1)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -419,6 +449,7 @@ func runPath(dir, p string) string {
 // and runs nothing again; only a run after one that ended starts the job
 // afresh.
 func TestKillAfterFinalCheckpoint(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 3000, 20000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()

@@ -50,4 +50,14 @@
 //
 // A failing job's error is also reported by exec and query, as "error: "
 // followed by the message, so a file can assert on bad-row errors.
+//
+// # Harnesses
+//
+// The tests that only run the binary, each in its own temporary
+// directories (the crash, durability, job control and example tests),
+// call t.Parallel: they mostly wait on throttled generators and kills.
+// Those that change the working directory (t.Chdir: the SQL files and the
+// in-process sessions) or measure time or rates (the REPL, the status
+// line, interrupts) run one at a time, before them. referenceRun, the
+// uninterrupted run a crash test compares with, runs each query once.
 package tests

@@ -82,6 +82,7 @@ func exitCode(err error) int {
 // one's pid and the lock, and the first's output is exact. A second job
 // writing the same sink directory is refused the same way.
 func TestTwoRunsOneStateDir(t *testing.T) {
+	t.Parallel()
 	// Three seconds long: the other runs start while it runs.
 	query := fmt.Sprintf(crashQuery, 12000, 4000)
 	want := referenceRun(t, query)
@@ -155,6 +156,7 @@ func killAfterCheckpoints(t *testing.T, dir string, n int) []int {
 // writes nothing; --fresh starts over and removes what the abandoned
 // lineage committed, so the output is exact.
 func TestAllCheckpointsCorrupt(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 6000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -235,6 +237,7 @@ func TestAllCheckpointsCorrupt(t *testing.T) {
 // checkpoint committed: the restore reports it, naming the file, falls
 // back to the checkpoint before, and the output is exact.
 func TestCorruptPendingFileFallsBack(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(crashQuery, 12000, 6000)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -280,6 +283,7 @@ func TestCorruptPendingFileFallsBack(t *testing.T) {
 // before the checkpoint completed; the resumed run, which reports an
 // in-progress checkpoint as incomplete, not corrupt, gives exact output.
 func TestStopLeavesNoHiddenFiles(t *testing.T) {
+	t.Parallel()
 	// Thousands of groups: a checkpoint's upload takes a while after the
 	// sink has pre-committed.
 	query := fmt.Sprintf(spillCrashQuery, 40000, 8000, 3000)
@@ -362,6 +366,7 @@ func TestFailedJobLeavesNoHiddenFiles(t *testing.T) {
 // TestFreshStartRemovesLeftovers: a run killed before its first checkpoint
 // leaves hidden files; the next run, which starts afresh, removes them.
 func TestFreshStartRemovesLeftovers(t *testing.T) {
+	t.Parallel()
 	query := strings.Replace(fmt.Sprintf(crashQuery, 6000, 3000), "'format' = 'csv')", "'format' = 'csv', 'sink.rolling-policy.file-size' = '1kb')", 1)
 	want := referenceRun(t, query)
 	dir := t.TempDir()
@@ -391,6 +396,7 @@ func TestFreshStartRemovesLeftovers(t *testing.T) {
 // spills: the spill store is under the job's work directory, not in
 // $TMPDIR, and the next run of the job removes it.
 func TestSpillNotInTempDir(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tmp := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), fmt.Sprintf(spillCrashQuery, 30000, 10000, 3000))
@@ -431,6 +437,7 @@ func TestSpillNotInTempDir(t *testing.T) {
 // kill -9 leaves hidden files, which the next run writing the directory
 // removes; the output is that run's alone.
 func TestKilledRunWithoutCheckpoints(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), `
 CREATE TABLE g (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '3000', 'rows-per-second' = '1500',

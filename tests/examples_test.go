@@ -27,6 +27,7 @@ var writtenRe = regexp.MustCompile(`rows written (\d+)`)
 // have TestCLISeveralFiles and strand bench) with the real binary: each
 // succeeds, and each shows what its comment says.
 func TestExamples(t *testing.T) {
+	t.Parallel()
 	dir := examplesDir(t)
 	files, err := filepath.Glob(filepath.Join(dir, "queries", "*.sql"))
 	if err != nil || len(files) < 4 {

@@ -26,6 +26,7 @@ GROUP BY window_start, window_end, user_id;
 // parallelism, so the slices and the windows' progress are restored into
 // other key-group ranges.
 func TestHopCrashRecoveryExactlyOnce(t *testing.T) {
+	t.Parallel()
 	kills := 4
 	rows, rate := 12000, 8000
 	if os.Getenv("STRAND_SOAK") != "" {

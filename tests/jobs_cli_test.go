@@ -126,6 +126,7 @@ func httpGet(t *testing.T, url string) (int, string) {
 // uninterrupted run. On the way it checks the HTTP endpoints, and
 // check-savepoint on the savepoint with the query unchanged and changed.
 func TestJobControl(t *testing.T) {
+	t.Parallel()
 	want := referenceRun(t, jobQuery)
 	dir, home := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), jobQuery)
@@ -245,6 +246,7 @@ var summaryRE = regexp.MustCompile(`rows read (\d+), rows written (\d+), late ro
 // output, and each window it read completely equals the uninterrupted
 // run's.
 func TestJobControlDrain(t *testing.T) {
+	t.Parallel()
 	want := referenceRun(t, jobQuery)
 	dir, home := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), jobQuery)

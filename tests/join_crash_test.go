@@ -29,6 +29,7 @@ INSERT INTO out_t SELECT l.k, l.amount, r.amount FROM l JOIN r ON l.k = r.k AND 
 // (and resumes one at another parallelism): the committed output equals
 // an uninterrupted run's, no row missing, none twice.
 func TestJoinCrashRecovery(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(joinCrashQuery, 8000, 5000)
 	want := referenceRun(t, query)
 	if len(want) < 1000 {

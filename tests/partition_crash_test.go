@@ -53,6 +53,7 @@ func committedTree(t *testing.T, dir string) []string {
 // writes a partitioned table commit exactly an uninterrupted run's rows,
 // each in its partition directory.
 func TestCrashPartitionedExactlyOnce(t *testing.T) {
+	t.Parallel()
 	query := fmt.Sprintf(partitionedQuery, 12000, 8000)
 	ref := t.TempDir()
 	writeFile(t, filepath.Join(ref, "q.sql"), query)

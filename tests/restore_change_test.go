@@ -83,6 +83,7 @@ func uids(t *testing.T, dir, file string) []string {
 // state it cannot map, unless --allow-non-restored-state is given, in which
 // case the window starts empty and the run says so.
 func TestRestoreRefusesChangedOperator(t *testing.T) {
+	t.Parallel()
 	base := `SELECT window_start, user_id, COUNT(*), MAX(amount)
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end, user_id;`

@@ -59,6 +59,7 @@ func spills(stderr string) int {
 // The rescale case is killed at parallelism 3 and finishes at 2, so that
 // spilled entries are routed to new subtasks by key group.
 func TestSpillCrashRecovery(t *testing.T) {
+	t.Parallel()
 	kills, rows, rate := 4, 30000, 10000
 	if os.Getenv("STRAND_SOAK") != "" {
 		kills, rows, rate = 30, 300000, 10000

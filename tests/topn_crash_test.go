@@ -36,6 +36,7 @@ ORDER BY clicks DESC LIMIT 5;
 // moments: the rows a Top-N holds at a checkpoint come back on restore, so
 // the committed output equals an uninterrupted run's.
 func TestTopNCrashRecovery(t *testing.T) {
+	t.Parallel()
 	for name, q := range map[string]string{"tvf": topnCrashQuery, "agg": topnAggCrashQuery} {
 		query := fmt.Sprintf(q, 12000, 8000)
 		want := referenceRun(t, query)

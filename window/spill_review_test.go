@@ -404,7 +404,7 @@ func TestSpillCheckpointRestoreModel(t *testing.T) {
 		{"shrink", []int{1, 1, 2, 1}, []int64{1 << 20, 16 << 10, 12 << 10, 1 << 20}},
 	}
 	for _, c := range cases {
-		for seed := range uint64(3) {
+		for seed := range uint64(scaled(3, 1)) {
 			t.Run(fmt.Sprintf("%s/%d", c.name, seed), func(t *testing.T) {
 				got, spills, restoreSpills := runModel(t, rand.New(rand.NewPCG(seed, 99)), mSpec(), rows, c.ps, c.budgets)
 				if spills == 0 {
@@ -526,7 +526,7 @@ func TestCorruptSpilledEntries(t *testing.T) {
 			kind = "distinct"
 		}
 		// A sample of each kind: every load copies the whole state.
-		if picked[kind] >= 8 || r.IntN(40) != 0 {
+		if picked[kind] >= scaled(8, 3) || r.IntN(40) != 0 {
 			continue
 		}
 		picked[kind]++
