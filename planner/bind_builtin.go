@@ -167,10 +167,11 @@ func bindBuiltin(pos parser.Pos, name string, args []expr.Expr, argExprs []parse
 		}
 		t := args[0].Type()
 		for i, a := range args {
-			var ok bool
-			if t, ok = commonType(t, a.Type()); !ok {
+			next, ok := commonType(t, a.Type())
+			if !ok {
 				return nil, true, errorf(argExprs[i].Pos(), ErrType, "%s arguments have incompatible types %s and %s", name, t.Plain(), a.Type().Plain())
 			}
+			t = next
 		}
 		if t.Kind == types.Boolean || t.IsInterval() {
 			return nil, true, errorf(pos, ErrType, "%s is not defined on %s", name, t.Plain())

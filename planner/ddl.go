@@ -20,6 +20,7 @@ func (c *Catalog) CreateTable(st *parser.CreateTable, src, file string) error {
 		}
 		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
 	}
+	c.resolveFuncs(st)
 	t, err := bindCreateTable(st)
 	if err != nil {
 		return err
@@ -40,6 +41,7 @@ func (c *Catalog) CreateView(st *parser.CreateView) error {
 		}
 		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
 	}
+	c.resolveFuncs(st)
 	b := &binder{cat: c}
 	r, err := b.query(st.Query)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // PlanQuery binds an INSERT or a query statement into a logical plan
 // rooted at a Sink.
 func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
+	cat.resolveFuncs(st)
 	b := &binder{cat: cat}
 	var root Node
 	var err error

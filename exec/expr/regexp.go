@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"regexp/syntax"
+	"unicode/utf8"
 
 	"github.com/strandsql/strand/types"
 )
@@ -19,10 +20,17 @@ import (
 // literal as a prefilter: most rows of a selective pattern are rejected by
 // one substring search, without running the regex.
 
-// regex is a compiled pattern and the literal every match must contain.
+// regex is a compiled pattern, and a literal every match contains after
+// at most lead bytes from its start (lead < 0: unbounded). When lead is
+// bounded, a search starts lead bytes before the literal's first
+// occurrence instead of trying every position before it; inner is the
+// pattern for such a window, with ^ never matching (the window does not
+// start the text).
 type regex struct {
-	re   *regexp.Regexp
-	must []byte
+	re    *regexp.Regexp
+	must  []byte
+	lead  int
+	inner *regexp.Regexp
 }
 
 // CheckRegexp returns the error a regex function would meet on pattern p,
@@ -61,47 +69,130 @@ func compileRegex(p string) (*regex, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
 	}
-	r := &regex{re: re}
-	if t, err := syntax.Parse(p, syntax.Perl); err == nil {
-		r.must = required(t.Simplify())
+	r := &regex{re: re, lead: -1}
+	t, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return r, nil
+	}
+	t = t.Simplify()
+	r.must, r.lead = required(t)
+	if r.lead > 0 {
+		if r.inner, err = regexp.Compile(noBegin(t).String()); err != nil {
+			r.lead = -1
+		}
 	}
 	return r, nil
 }
 
 // required is a literal that every match of t contains: the longest
 // case-sensitive literal among the parts of a top-level concatenation (or
-// captures of one).
-func required(t *syntax.Regexp) []byte {
+// captures of one), and the most bytes of a match before it (-1 if
+// unbounded or context-dependent).
+func required(t *syntax.Regexp) ([]byte, int) {
 	for t.Op == syntax.OpCapture {
 		t = t.Sub[0]
 	}
 	lit := func(t *syntax.Regexp) []byte {
+		for t.Op == syntax.OpCapture {
+			t = t.Sub[0]
+		}
 		if t.Op == syntax.OpLiteral && t.Flags&syntax.FoldCase == 0 {
 			return []byte(string(t.Rune))
 		}
 		return nil
 	}
 	if t.Op != syntax.OpConcat {
-		return lit(t)
+		return lit(t), 0
 	}
 	var best []byte
-	for _, s := range t.Sub {
-		for s.Op == syntax.OpCapture {
-			s = s.Sub[0]
-		}
+	at := 0
+	for k, s := range t.Sub {
 		if l := lit(s); len(l) > len(best) {
-			best = l
+			best, at = l, k
 		}
 	}
-	return best
+	lead := 0
+	for _, s := range t.Sub[:at] {
+		w := maxWidth(s)
+		if w < 0 {
+			return best, -1
+		}
+		lead += w
+	}
+	return best, lead
+}
+
+// maxWidth is the most bytes t matches, -1 if unbounded or if t looks at
+// the text around it in a way a window would change (line and word
+// boundaries).
+func maxWidth(t *syntax.Regexp) int {
+	switch t.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginText, syntax.OpNoMatch:
+		return 0
+	case syntax.OpLiteral:
+		return utf8.UTFMax * len(t.Rune)
+	case syntax.OpCharClass, syntax.OpAnyChar, syntax.OpAnyCharNotNL:
+		return utf8.UTFMax
+	case syntax.OpCapture, syntax.OpQuest:
+		return maxWidth(t.Sub[0])
+	case syntax.OpRepeat:
+		w := maxWidth(t.Sub[0])
+		if w < 0 || t.Max < 0 {
+			return -1
+		}
+		return w * t.Max
+	case syntax.OpConcat, syntax.OpAlternate:
+		n := 0
+		for _, s := range t.Sub {
+			w := maxWidth(s)
+			if w < 0 {
+				return -1
+			}
+			if t.Op == syntax.OpConcat {
+				n += w
+			} else {
+				n = max(n, w)
+			}
+		}
+		return n
+	}
+	return -1
+}
+
+// noBegin is t with ^ (start of text) made to never match.
+func noBegin(t *syntax.Regexp) *syntax.Regexp {
+	c := *t
+	if c.Op == syntax.OpBeginText {
+		c = syntax.Regexp{Op: syntax.OpNoMatch}
+		return &c
+	}
+	c.Sub = make([]*syntax.Regexp, len(t.Sub))
+	for i, s := range t.Sub {
+		c.Sub[i] = noBegin(s)
+	}
+	return &c
 }
 
 // submatch returns the submatch indexes of r's first match in s, or nil.
 func (r *regex) submatch(s []byte) []int {
-	if len(r.must) > 0 && !bytes.Contains(s, r.must) {
+	if len(r.must) == 0 {
+		return r.re.FindSubmatchIndex(s)
+	}
+	p := bytes.Index(s, r.must)
+	if p < 0 {
 		return nil
 	}
-	return r.re.FindSubmatchIndex(s)
+	if r.inner == nil || p <= r.lead {
+		return r.re.FindSubmatchIndex(s)
+	}
+	from := p - r.lead
+	m := r.inner.FindSubmatchIndex(s[from:])
+	for i := range m {
+		if m[i] >= 0 {
+			m[i] += from
+		}
+	}
+	return m
 }
 
 // patterns compiles the regex argument k of nd: once when it is a literal
@@ -161,7 +252,7 @@ func (c *compiler) regexpMatch(e *Call) (*node, error) {
 				continue
 			}
 			// Flink: an empty or a bad pattern matches nothing.
-			if r := ps.at(nd.in[1], i); r != nil && len(nd.in[1].str(i)) > 0 && r.submatch(nd.in[0].str(i)) != nil {
+			if r := ps.at(nd.in[1], i); r != nil && len(nd.in[1].str(i)) > 0 && r.match(nd.in[0].str(i)) {
 				bits[i>>6] |= 1 << (uint(i) & 63)
 			}
 		}
@@ -326,4 +417,12 @@ func (c *compiler) regexpReplace(e *Call) (*node, error) {
 		return append(d, s[last:]...), true
 	})
 	return nd, nil
+}
+
+// match reports whether r matches somewhere in s.
+func (r *regex) match(s []byte) bool {
+	if len(r.must) > 0 && !bytes.Contains(s, r.must) {
+		return false
+	}
+	return r.re.Match(s)
 }
