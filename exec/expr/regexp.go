@@ -27,10 +27,11 @@ import (
 // pattern for such a window, with ^ never matching (the window does not
 // start the text).
 type regex struct {
-	re    *regexp.Regexp
-	must  []byte
-	lead  int
-	inner *regexp.Regexp
+	re     *regexp.Regexp
+	must   []byte
+	lead   int
+	inner  *regexp.Regexp
+	simple *simple // nil unless the pattern has the simple matcher's shape
 }
 
 // CheckRegexp returns the error a regex function would meet on pattern p,
@@ -76,6 +77,7 @@ func compileRegex(p string) (*regex, error) {
 	}
 	t = t.Simplify()
 	r.must, r.lead = required(t)
+	r.simple = compileSimple(t, re.NumSubexp())
 	if r.lead > 0 {
 		if r.inner, err = regexp.Compile(noBegin(t).String()); err != nil {
 			r.lead = -1
@@ -176,11 +178,21 @@ func noBegin(t *syntax.Regexp) *syntax.Regexp {
 // submatch returns the submatch indexes of r's first match in s, or nil.
 func (r *regex) submatch(s []byte) []int {
 	if len(r.must) == 0 {
+		if r.simple != nil {
+			return r.simple.find(s, 0)
+		}
 		return r.re.FindSubmatchIndex(s)
 	}
 	p := bytes.Index(s, r.must)
 	if p < 0 {
 		return nil
+	}
+	if r.simple != nil { // it reads ^ against s itself, so any start will do
+		from := 0
+		if r.lead >= 0 {
+			from = max(0, p-r.lead)
+		}
+		return r.simple.find(s, from)
 	}
 	if r.inner == nil || p <= r.lead {
 		return r.re.FindSubmatchIndex(s)
@@ -423,6 +435,9 @@ func (c *compiler) regexpReplace(e *Call) (*node, error) {
 func (r *regex) match(s []byte) bool {
 	if len(r.must) > 0 && !bytes.Contains(s, r.must) {
 		return false
+	}
+	if r.simple != nil {
+		return r.submatch(s) != nil
 	}
 	return r.re.Match(s)
 }

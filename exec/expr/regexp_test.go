@@ -34,16 +34,25 @@ func TestRegexpMatchReplace(t *testing.T) {
 }
 
 // TestRegexWindow: starting the search a bounded distance before the
-// required literal finds the same first match as searching all of s.
+// required literal, and the simple matcher, find the same first match as
+// Go's engine searching all of s.
 func TestRegexWindow(t *testing.T) {
-	pats := []string{"(&|^)channel_id=([^&]*)", "a{0,3}bc", "(x|yy)?zz", "^ab", "[a-c]b.c", "(a|^b)c"}
+	pats := []string{"(&|^)channel_id=([^&]*)", "a{0,3}bc", "(x|yy)?zz", "^ab", "[a-c]b.c", "(a|^b)c",
+		"channel_id=([^&]*)", "(&|^)id=([0-9]+)", "[0-9]+", "a[bc]?d", "(x|y)z*$", "^(ab|a)c", "((a)|b)+", "(c+)(h)", "a.c", "x{2,3}y"}
 	rng := rand.New(rand.NewPCG(1, 2))
-	alpha := []byte("abcxyz&^=_channel_id")
+	alpha := []byte("abcxyz&^=_channel_id019\xff")
+	simple := map[bool]int{}
+	defer func() {
+		if simple[true] < 8 {
+			t.Errorf("only %d of the patterns use the simple matcher", simple[true])
+		}
+	}()
 	for _, p := range pats {
 		r, err := compileRegex(p)
 		if err != nil {
 			t.Fatal(err)
 		}
+		simple[r.simple != nil]++
 		re := regexp.MustCompile(p)
 		for range 2000 {
 			s := make([]byte, rng.IntN(30))
@@ -69,4 +78,22 @@ func FuzzRegexWindow(f *testing.F) {
 			t.Fatalf("%q on %q: %v, want %v", p, s, got, want)
 		}
 	})
+}
+
+func TestSimpleShapes(t *testing.T) {
+	for p, want := range map[string]bool{
+		"(&|^)channel_id=([^&]*)": true, "[0-9]+": true, "id=(\\d+)&": true,
+		"[a-z]*z":                false, // the repetition would have to give back
+		"a*?b":                   false, // not greedy
+		"(?i)abc":                false,
+		"(ab)*":                  false, // a repeated group
+	} {
+		r, err := compileRegex(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := r.simple != nil; got != want {
+			t.Errorf("%q: simple %v, want %v", p, got, want)
+		}
+	}
 }

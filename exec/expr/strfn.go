@@ -95,6 +95,8 @@ func splitToken(s, sep []byte, k int64) ([]byte, bool) {
 			if j >= 0 {
 				_, w = utf8.DecodeRune(s[j:])
 			}
+		} else if len(sep) == 1 {
+			j, w = bytes.IndexByte(s, sep[0]), 1
 		} else {
 			j, w = bytes.Index(s, sep), len(sep)
 		}
