@@ -83,10 +83,10 @@ func FuzzRegexWindow(f *testing.F) {
 func TestSimpleShapes(t *testing.T) {
 	for p, want := range map[string]bool{
 		"(&|^)channel_id=([^&]*)": true, "[0-9]+": true, "id=(\\d+)&": true,
-		"[a-z]*z":                false, // the repetition would have to give back
-		"a*?b":                   false, // not greedy
-		"(?i)abc":                false,
-		"(ab)*":                  false, // a repeated group
+		"[a-z]*z": false, // the repetition would have to give back
+		"a*?b":    false, // not greedy
+		"(?i)abc": false,
+		"(ab)*":   false, // a repeated group
 	} {
 		r, err := compileRegex(p)
 		if err != nil {
