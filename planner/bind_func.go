@@ -208,7 +208,7 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 		}
 		if k := args[0].Type().Kind; k == types.String {
 			args[0] = coerce(args[0], types.TTimestamp)
-		} else if !args[0].Type().IsTimestamp() && k != types.Date {
+		} else if !args[0].Type().IsTimestamp() && k != types.Date && k != types.Null {
 			return nil, errorf(argExprs[0].Pos(), ErrType, "DATE_FORMAT needs a TIMESTAMP, got %s", args[0].Type().Plain())
 		}
 		if err := str(1); err != nil {
