@@ -180,6 +180,15 @@ type DropView struct {
 	Name      *Ident
 }
 
+// DropFunction is DROP [TEMPORARY [SYSTEM]] FUNCTION [IF EXISTS] name.
+type DropFunction struct {
+	Start     Pos
+	Temporary bool
+	System    bool
+	IfExists  bool
+	Name      *Ident
+}
+
 // ---- Queries ----
 
 // Select is one SELECT block together with the WITH, ORDER BY and LIMIT
@@ -593,6 +602,7 @@ func (n *ShowViews) Pos() Pos      { return n.Start }
 func (n *Describe) Pos() Pos       { return n.Start }
 func (n *DropTable) Pos() Pos      { return n.Start }
 func (n *DropView) Pos() Pos       { return n.Start }
+func (n *DropFunction) Pos() Pos   { return n.Start }
 func (n *Select) Pos() Pos         { return n.Start }
 func (n *SetOp) Pos() Pos          { return n.Start }
 func (n *Values) Pos() Pos         { return n.Start }
@@ -651,6 +661,7 @@ func (*ShowViews) statement()      {}
 func (*Describe) statement()       {}
 func (*DropTable) statement()      {}
 func (*DropView) statement()       {}
+func (*DropFunction) statement()   {}
 func (*Select) statement()         {}
 func (*SetOp) statement()          {}
 func (*Values) statement()         {}

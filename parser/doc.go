@@ -60,7 +60,7 @@
 //
 // A parse yields Statements: *CreateTable, *CreateView, *CreateFunction,
 // *Insert, *Set, *Reset, *Explain, *ShowTables, *ShowViews, *Describe,
-// *DropTable, *DropView, and the Query nodes *Select, *SetOp and *Values,
+// *DropTable, *DropView, *DropFunction, and the Query nodes *Select, *SetOp and *Values,
 // which are statements by themselves. WITH, ORDER BY and LIMIT are stored on
 // the outermost query node they apply to, so the common single SELECT is one
 // node. FROM clauses hold TableExprs: *TableRef, *Subquery, *TableFunc

@@ -47,7 +47,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT CASE END", `1:13: syntax error: unexpected "END", expecting WHEN or expression`},
 		{"SELECT COUNT(*) FILTER WHERE a", `1:24: syntax error: unexpected "WHERE", expecting "("`},
 		{"SELECT a IS 1", `1:13: syntax error: unexpected number 1, expecting NOT, NULL, UNKNOWN, TRUE, FALSE or DISTINCT`},
-		{"DROP t", `1:6: syntax error: unexpected "t", expecting TEMPORARY, TABLE or VIEW`},
+		{"DROP t", `1:6: syntax error: unexpected "t", expecting TEMPORARY, FUNCTION, TABLE or VIEW`},
 		{"SELECT (SELECT 1 LIMIT 1) LIMIT 2", ``},
 		{"(SELECT 1 LIMIT 1) LIMIT 2", `1:20: syntax error: a query cannot have two LIMIT clauses; wrap the inner query in a subquery`},
 		{"(SELECT 1 ORDER BY 1)\n ORDER BY 2", `2:2: syntax error: a query cannot have two ORDER BY clauses; wrap the inner query in a subquery`},

@@ -257,6 +257,14 @@ func (n *Describe) String() string   { return "DESCRIBE " + n.Name.String() }
 func (n *DropTable) String() string { return dropString("TABLE", n.Temporary, n.IfExists, n.Name) }
 func (n *DropView) String() string  { return dropString("VIEW", n.Temporary, n.IfExists, n.Name) }
 
+func (n *DropFunction) String() string {
+	what := "FUNCTION"
+	if n.System {
+		what = "SYSTEM FUNCTION"
+	}
+	return dropString(what, n.Temporary, n.IfExists, n.Name)
+}
+
 func dropString(what string, temp, ifExists bool, name *Ident) string {
 	s := "DROP "
 	if temp {

@@ -246,7 +246,7 @@ func (g *gen) statement(d int) string {
 		return "INSERT " + g.pick("INTO", "OVERWRITE") + " " + g.name() + g.maybe(" "+g.hints()) + g.maybe(" ("+g.list(2, g.ident)+")") + " " + g.query(d)
 	case 3:
 		return g.pick("SET", "SET 'k' = 'v'", "RESET", "RESET 'k'", "SHOW TABLES", "SHOW VIEWS", "DESCRIBE "+g.name(), "DESC "+g.name(),
-			"DROP TABLE IF EXISTS "+g.name(), "DROP TEMPORARY VIEW "+g.name(), "CREATE FUNCTION "+g.name()+" AS 'c'")
+			"DROP TABLE IF EXISTS "+g.name(), "DROP TEMPORARY VIEW "+g.name(), "CREATE FUNCTION "+g.name()+" AS 'c'", "DROP FUNCTION IF EXISTS "+g.name())
 	case 4:
 		return "EXPLAIN " + g.maybe("PLAN FOR ") + g.query(d)
 	}

@@ -702,6 +702,22 @@ func (p *parser) set() (Statement, error) {
 func (p *parser) drop() (Statement, error) {
 	start := p.next().pos
 	temp := p.acceptKw("TEMPORARY")
+	if system := temp && p.acceptKw("SYSTEM"); system || p.acceptKw("FUNCTION") {
+		if system {
+			if _, err := p.expectKw("FUNCTION"); err != nil {
+				return nil, err
+			}
+		}
+		ifExists, err := p.ifExists(false)
+		if err != nil {
+			return nil, err
+		}
+		name, err := p.name()
+		if err != nil {
+			return nil, err
+		}
+		return &DropFunction{Start: start, Temporary: temp, System: system, IfExists: ifExists, Name: name}, nil
+	}
 	isTable := p.acceptKw("TABLE")
 	if !isTable {
 		if _, err := p.expectKw("VIEW"); err != nil {

@@ -80,6 +80,8 @@ func TestStatements(t *testing.T) {
 		{"drop table if exists db.t", "DROP TABLE IF EXISTS db.t"},
 		{"DROP VIEW v", "DROP VIEW v"},
 		{"DROP TEMPORARY VIEW IF EXISTS v", "DROP TEMPORARY VIEW IF EXISTS v"},
+		{"DROP FUNCTION count_char", "DROP FUNCTION count_char"},
+		{"drop temporary system function if exists f", "DROP TEMPORARY SYSTEM FUNCTION IF EXISTS f"},
 		// DML and queries
 		{"INSERT INTO t SELECT * FROM s", "INSERT INTO t SELECT * FROM s"},
 		{"INSERT INTO t (a, b) SELECT x, y FROM s", "INSERT INTO t (a, b) SELECT x, y FROM s"},

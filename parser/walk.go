@@ -77,6 +77,8 @@ func Children(n Node) []Node {
 		c = add(c, n.Name)
 	case *DropView:
 		c = add(c, n.Name)
+	case *DropFunction:
+		c = add(c, n.Name)
 	case *Select:
 		c = add(c, n.With...)
 		c = add(c, n.Hints...)

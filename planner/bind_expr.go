@@ -63,6 +63,9 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 			return nil, err
 		}
 		if !castable(x.Type(), t) {
+			if hint := castHint(x.Type(), t); hint != "" {
+				return nil, errorf(e.Start, ErrType, "cannot cast %s to %s: %s", x.Type().Plain(), t, hint)
+			}
 			return nil, errorf(e.Start, ErrType, "cannot cast %s to %s", x.Type().Plain(), t)
 		}
 		t.NotNull = x.Type().NotNull && !e.Try
@@ -406,6 +409,12 @@ func arith(pos parser.Pos, op string, l, r expr.Expr) (expr.Expr, error) {
 	if lt.IsInterval() && (rt.IsTimestamp() || rt.Kind == types.Date) && op == "+" {
 		return call(expr.AddInterval, rt.Plain().WithNotNull(nn), r, l), nil
 	}
+	if op == "*" && (lt.IsInterval() && rt.IsIntegral() || lt.IsIntegral() && rt.IsInterval()) {
+		if rt.IsInterval() {
+			l, r, lt = r, l, rt
+		}
+		return call(expr.Mul, lt.Plain().WithNotNull(nn), l, r), nil
+	}
 	if lt.Kind == types.Null {
 		lt = rt
 	}
@@ -565,8 +574,8 @@ func castable(from, to types.Type) bool {
 		return true
 	case (from.IsTimestamp() || f == types.Date) && (to.IsTimestamp() || t == types.Date):
 		return true
-	case from.IsIntegral() && to.IsTimestamp(), from.IsTimestamp() && to.IsIntegral():
-		return true
+	case from.IsIntegral() && t == types.TimestampLTZ, f == types.TimestampLTZ && to.IsIntegral():
+		return true // epoch seconds, as Flink; TIMESTAMP has no zone, so no epoch
 	}
 	return false
 }

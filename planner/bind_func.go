@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -54,6 +55,9 @@ func orDefault(s, d string) string {
 }
 
 func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (expr.Expr, error) {
+	if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
+		return bindTimeUnitCall(c, pos, name, argExprs)
+	}
 	args := make([]expr.Expr, len(argExprs))
 	for i, a := range argExprs {
 		var err error
@@ -204,7 +208,7 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 		}
 		if k := args[0].Type().Kind; k == types.String {
 			args[0] = coerce(args[0], types.TTimestamp)
-		} else if !args[0].Type().IsTimestamp() && k != types.Date {
+		} else if !args[0].Type().IsTimestamp() && k != types.Date && k != types.Null {
 			return nil, errorf(argExprs[0].Pos(), ErrType, "DATE_FORMAT needs a TIMESTAMP, got %s", args[0].Type().Plain())
 		}
 		if err := str(1); err != nil {
@@ -217,13 +221,23 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 		}
 		return call(expr.DateFormat, types.TString.WithNotNull(nn()), args...), nil
 	case "TO_TIMESTAMP":
-		if err := nargs(1, 1); err != nil {
+		if err := nargs(1, 2); err != nil {
 			return nil, err
 		}
-		if err := str(0); err != nil {
-			return nil, err
+		for i := range args {
+			if err := str(i); err != nil {
+				return nil, err
+			}
 		}
-		return &expr.Cast{X: args[0], T: types.TTimestamp.Nullable()}, nil
+		if len(args) == 1 { // Flink gives NULL for a string it cannot read
+			return &expr.Cast{X: args[0], T: types.TTimestamp.Nullable(), Try: true}, nil
+		}
+		if f, ok := strLitValue(args[1]); ok {
+			if err := expr.CheckParseFormat(f); err != nil {
+				return nil, errorf(argExprs[1].Pos(), ErrUnsupported, "%v", err)
+			}
+		}
+		return call(expr.ParseTime, types.TTimestamp, args...), nil
 	case "CURRENT_TIMESTAMP", "NOW":
 		if err := nargs(0, 0); err != nil {
 			return nil, err
@@ -242,7 +256,10 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 		t.Attr = types.ProcTime
 		return call(expr.ProcTime, t), nil
 	}
-	known := append([]string{}, scalarFuncs...)
+	if e, ok, err := bindBuiltin(pos, name, args, argExprs, nargs, str, integer); ok || err != nil {
+		return e, err
+	}
+	known := slices.Concat(scalarFuncs, builtinFuncs)
 	for n := range aggregateNames {
 		known = append(known, n)
 	}

@@ -96,6 +96,7 @@ type View struct {
 type Catalog struct {
 	tables map[string]*Table
 	views  map[string]*View
+	funcs  map[string]string // CREATE FUNCTION name (upper case) -> the built-in
 }
 
 // NewCatalog returns an empty catalog.

@@ -27,6 +27,7 @@ func (c *Catalog) CreateTable(st *parser.CreateTable, src, file string) error {
 		}
 		st = merged
 	}
+	c.resolveFuncs(st)
 	t, err := bindCreateTable(st)
 	if err != nil {
 		return err
@@ -47,6 +48,7 @@ func (c *Catalog) CreateView(st *parser.CreateView) error {
 		}
 		return errorf(st.Name.Start, ErrExists, "table or view '%s' already exists", name)
 	}
+	c.resolveFuncs(st)
 	b := &binder{cat: c}
 	r, err := b.query(st.Query)
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // legacy window's auxiliary functions, and ROW_NUMBER, for SHOW FUNCTIONS
 // and completion.
 func Functions() []string {
-	names := slices.Concat(scalarFuncs, slices.Collect(maps.Keys(aggregateNames)),
+	names := slices.Concat(scalarFuncs, builtinFuncs, slices.Collect(maps.Keys(aggregateNames)),
 		slices.Collect(maps.Keys(windowAuxNames)), []string{"ROW_NUMBER"})
 	slices.Sort(names)
 	return slices.Compact(names)

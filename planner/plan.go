@@ -15,6 +15,7 @@ func PlanQuery(cat *Catalog, st parser.Statement) (Node, error) {
 	if set, ok := st.(*parser.StatementSet); ok {
 		return planSet(cat, set)
 	}
+	cat.resolveFuncs(st)
 	b := &binder{cat: cat}
 	var root Node
 	var err error

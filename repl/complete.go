@@ -74,7 +74,7 @@ func (c *completer) Do(line []rune, pos int) ([][]rune, int) {
 		return suffixes(word, c.columns([]string{text[j : i-1]}, text), "", false)
 	}
 	cat := c.catalog()
-	cands := slices.Concat(cat.tables, cat.views, planner.Functions(), c.columns(nil, text))
+	cands := slices.Concat(cat.tables, cat.views, c.sess.Catalog.Functions(), c.columns(nil, text))
 	out, n := suffixes(word, cands, "", false)
 	kw, _ := suffixes(word, keywords, "", true)
 	return append(out, kw...), n

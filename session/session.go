@@ -145,6 +145,10 @@ func (s *Session) exec(st parser.Statement, src string) error {
 		return s.Catalog.Drop(st.Name, st.IfExists, false)
 	case *parser.DropView:
 		return s.Catalog.Drop(st.Name, st.IfExists, true)
+	case *parser.CreateFunction:
+		return s.Catalog.CreateFunction(st)
+	case *parser.DropFunction:
+		return s.Catalog.DropFunction(st)
 	case *parser.Set:
 		return s.set(st)
 	case *parser.Reset:
@@ -157,7 +161,7 @@ func (s *Session) exec(st parser.Statement, src string) error {
 	case *parser.ShowTables:
 		return s.list("table name", s.Catalog.Tables())
 	case *parser.ShowFunctions:
-		return s.list("function name", planner.Functions())
+		return s.list("function name", s.Catalog.Functions())
 	case *parser.ShowCreate:
 		text, err := s.Catalog.ShowCreate(st)
 		if err != nil {

@@ -339,3 +339,10 @@ func appendYear(dst []byte, y int) []byte {
 	}
 	return strconv.AppendInt(dst, int64(y), 10)
 }
+
+// DaysFromCivil returns the days since the epoch of a proleptic Gregorian
+// date, for parsers that assemble dates from fields.
+func DaysFromCivil(year, month, day int) int64 { return daysFromCivil(year, month, day) }
+
+// DaysIn returns the number of days of a month.
+func DaysIn(year, month int) int { return daysIn(year, month) }

@@ -92,6 +92,45 @@ func (k *caster) kernel() func(int, []uint64) error {
 		return k.tsToDate
 	case from.Kind == types.Date && to.IsTimestamp():
 		return k.dateToTs
+	case from.IsIntegral() && to.Kind == types.TimestampLTZ:
+		return k.secondsToTs
+	case from.Kind == types.TimestampLTZ && to.IsIntegral():
+		return k.tsToSeconds
+	}
+	return nil
+}
+
+// secondsToTs reads an integer as epoch seconds, as Flink's CAST to
+// TIMESTAMP_LTZ does.
+func (k *caster) secondsToTs(rows int, _ []uint64) error {
+	o := out[int64](k.nd, rows)
+	for i := range o {
+		o[i] = intAt(k.nd.in[0], physOf(k.from), i) * types.MsSecond
+	}
+	return nil
+}
+
+// tsToSeconds gives a TIMESTAMP_LTZ's epoch seconds, rounded down; into an
+// INT, out of range fails.
+func (k *caster) tsToSeconds(rows int, act []uint64) error {
+	x := col[int64](k.nd.in[0])[:rows]
+	if physOf(k.to) == pI64 {
+		o := out[int64](k.nd, rows)
+		for i, v := range x {
+			o[i] = types.FloorDiv(v, types.MsSecond)
+		}
+		return nil
+	}
+	o := out[int32](k.nd, rows)
+	for i, v := range x {
+		s := types.FloorDiv(v, types.MsSecond)
+		if s < math.MinInt32 || s > math.MaxInt32 {
+			if err := k.fail(i, rows, act, types.FormatTimestamp(v)); err != nil {
+				return err
+			}
+			continue
+		}
+		o[i] = int32(s)
 	}
 	return nil
 }

@@ -179,7 +179,12 @@ func (c *compiler) call(e *Call) (*node, error) {
 		return c.coalesce(e)
 	case NullIf:
 		return c.nullIf(e)
-	case Add, Sub, Mul, Div, Mod:
+	case Mul:
+		if e.T.IsInterval() {
+			return c.mulInterval(e)
+		}
+		return c.arith(e)
+	case Add, Sub, Div, Mod:
 		return c.arith(e)
 	case Neg, Abs, Floor, Ceil, Round:
 		return c.unary(e)
@@ -205,6 +210,42 @@ func (c *compiler) call(e *Call) (*node, error) {
 		return c.addInterval(e)
 	case CurrentTimestamp, ProcTime:
 		return c.now(e)
+	case Greatest, Least:
+		return c.choose(e)
+	case Regexp:
+		return c.regexpMatch(e)
+	case RegexpExtract:
+		return c.regexpExtract(e)
+	case RegexpReplace:
+		return c.regexpReplace(e)
+	case SplitIndex:
+		return c.splitIndex(e)
+	case Replace:
+		return c.replace(e)
+	case Reverse:
+		return c.reverse(e)
+	case Initcap:
+		return c.initcap(e)
+	case Lpad, Rpad:
+		return c.pad(e)
+	case CountChar:
+		return c.countChar(e)
+	case Md5, Sha256:
+		return c.hash(e)
+	case UUID:
+		return c.uuid(e)
+	case JSONValue, JSONQuery:
+		return c.jsonFunc(e)
+	case TimestampDiff:
+		return c.timestampDiff(e)
+	case ParseTime:
+		return c.parseTimeFn(e)
+	case UnixTime:
+		return c.unixTime(e)
+	case FromUnixTime:
+		return c.fromUnixTime(e)
+	case EpochToTime:
+		return c.epochToTime(e)
 	}
 	return nil, errorf(e, "unknown function %d", e.Fn)
 }

@@ -84,13 +84,43 @@
 //     gives another; an escape must precede %, _ or itself. Patterns are
 //     compiled once (per distinct pattern when they come from the data).
 //   - DATE_FORMAT takes TIMESTAMP, DATE or a STRING it parses (NULL if it
-//     cannot), and SimpleDateFormat letters y M d H m s S with quoted text.
+//     cannot). Date patterns, for formatting and for parsing (TO_TIMESTAMP,
+//     TO_DATE, UNIX_TIMESTAMP), are DateTimeFormatter's, in the en-US locale
+//     (datefmt.go lists the letters): S is a fraction of the second, as
+//     there, not a count of milliseconds as in SimpleDateFormat.
 //   - EXTRACT: WEEK is the ISO week, DOW 1 (Sunday) to 7, MILLISECOND the
 //     milliseconds within the second, EPOCH seconds; from intervals, DAY to
 //     MILLISECOND or YEAR and MONTH, signed.
 //   - DATE ± INTERVAL DAY TO SECOND moves by whole days, truncated; ± an
 //     INTERVAL YEAR TO MONTH clamps to the end of the month.
 //   - CURRENT_TIMESTAMP and PROCTIME() read Ctx.Now once per batch.
+//   - TIMESTAMPDIFF truncates toward zero; its MONTH, QUARTER and YEAR count
+//     whole months as Calcite does (the largest m with t1 + m months <= t2).
+//     INTERVAL * n scales the interval; the planner writes TIMESTAMPADD as
+//     t + n * INTERVAL '1' unit. CAST between an integer and TIMESTAMP_LTZ
+//     counts epoch seconds.
+//   - Strict functions return NULL for a NULL argument, and Flink's NULL
+//     for bad input: SPLIT_INDEX past the last token, LPAD/RPAD with a
+//     negative length or an empty pad, REGEXP_EXTRACT without a match or
+//     with a group that took no part, a bad regular expression, date
+//     pattern or JSON path from the data, JSON that is not valid. The
+//     exceptions follow Flink too: UNIX_TIMESTAMP gives Long.MIN_VALUE for
+//     a string it cannot read, REGEXP FALSE for an empty pattern, and
+//     COUNT_CHAR (Nexmark's UDF) 0 for a NULL string.
+//   - Regular expressions run on Go's RE2 (regexp.go says what that means
+//     for Java's syntax); JSON paths are SQL/JSON's lax and strict modes
+//     without filters (json.go). UUID is random, never folded, and not
+//     deterministic across a replay.
+//
+// # Constant arguments
+//
+// A literal regular expression, date pattern, JSON path or replacement is
+// parsed once, when the program is compiled, and a bad one fails Compile;
+// the planner checks the same literals first (CheckRegexp,
+// CheckDateFormat, CheckParseFormat, CheckJSONPath, CheckRegexpGroup,
+// CheckReplacement) so that the error points at the literal. One that
+// comes from the data is parsed once per distinct value in a row of a
+// batch, and a bad one makes the row NULL.
 //
 // SelectTrue and Take turn a BOOLEAN result into a selection vector and a
 // filtered batch.

@@ -58,6 +58,31 @@ const (
 	CurrentTimestamp // evaluation clock; the same value for every row of a batch
 	ProcTime         // evaluation clock, as CurrentTimestamp
 
+	Greatest // n-ary, one type; NULL if any argument is NULL
+	Least    // n-ary, one type; NULL if any argument is NULL
+
+	Regexp        // (s, regex): BOOLEAN, a match anywhere
+	RegexpExtract // (s, regex) or (s, regex, group): NULL if no match
+	RegexpReplace // (s, regex, replacement): Java's $n and \ in the replacement
+	SplitIndex    // (s, delimiter, index): 0-based; NULL past the end or below 0
+	Replace       // (s, from, to): every non-overlapping occurrence
+	Reverse       // code point by code point
+	Initcap       // first letter of every alphanumeric word upper, the rest lower
+	Lpad          // (s, length, pad)
+	Rpad          // (s, length, pad)
+	CountChar     // (s, c): occurrences of c (a strand extension; Nexmark q14's UDF)
+	Md5           // lower-case hex
+	Sha256        // lower-case hex
+	UUID          // random (version 4); not deterministic
+	JSONValue     // (json, path): the scalar at path as STRING
+	JSONQuery     // (json, path): the object or array at path as JSON text
+
+	TimestampDiff // (unit, t1, t2): whole units from t1 to t2, INT
+	ParseTime     // (s, pattern): TO_TIMESTAMP, TO_DATE by the result type; NULL if s does not match
+	UnixTime      // (s, pattern): epoch seconds, Long.MIN_VALUE if s does not match (Flink)
+	FromUnixTime  // (seconds, pattern): formatted in UTC
+	EpochToTime   // (n, precision): TO_TIMESTAMP_LTZ, precision 0 (seconds) or 3 (milliseconds)
+
 	numFns
 )
 
@@ -74,6 +99,13 @@ var fnNames = [...]string{
 	DateFormat: "DATE_FORMAT", Extract: "EXTRACT", FloorTime: "FLOOR_TO", CeilTime: "CEIL_TO",
 	AddInterval: "+", SubInterval: "-",
 	CurrentTimestamp: "CURRENT_TIMESTAMP", ProcTime: "PROCTIME",
+	Greatest: "GREATEST", Least: "LEAST",
+	Regexp: "REGEXP", RegexpExtract: "REGEXP_EXTRACT", RegexpReplace: "REGEXP_REPLACE",
+	SplitIndex: "SPLIT_INDEX", Replace: "REPLACE", Reverse: "REVERSE", Initcap: "INITCAP",
+	Lpad: "LPAD", Rpad: "RPAD", CountChar: "COUNT_CHAR", Md5: "MD5", Sha256: "SHA256", UUID: "UUID",
+	JSONValue: "JSON_VALUE", JSONQuery: "JSON_QUERY",
+	TimestampDiff: "TIMESTAMPDIFF", ParseTime: "PARSE_TIME", UnixTime: "UNIX_TIMESTAMP",
+	FromUnixTime: "FROM_UNIXTIME", EpochToTime: "TO_TIMESTAMP_LTZ",
 }
 
 var infix = map[Fn]string{

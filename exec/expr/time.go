@@ -2,7 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"strconv"
 	"unsafe"
 
 	"github.com/strandsql/strand/types"
@@ -25,132 +24,6 @@ func millis(v *vec, p phys, i int) int64 {
 	return col[int64](v)[i]
 }
 
-// token is one element of a DATE_FORMAT pattern: a pattern letter repeated
-// n times, or literal text.
-type token struct {
-	letter byte
-	n      int
-	lit    string
-}
-
-// CheckDateFormat returns the error DATE_FORMAT would raise for pattern
-// p, so that a literal pattern is refused when the query is planned.
-func CheckDateFormat(p string) error {
-	_, err := parseFormat(p)
-	return err
-}
-
-// parseFormat reads a Java SimpleDateFormat pattern. Text in single quotes
-// is literal (” is a quote); other non-letters are literal too.
-func parseFormat(p string) ([]token, error) {
-	var toks []token
-	for i := 0; i < len(p); {
-		c := p[i]
-		switch {
-		case c == '\'':
-			if i+1 < len(p) && p[i+1] == '\'' {
-				toks = append(toks, token{lit: "'"})
-				i += 2
-				continue
-			}
-			var lit []byte
-			j := i + 1
-			for ; j < len(p); j++ {
-				if p[j] == '\'' {
-					if j+1 < len(p) && p[j+1] == '\'' {
-						lit = append(lit, '\'')
-						j++
-						continue
-					}
-					break
-				}
-				lit = append(lit, p[j])
-			}
-			if j == len(p) {
-				return nil, fmt.Errorf("unterminated quote in date format %q", p)
-			}
-			toks = append(toks, token{lit: string(lit)})
-			i = j + 1
-		case 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z':
-			switch c {
-			case 'y', 'M', 'd', 'H', 'm', 's', 'S':
-			default:
-				return nil, fmt.Errorf("unsupported letter %q in date format %q", c, p)
-			}
-			j := i
-			for j < len(p) && p[j] == c {
-				j++
-			}
-			toks = append(toks, token{letter: c, n: j - i})
-			i = j
-		default:
-			j := i
-			for j < len(p) && p[j] != '\'' && !('a' <= p[j] && p[j] <= 'z' || 'A' <= p[j] && p[j] <= 'Z') {
-				j++
-			}
-			toks = append(toks, token{lit: p[i:j]})
-			i = j
-		}
-	}
-	return toks, nil
-}
-
-var months = [...]string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
-
-// appendFormat renders ms as SimpleDateFormat does: numbers zero-padded to
-// the letter count, yy the last two digits of the year, MMM and MMMM the
-// month's name, S milliseconds.
-func appendFormat(dst []byte, toks []token, ms int64) []byte {
-	y, mo, d, h, mi, s, milli := types.Civil(ms)
-	for _, t := range toks {
-		switch t.letter {
-		case 0:
-			dst = append(dst, t.lit...)
-		case 'y':
-			if t.n == 2 {
-				dst = appendPad(dst, (y%100+100)%100, 2)
-			} else {
-				dst = appendPad(dst, y, t.n)
-			}
-		case 'M':
-			switch {
-			case t.n >= 4:
-				dst = append(dst, months[mo-1]...)
-			case t.n == 3:
-				dst = append(dst, months[mo-1][:3]...)
-			default:
-				dst = appendPad(dst, mo, t.n)
-			}
-		case 'd':
-			dst = appendPad(dst, d, t.n)
-		case 'H':
-			dst = appendPad(dst, h, t.n)
-		case 'm':
-			dst = appendPad(dst, mi, t.n)
-		case 's':
-			dst = appendPad(dst, s, t.n)
-		case 'S':
-			dst = appendPad(dst, milli, t.n)
-		}
-	}
-	return dst
-}
-
-func appendPad(dst []byte, v, width int) []byte {
-	if v < 0 {
-		dst = append(dst, '-')
-		v = -v
-	}
-	digits := 1
-	for x := v; x >= 10; x /= 10 {
-		digits++
-	}
-	for ; width > digits; width-- {
-		dst = append(dst, '0')
-	}
-	return strconv.AppendInt(dst, int64(v), 10)
-}
-
 func (c *compiler) dateFormat(e *Call) (*node, error) {
 	if err := arity(e, 2, 2); err != nil {
 		return nil, err
@@ -166,7 +39,7 @@ func (c *compiler) dateFormat(e *Call) (*node, error) {
 	nd.strict = true
 	var fixed []token
 	if p, ok := litString(e.Args[1]); ok {
-		if fixed, err = parseFormat(p); err != nil {
+		if fixed, err = parseFormat(p, false); err != nil {
 			return nil, errorf(e, "%v", err)
 		}
 	} else {
@@ -191,7 +64,7 @@ func (c *compiler) dateFormat(e *Call) (*node, error) {
 					if p := nd.in[1].str(i); toks == nil || string(p) != last {
 						last = string(p)
 						var err error
-						if toks, err = parseFormat(last); err != nil {
+						if toks, err = parseFormat(last, false); err != nil {
 							toks = nil
 							return fmt.Errorf("%w: %v", ErrRuntime, err)
 						}

@@ -15,14 +15,19 @@ func TestDateFormat(t *testing.T) {
 	check(t, f("yyyy-MM-dd HH:mm"), stamps, "2024-05-17 13:45", "1969-12-31 23:59", "2021-01-03 00:00", nil, "2020-12-31 08:09")
 	check(t, f("yy/M/d H:m:s.SSS"), stamps, "24/5/17 13:45:12.345", "69/12/31 23:59:59.999", "21/1/3 0:0:0.000", nil, "20/12/31 8:9:10.011")
 	check(t, f("'at' HH 'o''clock' ''MMM'' MMMM"), stamps, "at 13 o'clock 'May' May", "at 23 o'clock 'Dec' December", "at 00 o'clock 'Jan' January", nil, "at 08 o'clock 'Dec' December")
-	check(t, f("S"), stamps, "345", "999", "0", nil, "11")
+	// S is the fraction of the second (DateTimeFormatter), not a count of
+	// milliseconds (SimpleDateFormat).
+	check(t, f("S"), stamps, "3", "9", "0", nil, "0")
+	check(t, f("SSSSS"), stamps, "34500", "99900", "00000", nil, "01100")
 	check(t, call(DateFormat, tS, c(0, tDt), str("dd.MM.yyyy")), cols(column{tDt, []any{"2024-02-29"}}), "29.02.2024")
 	ss := cols(column{tS, []any{"2024-05-17 13:45:12", "garbage"}})
 	check(t, call(DateFormat, tS, c(0, tS), str("yyyyMMdd")), ss, "20240517", nil)
 	ps := cols(column{tTs, []any{"2024-05-17 13:45:12.345", "2024-05-17 13:45:12.345"}}, column{tS, []any{"yyyy", "HH"}})
 	check(t, call(DateFormat, tS, c(0, tTs), c(1, tS)), ps, "2024", "13")
-	if _, err := Compile(f("yyyy-QQ"), schemaOf(stamps)); err == nil {
-		t.Error("unsupported letter compiled")
+	for _, p := range []string{"yyyy-b", "ddd", "HH z", "yyyy #", "[yyyy", "MMMMMM"} {
+		if _, err := Compile(f(p), schemaOf(stamps)); err == nil {
+			t.Errorf("pattern %q compiled", p)
+		}
 	}
 }
 
