@@ -48,11 +48,17 @@ type Join struct {
 	// key), addressed by offsets since the arena moves as it grows.
 	arena []byte
 	jkeys []span // jkeys[r]: row r's join key; empty for a NULL key
+	enc   []span // enc[r]: row r's join key as encoded, NULL or not
 	rkeys []span // rkeys[r]: row r's row key
 	cand  []candidate
 	first []int // first[r]: row r's first candidate; first[n] the end
 	pass  []bool
 	buf   []byte
+
+	// A null-aware anti join's right side: its rows, and how many of
+	// them have a NULL key.
+	rows, nulls uint64
+	scratch     []byte
 }
 
 // span is a part of the arena.
@@ -96,14 +102,14 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	j.maxPar, j.batchSize = ctx.MaxParallelism, ctx.BatchSize
 	j.lo, j.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
 	right := j.spec.Right
-	if j.spec.Kind == Semi {
-		right = nil // a semi join's output has no right columns
+	if j.spec.Kind.filtering() {
+		right = nil // a semi or anti join's output has no right columns
 	}
 	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, right)
 	j.ectx = &expr.Ctx{Alloc: ctx.Alloc, Now: ctx.Now}
 	if j.residual != nil {
-		// The pairs have both sides' columns, even a semi join's,
-		// whose output has the left ones only.
+		// The pairs have both sides' columns, even a semi or anti
+		// join's, whose output has the left ones only.
 		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
 		j.cands = newRows(ctx.Alloc, both, j.spec.Left, j.spec.Right)
 	}
@@ -135,7 +141,7 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 		return err
 	}
 	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if name != names[0] && name != names[1] {
+		if name != names[0] && name != names[1] && (!j.spec.NullAware || name != totalsName) {
 			return fmt.Errorf("%w: join state named %q", memseg.ErrCorrupt, name)
 		}
 		j.writes.Set(j.spec.UID, kg, name, key, value)
@@ -144,7 +150,13 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	if err != nil {
 		return err
 	}
-	return j.writes.Commit()
+	if err := j.writes.Commit(); err != nil {
+		return err
+	}
+	if j.spec.NullAware {
+		return j.loadTotals()
+	}
+	return nil
 }
 
 // Process implements exec.Operator; a two-input operator's batches come
@@ -185,7 +197,7 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 // side's entries do not change while this side's batch is processed,
 // only their match counts, which apply reads afresh.
 func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
-	j.arena, j.jkeys, j.rkeys = j.arena[:0], j.jkeys[:0], j.rkeys[:0]
+	j.arena, j.jkeys, j.rkeys, j.enc = j.arena[:0], j.jkeys[:0], j.rkeys[:0], j.enc[:0]
 	j.cand, j.first = j.cand[:0], j.first[:0]
 	other := 1 - side
 	for r := range n {
@@ -195,6 +207,7 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		k.end = len(j.arena)
 		j.arena = j.rowEnc[side].Append(j.arena, r)
 		j.rkeys = append(j.rkeys, span{off: k.end, end: len(j.arena)})
+		j.enc = append(j.enc, k)
 		if nullKey(b, j.keys[side], r) {
 			j.jkeys = append(j.jkeys, span{})
 			continue
@@ -274,12 +287,19 @@ func (j *Join) filter(side, n int) error {
 // without a match are emitted NULL-padded, and retracted when they first
 // get one, and emitted padded again when they lose their last.
 func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error {
+	if j.spec.NullAware {
+		return j.nullAware(side, kind, r, out)
+	}
 	mine := j.at(j.rkeys[r])
 	outer, otherOuter := j.spec.Kind.outer(side), j.spec.Kind.outer(1-side)
 	accumulate := !kind.Retracts()
 	if j.jkeys[r] == (span{}) {
 		// A NULL key matches nothing and is not kept: only an outer
-		// side shows it, padded, and takes it back the same way.
+		// side shows it, padded, and takes it back the same way; an
+		// anti join's left side shows it as it comes.
+		if j.spec.Kind == Anti && side == 0 {
+			return j.emit(side, kind, mine, nil, 1, out)
+		}
 		if outer {
 			k := exec.Insert
 			if !accumulate {
@@ -318,7 +338,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	} else {
 		j.writes.Delete(j.spec.UID, kg, names[side], own)
 	}
-	if j.spec.Kind == Semi {
+	if j.spec.Kind.filtering() {
 		return j.semi(side, kind, kg, jk, mine, r, matches, out)
 	}
 	if matches == 0 {
@@ -360,14 +380,19 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	return j.commitSome()
 }
 
-// semi is a row's effect on a semi join, after its side's state took it:
-// a left row with a match is emitted (or retracted) once, with its kind;
-// a right row changes the match counts of the left rows it matches, and a
-// left row gaining its first match is emitted, one losing its last
-// retracted.
+// semi is a row's effect on a semi or anti join, after its side's state
+// took it: a left row with a match (a semi join's) or without one (an
+// anti join's) is emitted (or retracted) once, with its kind; a right row
+// changes the match counts of the left rows it matches, and a left row
+// gaining its first match is emitted by a semi join and retracted by an
+// anti join, one losing its last the other way round.
 func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r int, matches uint64, out exec.Emitter) error {
+	first, last := exec.Insert, exec.Delete
+	if j.spec.Kind == Anti {
+		first, last = exec.Delete, exec.Insert
+	}
 	if side == 0 {
-		if matches > 0 {
+		if (matches > 0) == (j.spec.Kind == Semi) {
 			if err := j.emit(0, kind, mine, nil, 1, out); err != nil {
 				return err
 			}
@@ -382,7 +407,7 @@ func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r i
 		if !j.pass[c] {
 			continue
 		}
-		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, exec.Insert, exec.Delete, out); err != nil {
+		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, first, last, true, out); err != nil {
 			return err
 		}
 	}
@@ -393,13 +418,13 @@ func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r i
 // theirs, which is outer: when it gains its first match its NULL-padded
 // rows are retracted, when it loses its last they are emitted again.
 func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec.Emitter) error {
-	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, out)
+	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, true, out)
 }
 
 // recount changes by delta the match count of the other side's entry
-// theirs: gaining its first match emits its row (alone, the other side's
-// columns NULL) as first, losing its last emits it as last.
-func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, out exec.Emitter) error {
+// theirs: if show, gaining its first match emits its row (alone, the
+// other side's columns NULL) as first, losing its last emits it as last.
+func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, show bool, out exec.Emitter) error {
 	other := 1 - side
 	key := append(append([]byte(nil), jk...), theirs...)
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[other], key)
@@ -411,6 +436,7 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 		return err
 	}
 	switch {
+	case !show:
 	case delta > 0 && degree == 0:
 		if err := j.emit(other, first, theirs, nil, count, out); err != nil {
 			return err

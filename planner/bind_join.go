@@ -170,14 +170,14 @@ func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
 	return append(dst, e)
 }
 
-// semiJoin binds WHERE col IN (SELECT one column ...) as a semi join: the
-// rows of r whose column equals a row of the subquery, once each, as
-// Flink's LeftSemiJoin. NOT IN, whose NULL semantics need an anti join
-// that also tracks NULLs, is refused.
+// semiJoin binds WHERE col [NOT] IN (SELECT one column ...): IN as a
+// semi join, the rows of r whose column equals a row of the subquery,
+// once each, as Flink's LeftSemiJoin; NOT IN as an anti join, the rows
+// equal to none. NOT IN keeps SQL's three-valued logic: x NOT IN (...) is
+// TRUE only if every x <> y is, so where x or y may be NULL the anti join
+// is null-aware (Join.NullAware): a NULL y hides every row, and a NULL x
+// passes only while the subquery has no rows.
 func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
-	if in.Not {
-		return nil, errorf(in.Start, ErrUnsupported, "NOT IN (subquery) is not supported yet (IN is)")
-	}
 	sub, err := b.nested(in.Query, in.Start)
 	if err != nil {
 		return nil, err
@@ -201,11 +201,21 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 		return nil, errorf(in.Start, ErrType, "cannot compare %s with %s", col.T.Plain(), st.Plain())
 	}
 	j := &Join{Left: r.node, Right: sub.node, Kind: SemiJoin, LeftKeys: []int{col.Index}, RightKeys: []int{0}, At: in.Start}
+	if in.Not {
+		j.Kind = AntiJoin
+		j.NullAware = !col.T.NotNull || !sub.node.Schema()[0].Type.NotNull
+	}
+	return b.filtered(r, j), nil
+}
+
+// filtered is r filtered by the semi or anti join j of r with another
+// relation: r's columns, plain.
+func (b *binder) filtered(r *relation, j *Join) *relation {
 	b.defines(j)
 	out := j.Schema()
 	sc := &scope{}
 	for i, c := range r.scope.cols {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}, nil
+	return &relation{node: j, scope: sc}
 }

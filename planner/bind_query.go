@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -173,20 +174,21 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	if r.rank != nil {
 		return b.rankWhere(r, cond)
 	}
-	// x IN (SELECT ...) among the conditions ANDed together is a semi
-	// join of r with the subquery; the other conditions filter after it.
+	// x [NOT] IN (SELECT ...) and [NOT] EXISTS (...) among the
+	// conditions ANDed together are semi or anti joins of r with the
+	// subquery; the other conditions filter after them.
 	var rest []parser.Expr
 	terms := whereTerms(cond, nil)
 	for _, c := range terms {
-		in, ok := c.(*parser.InQuery)
-		if !ok {
+		j, err := b.subqueryTerm(r, c)
+		if errors.Is(err, errNoSubquery) {
 			rest = append(rest, c)
 			continue
 		}
-		var err error
-		if r, err = b.semiJoin(r, in); err != nil {
+		if err != nil {
 			return nil, err
 		}
+		r = j
 	}
 	if len(rest) == 0 {
 		return r, nil

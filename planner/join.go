@@ -19,18 +19,24 @@ const (
 	RightJoin
 	FullJoin
 	// SemiJoin keeps the left rows that have a match, once each, with
-	// the left columns only: WHERE x IN (SELECT ...).
+	// the left columns only: WHERE x IN (SELECT ...), EXISTS (...).
 	SemiJoin
+	// AntiJoin keeps the left rows that have no match, with the left
+	// columns only: WHERE NOT EXISTS (...), x NOT IN (SELECT ...).
+	AntiJoin
 )
 
 func (k JoinKind) String() string {
-	return [...]string{"INNER JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN", "IN subquery"}[k]
+	return [...]string{"INNER JOIN", "LEFT JOIN", "RIGHT JOIN", "FULL OUTER JOIN", "semi join (IN, EXISTS)", "anti join (NOT IN, NOT EXISTS)"}[k]
 }
 
 // flinkName is the kind as Flink's EXPLAIN names it.
 func (k JoinKind) flinkName() string {
-	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin", "LeftSemiJoin"}[k]
+	return [...]string{"InnerJoin", "LeftOuterJoin", "RightOuterJoin", "FullOuterJoin", "LeftSemiJoin", "LeftAntiJoin"}[k]
 }
+
+// filtering reports whether the join's output is its left rows only.
+func (k JoinKind) filtering() bool { return k == SemiJoin || k == AntiJoin }
 
 // LeftOuter reports whether the join keeps left rows without a match.
 func (k JoinKind) LeftOuter() bool { return k == LeftJoin || k == FullJoin }
@@ -49,6 +55,10 @@ type Join struct {
 	Kind                JoinKind
 	LeftKeys, RightKeys []int
 	Residual            expr.Expr
+	// NullAware marks the anti join of x NOT IN (SELECT y ...) where x or
+	// y may be NULL: no row passes when a y is NULL, and a NULL x passes
+	// only when there is no y (join.Spec.NullAware).
+	NullAware bool
 	// At is the join's position (its JOIN keyword), for errors about it.
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
@@ -59,7 +69,7 @@ func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 
 func (j *Join) Schema() types.Schema {
 	var out types.Schema
-	if j.Kind == SemiJoin {
+	if j.Kind.filtering() {
 		for _, f := range j.Left.Schema() {
 			f.Type = f.Type.Plain()
 			out = append(out, f)
@@ -94,6 +104,10 @@ func (j *Join) Mode() Mode {
 	case j.Kind == SemiJoin && r == Inserts:
 		// Matches only come: a left row is emitted once, never taken back.
 		k = l
+	case j.Kind == AntiJoin:
+		// A left row is taken back when its first match comes, and
+		// emitted again when a retraction takes its last one away.
+		k = l | Inserts | Deletes
 	case j.Kind != InnerJoin:
 		k |= Inserts | Deletes
 	}
@@ -115,6 +129,9 @@ func (j *Join) describe() string {
 	}
 	s := j.Schema()
 	d := fmt.Sprintf("Join(joinType=[%s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
+	if j.NullAware {
+		d += ", nullAware=[true]"
+	}
 	if j.Residual != nil {
 		d += fmt.Sprintf(", where=[%s]", j.Residual)
 	}

@@ -54,6 +54,9 @@ func UID(n Node) string {
 func joinCanon(j *Join) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "join %s\n", j.Kind.flinkName())
+	if j.NullAware {
+		b.WriteString("null-aware\n")
+	}
 	for side, in := range []Node{j.Left, j.Right} {
 		s := in.Schema()
 		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))
