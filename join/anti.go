@@ -37,7 +37,7 @@ func visible(rows, nulls uint64, null bool, degree uint64) bool {
 func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) error {
 	mine, jk := j.at(j.rkeys[r]), j.at(j.enc[r])
 	null := j.jkeys[r] == (span{})
-	kg := uint16(exec.KeyGroup(jk, j.maxPar))
+	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
@@ -107,7 +107,7 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 // emits the difference: the row's copies retracted or inserted.
 func (j *Join) rescan(rows, nulls uint64, jk []byte, delta int, out exec.Emitter) error {
 	kt, _ := memseg.TypeOf(j.spec.Left[j.spec.LeftKeys[0]].Type.Arrow()) // Spec.check has vetted it
-	for kg := j.lo; kg < j.hi; kg++ {
+	for kg := j.lo; kg <= j.hi; kg++ {
 		err := j.writes.ScanPrefix(j.spec.UID, uint16(kg), names[0], nil, func(key, value []byte) error {
 			count, degree, err := counts(value)
 			if err != nil {

@@ -4,16 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
-	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -28,14 +24,9 @@ const commitBytes = 4 << 20
 // documentation for its state and output.
 type Join struct {
 	spec Spec
+	keyed
 
-	maxPar    int
 	batchSize int
-	lo, hi    int
-
-	store  *state.Store
-	tmp    string // the private store's directory, for a job without checkpoints
-	writes *state.Batch
 
 	keyEnc, rowEnc [2]memseg.KeyEncoder
 	keys, all      [2][]int
@@ -99,8 +90,7 @@ func New(spec Spec) (*Join, error) {
 // Open implements exec.Opener: it opens the state store and, on a
 // restore, fills it with the subtask's key groups of the checkpoint.
 func (j *Join) Open(ctx *exec.TaskContext) error {
-	j.maxPar, j.batchSize = ctx.MaxParallelism, ctx.BatchSize
-	j.lo, j.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
+	j.batchSize = ctx.BatchSize
 	right := j.spec.Right
 	if j.spec.Kind.filtering() {
 		right = nil // a semi or anti join's output has no right columns
@@ -113,50 +103,14 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
 		j.cands = newRows(ctx.Alloc, both, j.spec.Left, j.spec.Right)
 	}
-	if cp := ctx.Checkpoint; cp != nil {
-		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", j.spec.UID, ctx.Subtask))
-		if err := cp.FS.RemoveAll(dir); err != nil {
-			return err
-		}
-		st, err := state.Open(cp.FS, dir)
-		if err != nil {
-			return err
-		}
-		j.store = st
-	} else {
-		parent, err := ctx.Scratch.Dir()
-		if err != nil {
-			return err
-		}
-		if j.tmp, err = os.MkdirTemp(parent, "join-"); err != nil {
-			return err
-		}
-		if j.store, err = state.Open(vfs.Default, j.tmp); err != nil {
-			return err
-		}
-	}
-	j.writes = j.store.NewIndexedBatch()
-	rv, err := ctx.Restored(j.spec.UID, j.spec.Fingerprint(), j.lo, j.hi)
-	if err != nil || rv == nil {
-		return err
-	}
-	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if name != names[0] && name != names[1] && (!j.spec.NullAware || name != totalsName) {
-			return fmt.Errorf("%w: join state named %q", memseg.ErrCorrupt, name)
-		}
-		j.writes.Set(j.spec.UID, kg, name, key, value)
-		return j.commitSome()
+	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
+	err := j.open(ctx, func(name string) bool {
+		return name == names[0] || name == names[1] || j.spec.NullAware && name == totalsName
 	})
-	if err != nil {
+	if err != nil || !j.spec.NullAware {
 		return err
 	}
-	if err := j.writes.Commit(); err != nil {
-		return err
-	}
-	if j.spec.NullAware {
-		return j.loadTotals()
-	}
-	return nil
+	return j.loadTotals()
 }
 
 // Process implements exec.Operator; a two-input operator's batches come
@@ -214,7 +168,7 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		}
 		j.jkeys = append(j.jkeys, k)
 		jk := j.at(k)
-		kg := uint16(exec.KeyGroup(jk, j.maxPar))
+		kg := j.kg(jk)
 		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
 			count, _, err := counts(value)
 			if err != nil {
@@ -310,7 +264,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 		return nil
 	}
 	jk := j.at(j.jkeys[r])
-	kg := uint16(exec.KeyGroup(jk, j.maxPar))
+	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
@@ -473,15 +427,6 @@ func (j *Join) emit(side int, k exec.RowKind, mine, theirs []byte, times uint64,
 	return nil
 }
 
-// commitSome commits the pending writes once they are large, so that a
-// batch of many rows does not hold them all on the heap.
-func (j *Join) commitSome() error {
-	if j.writes.Len() < commitBytes {
-		return nil
-	}
-	return j.writes.Commit()
-}
-
 // counts decodes an entry's value: how many copies of the row it holds,
 // and how many rows of the other side match it.
 func counts(v []byte) (count, degree uint64, err error) {
@@ -500,18 +445,8 @@ func putCounts(dst []byte, count, degree uint64) []byte {
 	return binary.AppendUvarint(binary.AppendUvarint(dst, count), degree)
 }
 
-// Snapshot implements exec.Snapshotter: the store holds the state once
-// the pending writes are committed.
-func (j *Join) Snapshot(id int64) (exec.OperatorSnapshot, error) {
-	if err := j.writes.Commit(); err != nil {
-		return exec.OperatorSnapshot{}, err
-	}
-	sn, err := j.store.Snapshot(id)
-	if err != nil {
-		return exec.OperatorSnapshot{}, err
-	}
-	return exec.OperatorSnapshot{UID: j.spec.UID, Fingerprint: j.spec.Fingerprint(), KeyGroupLo: j.lo, KeyGroupHi: j.hi, State: sn}, nil
-}
+// Snapshot implements exec.Snapshotter.
+func (j *Join) Snapshot(id int64) (exec.OperatorSnapshot, error) { return j.snapshot(id) }
 
 // Close implements exec.Closer.
 func (j *Join) Close() error {
@@ -520,13 +455,5 @@ func (j *Join) Close() error {
 			r.release()
 		}
 	}
-	if j.store == nil {
-		return nil
-	}
-	err := j.store.Close()
-	j.store = nil
-	if j.tmp != "" {
-		err = errors.Join(err, os.RemoveAll(j.tmp))
-	}
-	return err
+	return j.close()
 }

@@ -383,6 +383,9 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n.Interval != nil {
+		return c.intervalJoin(n, l, r)
+	}
 	v := c.vertex("Join")
 	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
 	if n.NullAware {

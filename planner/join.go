@@ -49,7 +49,9 @@ func (k JoinKind) RightOuter() bool { return k == RightJoin || k == FullJoin }
 // condition, over the joined row (left columns, then right). Its output is
 // the left columns then the right ones, those of an outer join's padded
 // side nullable; time attributes become plain timestamps, as in Flink,
-// since a joined row's time is no longer ordered by any watermark.
+// since a joined row's time is no longer ordered by any watermark. An
+// interval join keeps them, its output watermark held back by its bounds,
+// on a side whose rows are never padded (a NULL has no time).
 type Join struct {
 	Left, Right         Node
 	Kind                JoinKind
@@ -59,6 +61,8 @@ type Join struct {
 	// y may be NULL: no row passes when a y is NULL, and a NULL x passes
 	// only when there is no y (join.Spec.NullAware).
 	NullAware bool
+	// Interval, when set, makes the join an interval join.
+	Interval *Interval
 	// At is the join's position (its JOIN keyword), for errors about it.
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
@@ -77,14 +81,18 @@ func (j *Join) Schema() types.Schema {
 		return out
 	}
 	for _, f := range j.Left.Schema() {
-		f.Type = f.Type.Plain()
+		if j.Interval == nil || j.Kind.RightOuter() {
+			f.Type = f.Type.Plain()
+		}
 		if j.Kind.RightOuter() {
 			f.Type = f.Type.Nullable()
 		}
 		out = append(out, f)
 	}
 	for _, f := range j.Right.Schema() {
-		f.Type = f.Type.Plain()
+		if j.Interval == nil || j.Kind.LeftOuter() {
+			f.Type = f.Type.Plain()
+		}
 		if j.Kind.LeftOuter() {
 			f.Type = f.Type.Nullable()
 		}
@@ -101,6 +109,10 @@ func (j *Join) Mode() Mode {
 	l, r := ChangelogMode(j.Left).Kinds, ChangelogMode(j.Right).Kinds
 	k := l | r
 	switch {
+	case j.Interval != nil:
+		// Of insert-only inputs (intervalOf's condition), with outer
+		// rows padded only once no match can come: nothing is retracted.
+		k = Inserts
 	case j.Kind == SemiJoin && r == Inserts:
 		// Matches only come: a left row is emitted once, never taken back.
 		k = l
@@ -129,6 +141,9 @@ func (j *Join) describe() string {
 	}
 	s := j.Schema()
 	d := fmt.Sprintf("Join(joinType=[%s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
+	if j.Interval != nil {
+		d = fmt.Sprintf("IntervalJoin(joinType=[%s], %s, leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), j.Interval, names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
+	}
 	if j.NullAware {
 		d += ", nullAware=[true]"
 	}

@@ -57,6 +57,9 @@ func joinCanon(j *Join) string {
 	if j.NullAware {
 		b.WriteString("null-aware\n")
 	}
+	if j.Interval != nil {
+		fmt.Fprintf(&b, "interval %s\n", j.Interval)
+	}
 	for side, in := range []Node{j.Left, j.Right} {
 		s := in.Schema()
 		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))
