@@ -1,6 +1,9 @@
 package planner
 
-import "github.com/strandsql/strand/exec/expr"
+import (
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/types"
+)
 
 // pushIntoJoin is the optimizer rule that moves the conditions of a
 // Filter above a join that read one side only below it, onto that side,
@@ -67,4 +70,110 @@ func onSide(e expr.Expr, off int, side Node) expr.Expr {
 		by[off+i] = &expr.Col{Index: i, Name: f.Name, T: f.Type}
 	}
 	return substitute(e, by)
+}
+
+// pruneJoin is the optimizer rule that projects a join's inputs onto the
+// columns used above it (by p, and by the Filter between, if any) and by
+// the join itself (keys, residual condition, event times), as Flink's
+// ProjectJoinTransposeRule: the join then keeps, and its sources read,
+// only those. It returns false when every column is used.
+func pruneJoin(p *Project) (Node, bool) {
+	var f *Filter
+	in := p.Input
+	if x, ok := in.(*Filter); ok {
+		f, in = x, x.Input
+	}
+	j, ok := in.(*Join)
+	if !ok {
+		return nil, false
+	}
+	ls, rs := j.Left.Schema(), j.Right.Schema()
+	n := len(ls)
+	used := make([]bool, n+len(rs))
+	mark := func(e expr.Expr) {
+		if e == nil {
+			return
+		}
+		expr.Walk(e, func(x expr.Expr) bool {
+			if c, ok := x.(*expr.Col); ok {
+				used[c.Index] = true
+			}
+			return true
+		})
+	}
+	for _, e := range p.Exprs {
+		mark(e)
+	}
+	if f != nil {
+		mark(f.Cond)
+	}
+	mark(j.Residual)
+	for i := range j.LeftKeys {
+		used[j.LeftKeys[i]], used[n+j.RightKeys[i]] = true, true
+	}
+	if iv := j.Interval; iv != nil {
+		used[iv.LeftTime], used[n+iv.RightTime] = true, true
+	}
+	// at[i] is column i's place in the pruned join's output.
+	at := make([]int, len(used))
+	var left, right []expr.Expr
+	var lout, rout types.Schema
+	for i, u := range used {
+		if !u {
+			continue
+		}
+		if i < n {
+			at[i] = len(left)
+			left = append(left, &expr.Col{Index: i, Name: ls[i].Name, T: ls[i].Type})
+			lout = append(lout, ls[i])
+		} else {
+			at[i] = -1 - len(right) // placed after the left columns below
+			right = append(right, &expr.Col{Index: i - n, Name: rs[i-n].Name, T: rs[i-n].Type})
+			rout = append(rout, rs[i-n])
+		}
+	}
+	if len(left) == n && len(right) == len(rs) {
+		return nil, false
+	}
+	for i := range at {
+		if at[i] < 0 {
+			at[i] = len(left) - 1 - at[i]
+		}
+	}
+	c := *j
+	c.Left = &Project{Input: j.Left, Exprs: left, Out: lout}
+	c.Right = &Project{Input: j.Right, Exprs: right, Out: rout}
+	c.LeftKeys, c.RightKeys = make([]int, len(j.LeftKeys)), make([]int, len(j.RightKeys))
+	for i := range j.LeftKeys {
+		c.LeftKeys[i], c.RightKeys[i] = at[j.LeftKeys[i]], at[n+j.RightKeys[i]]-len(left)
+	}
+	if iv := j.Interval; iv != nil {
+		c.Interval = &Interval{LeftTime: at[iv.LeftTime], RightTime: at[n+iv.RightTime] - len(left), Lower: iv.Lower, Upper: iv.Upper}
+	}
+	// Columns over the join's inputs (its residual), and over its output.
+	by := make([]expr.Expr, len(used))
+	for i, u := range used {
+		if u {
+			f := append(ls[:n:n], rs...)[i]
+			by[i] = &expr.Col{Index: at[i], Name: f.Name, T: f.Type}
+		}
+	}
+	if j.Residual != nil {
+		c.Residual = substitute(j.Residual, by)
+	}
+	out := c.Schema()
+	for i, u := range used {
+		if u && at[i] < len(out) {
+			by[i] = &expr.Col{Index: at[i], Name: out[at[i]].Name, T: out[at[i]].Type}
+		}
+	}
+	var top Node = &c
+	if f != nil {
+		top = &Filter{Input: top, Cond: substitute(f.Cond, by)}
+	}
+	exprs := make([]expr.Expr, len(p.Exprs))
+	for i, e := range p.Exprs {
+		exprs[i] = substitute(e, by)
+	}
+	return &Project{Input: top, Exprs: exprs, Out: p.Out}, true
 }

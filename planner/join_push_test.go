@@ -48,3 +48,25 @@ func TestPushIntoJoin(t *testing.T) {
 		}
 	}
 }
+
+// TestPruneJoin: a join's inputs are projected onto the columns used
+// above it and by its keys and residual condition; the columns move.
+func TestPruneJoin(t *testing.T) {
+	j := joinOf(InnerJoin) // (k, v) JOIN (k, v) ON k = k
+	// SELECT right v WHERE right v IS NOT NULL (which moves below the
+	// join): left v is used by nothing.
+	v := &expr.Col{Index: 3, T: types.TString}
+	p := &Project{Input: &Filter{Input: j, Cond: call(expr.IsNotNull, types.TBoolean, v)}, Exprs: []expr.Expr{v}, Out: types.Schema{{Name: "v", Type: types.TString}}}
+	n := Optimize(p)
+	top := n.(*Project)
+	got := top.Input.(*Join)
+	if w := len(got.Left.Schema()); w != 1 || len(got.Right.Schema()) != 2 {
+		t.Fatalf("inputs of %d and %d columns, want 1 and 2", w, len(got.Right.Schema()))
+	}
+	if got.LeftKeys[0] != 0 || got.RightKeys[0] != 0 || top.Exprs[0].(*expr.Col).Index != 2 {
+		t.Errorf("keys %v %v, selected column %d; want 0, 0 and 2", got.LeftKeys, got.RightKeys, top.Exprs[0].(*expr.Col).Index)
+	}
+	if _, again := pruneJoin(top); again {
+		t.Error("a pruned join is pruned again")
+	}
+}

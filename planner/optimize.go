@@ -19,6 +19,8 @@ import (
 //   - A Filter above a join moves the conditions that read one side only
 //     below it, onto that side, unless the join pads that side's rows
 //     (pushIntoJoin).
+//   - A Project above a join (and a Filter between) projects the join's
+//     inputs onto the columns used above it and by the join (pruneJoin).
 //   - A TopN whose row numbers nobody reads (the Project above, and any
 //     Filter between, do not use them) does not compute them: Flink's
 //     "no ranking output" optimization.
@@ -50,6 +52,9 @@ func rewrite(n Node) (Node, bool) {
 			return n.Input, true
 		}
 		if m, ok := dropRowNum(n); ok {
+			return m, true
+		}
+		if m, ok := pruneJoin(n); ok {
 			return m, true
 		}
 		if in, ok := n.Input.(*Project); ok {
