@@ -174,6 +174,9 @@ var baselines = map[string]func(opts map[string]string) (digest, error){
 	"q12e": baselineQ12e,
 	"q7w":  baselineQ7w,
 	"q11":  baselineQ11,
+	"q3":   baselineQ3,
+	"q8":   baselineQ8,
+	"q20":  baselineQ20,
 }
 
 const baselineBatch = 4096

@@ -157,18 +157,23 @@ func (c *chain) endInput(side Side) error {
 
 // watermark lets every operator act on wm in chain order, so output caused
 // by the watermark reaches the end of the chain before the watermark does.
-func (c *chain) watermark(wm int64) error {
+// It returns the watermark of the chain's output: wm, or less after an
+// operator that holds it back (WatermarkHolder).
+func (c *chain) watermark(wm int64) (int64, error) {
 	if c.metrics != nil {
 		c.sub.watermark.Store(wm)
 	}
 	for i, op := range c.ops {
 		if h, ok := op.(WatermarkHandler); ok {
 			if err := h.OnWatermark(wm, c.emitterOf(i)); err != nil {
-				return fmt.Errorf("%s: %w", c.names[i], err)
+				return 0, fmt.Errorf("%s: %w", c.names[i], err)
 			}
 		}
+		if h, ok := op.(WatermarkHolder); ok {
+			wm = h.Held(wm)
+		}
 	}
-	return nil
+	return wm, nil
 }
 
 // ProcessingTimeInterval is how often a task whose chain acts on

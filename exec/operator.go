@@ -78,6 +78,18 @@ type InputWatermarkHandler interface {
 	OnInputWatermark(side Side, wm int64, out Emitter) error
 }
 
+// WatermarkHolder is implemented by operators whose output may be older
+// than the watermark that reached them: an interval join emits a pair when
+// its later row comes, whose earlier row's time may be behind the input's
+// watermark by the join's bound. Held returns the watermark the
+// operator's output carries once its input's reached wm; it must not
+// decrease as wm grows, and must keep types.MaxWatermark, so that the end
+// of a bounded input still fires every window downstream. The operators
+// chained after it, and the vertex's output, see the held watermark.
+type WatermarkHolder interface {
+	Held(wm int64) int64
+}
+
 // InputEnder is implemented by two-input operators that act when one of
 // their inputs ends.
 type InputEnder interface {

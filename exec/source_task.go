@@ -407,7 +407,8 @@ func (t *sourceTask) compute(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 }
 
 func (t *sourceTask) advance(wm int64) error {
-	if err := t.chain.watermark(wm); err != nil {
+	wm, err := t.chain.watermark(wm)
+	if err != nil {
 		return err
 	}
 	return t.out.watermark(wm)

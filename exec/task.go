@@ -195,7 +195,8 @@ func (t *inputTask) checkpoint(b checkpoint.Barrier, align *checkpoint.Aligner) 
 }
 
 func (t *inputTask) advance(wm int64) error {
-	if err := t.chain.watermark(wm); err != nil {
+	wm, err := t.chain.watermark(wm)
+	if err != nil {
 		return err
 	}
 	return t.out.watermark(wm)

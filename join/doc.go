@@ -1,9 +1,12 @@
-// Package join is strand's regular join: [INNER | LEFT | RIGHT | FULL
-// OUTER] JOIN ... ON of two unbounded streams, with equi-keys and a
-// residual condition, as Flink's StreamingJoinOperator. It is a two-input
-// operator (exec.TwoInput); the planner puts a hash exchange on the join
-// key in front of each input, so rows with equal keys meet in the subtask
-// that owns their key group.
+// Package join is strand's joins of two unbounded streams: the regular
+// join (Join), [INNER | LEFT | RIGHT | FULL OUTER] JOIN ... ON with
+// equi-keys and a residual condition, as Flink's StreamingJoinOperator,
+// with its semi and anti kinds (IN, EXISTS, NOT EXISTS, NOT IN); and the
+// interval join (IntervalJoin), whose condition also bounds one side's
+// event time by the other's. Both are two-input operators (exec.TwoInput);
+// the planner puts a hash exchange on the join key in front of each input,
+// so rows with equal keys meet in the subtask that owns their key group.
+// Both keep their state the same way (keyed, below).
 //
 // # State
 //
@@ -43,10 +46,28 @@
 //     side's row losing its last match is emitted padded again (+I); an
 //     outer row that had no match retracts its padded row (-D).
 //
-// A semi join (Kind Semi, x IN (SELECT ...)) emits only left rows: a left
-// row with a match once, with its kind; a right row changes its matches'
-// counts, emitting a left row (+I) at its first match and retracting it
-// (-D) at the loss of its last.
+// A semi join (Kind Semi, x IN (SELECT ...), EXISTS) emits only left
+// rows: a left row with a match once, with its kind; a right row changes
+// its matches' counts, emitting a left row (+I) at its first match and
+// retracting it (-D) at the loss of its last. An anti join (Kind Anti, NOT
+// EXISTS, NOT IN) the other way round: a left row without a match is
+// emitted with its kind, retracted (-D) at its first match and emitted
+// again (+I) at the loss of its last; a left row with a NULL key has no
+// match and passes as it comes.
+//
+// # NOT IN
+//
+// x NOT IN (SELECT y ...) is TRUE only if every x <> y is: over no y for
+// every x, NULL included; else only for a non-NULL x that no y equals, and
+// never once a y is NULL. A null-aware anti join (Spec.NullAware) computes
+// that: both sides keep their rows, NULL keys too (under the NULL key's
+// encoding), and the state "totals" holds how many right rows there are
+// and how many have a NULL key. A right row that changes whether the right
+// side is empty or holds a NULL changes the answer for rows of every key:
+// the left rows are then all scanned and the difference emitted (rescan),
+// which happens only at those changes. Since any right row decides for
+// every left row, the planner runs this join in one subtask; a NOT IN over
+// NOT NULL columns is a plain, parallel anti join.
 //
 // A row with a NULL join key matches nothing and is not stored: an outer
 // side emits it padded, and retracts it padded. A retraction of a row that
@@ -56,5 +77,45 @@
 // The sequence of changes depends on which input's rows arrive first,
 // which is timing, as in Flink: a left row before its match gives
 // +I[l, null], -D[l, null], +I[l, r]; after it, +I[l, r] alone. The
-// changelog applied, the result, is the same in every run.
+// changelog applied, the result, is the same in every run. Join keys are
+// equal by their normalized keys: -0.0 matches 0.0 (SQL equality, where
+// Flink compares bytes), and NaN matches NaN (as Flink's byte comparison).
+//
+// # Interval joins
+//
+// An interval join (IntervalSpec) pairs the rows of equal keys whose
+// event times satisfy Lower <= lt - rt <= Upper, and a residual
+// condition, as Flink's IntervalJoin; its inputs are insert-only, and so
+// is its output. Each side's rows are kept under the state name "left" or
+// "right" by join key | time | row key, with the row's copies and whether
+// it has matched; "left-time" and "right-time" index them by time | join
+// key | row key. A row pairs with the other side's rows of its key whose
+// time is in its window (a prefix scan by key, in time order), then is
+// stored, unless it can pair with no row still to come: a row of the other
+// side still to come is at or after that side's watermark, so a left row
+// at lt can only pair with one while lt - Lower >= the right watermark, a
+// right row at rt while rt + Upper >= the left watermark. Each side's
+// watermark (exec.InputWatermarkHandler) frees the other side's rows past
+// that point, read in time order from the time index, and pads an outer
+// side's rows that never matched (+I[l, null...], once per copy); a row
+// with a NULL key or time pairs with nothing and is padded at once.
+//
+// That freeing is exact only if no row reaches the join behind its input's
+// watermark. Flink accepts such rows and pairs them with what its state
+// still holds, which depends on when the watermarks came; strand's planner
+// has the inputs' sources drop, as late, the rows behind their own split's
+// watermark (a rule of the split alone, checkpointed with it), so the rows
+// dropped, the pairs and the padded rows are the same at any parallelism,
+// batch size and timing, and after a restore. Behind a window aggregate no
+// row is late anyway: its rows come before the watermark that fires them.
+//
+// The output keeps its inputs' event times. A pair is emitted when its
+// later row comes, and its earlier row may be behind the watermark by the
+// join's bound, so the join holds its output watermark back
+// (exec.WatermarkHolder): the combined watermark less max(Upper, -Lower, 0)
+// and a millisecond. A window after the join so never finds a row late.
+//
+// The regular and the interval join keep and checkpoint their state
+// alike (keyed: the store, the pending writes, the snapshot and the
+// rescaling restore described under State).
 package join

@@ -4,16 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
-	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -28,14 +24,9 @@ const commitBytes = 4 << 20
 // documentation for its state and output.
 type Join struct {
 	spec Spec
+	keyed
 
-	maxPar    int
 	batchSize int
-	lo, hi    int
-
-	store  *state.Store
-	tmp    string // the private store's directory, for a job without checkpoints
-	writes *state.Batch
 
 	keyEnc, rowEnc [2]memseg.KeyEncoder
 	keys, all      [2][]int
@@ -48,11 +39,17 @@ type Join struct {
 	// key), addressed by offsets since the arena moves as it grows.
 	arena []byte
 	jkeys []span // jkeys[r]: row r's join key; empty for a NULL key
+	enc   []span // enc[r]: row r's join key as encoded, NULL or not
 	rkeys []span // rkeys[r]: row r's row key
 	cand  []candidate
 	first []int // first[r]: row r's first candidate; first[n] the end
 	pass  []bool
 	buf   []byte
+
+	// A null-aware anti join's right side: its rows, and how many of
+	// them have a NULL key.
+	rows, nulls uint64
+	scratch     []byte
 }
 
 // span is a part of the arena.
@@ -93,58 +90,27 @@ func New(spec Spec) (*Join, error) {
 // Open implements exec.Opener: it opens the state store and, on a
 // restore, fills it with the subtask's key groups of the checkpoint.
 func (j *Join) Open(ctx *exec.TaskContext) error {
-	j.maxPar, j.batchSize = ctx.MaxParallelism, ctx.BatchSize
-	j.lo, j.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
+	j.batchSize = ctx.BatchSize
 	right := j.spec.Right
-	if j.spec.Kind == Semi {
-		right = nil // a semi join's output has no right columns
+	if j.spec.Kind.filtering() {
+		right = nil // a semi or anti join's output has no right columns
 	}
 	j.out = newRows(ctx.Alloc, j.spec.Out, j.spec.Left, right)
 	j.ectx = &expr.Ctx{Alloc: ctx.Alloc, Now: ctx.Now}
 	if j.residual != nil {
-		// The pairs have both sides' columns, even a semi join's,
-		// whose output has the left ones only.
+		// The pairs have both sides' columns, even a semi or anti
+		// join's, whose output has the left ones only.
 		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
 		j.cands = newRows(ctx.Alloc, both, j.spec.Left, j.spec.Right)
 	}
-	if cp := ctx.Checkpoint; cp != nil {
-		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", j.spec.UID, ctx.Subtask))
-		if err := cp.FS.RemoveAll(dir); err != nil {
-			return err
-		}
-		st, err := state.Open(cp.FS, dir)
-		if err != nil {
-			return err
-		}
-		j.store = st
-	} else {
-		parent, err := ctx.Scratch.Dir()
-		if err != nil {
-			return err
-		}
-		if j.tmp, err = os.MkdirTemp(parent, "join-"); err != nil {
-			return err
-		}
-		if j.store, err = state.Open(vfs.Default, j.tmp); err != nil {
-			return err
-		}
-	}
-	j.writes = j.store.NewIndexedBatch()
-	rv, err := ctx.Restored(j.spec.UID, j.spec.Fingerprint(), j.lo, j.hi)
-	if err != nil || rv == nil {
-		return err
-	}
-	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if name != names[0] && name != names[1] {
-			return fmt.Errorf("%w: join state named %q", memseg.ErrCorrupt, name)
-		}
-		j.writes.Set(j.spec.UID, kg, name, key, value)
-		return j.commitSome()
+	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
+	err := j.open(ctx, func(name string) bool {
+		return name == names[0] || name == names[1] || j.spec.NullAware && name == totalsName
 	})
-	if err != nil {
+	if err != nil || !j.spec.NullAware {
 		return err
 	}
-	return j.writes.Commit()
+	return j.loadTotals()
 }
 
 // Process implements exec.Operator; a two-input operator's batches come
@@ -185,7 +151,7 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 // side's entries do not change while this side's batch is processed,
 // only their match counts, which apply reads afresh.
 func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
-	j.arena, j.jkeys, j.rkeys = j.arena[:0], j.jkeys[:0], j.rkeys[:0]
+	j.arena, j.jkeys, j.rkeys, j.enc = j.arena[:0], j.jkeys[:0], j.rkeys[:0], j.enc[:0]
 	j.cand, j.first = j.cand[:0], j.first[:0]
 	other := 1 - side
 	for r := range n {
@@ -195,13 +161,14 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		k.end = len(j.arena)
 		j.arena = j.rowEnc[side].Append(j.arena, r)
 		j.rkeys = append(j.rkeys, span{off: k.end, end: len(j.arena)})
+		j.enc = append(j.enc, k)
 		if nullKey(b, j.keys[side], r) {
 			j.jkeys = append(j.jkeys, span{})
 			continue
 		}
 		j.jkeys = append(j.jkeys, k)
 		jk := j.at(k)
-		kg := uint16(exec.KeyGroup(jk, j.maxPar))
+		kg := j.kg(jk)
 		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
 			count, _, err := counts(value)
 			if err != nil {
@@ -274,12 +241,19 @@ func (j *Join) filter(side, n int) error {
 // without a match are emitted NULL-padded, and retracted when they first
 // get one, and emitted padded again when they lose their last.
 func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error {
+	if j.spec.NullAware {
+		return j.nullAware(side, kind, r, out)
+	}
 	mine := j.at(j.rkeys[r])
 	outer, otherOuter := j.spec.Kind.outer(side), j.spec.Kind.outer(1-side)
 	accumulate := !kind.Retracts()
 	if j.jkeys[r] == (span{}) {
 		// A NULL key matches nothing and is not kept: only an outer
-		// side shows it, padded, and takes it back the same way.
+		// side shows it, padded, and takes it back the same way; an
+		// anti join's left side shows it as it comes.
+		if j.spec.Kind == Anti && side == 0 {
+			return j.emit(side, kind, mine, nil, 1, out)
+		}
 		if outer {
 			k := exec.Insert
 			if !accumulate {
@@ -290,7 +264,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 		return nil
 	}
 	jk := j.at(j.jkeys[r])
-	kg := uint16(exec.KeyGroup(jk, j.maxPar))
+	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
@@ -318,7 +292,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	} else {
 		j.writes.Delete(j.spec.UID, kg, names[side], own)
 	}
-	if j.spec.Kind == Semi {
+	if j.spec.Kind.filtering() {
 		return j.semi(side, kind, kg, jk, mine, r, matches, out)
 	}
 	if matches == 0 {
@@ -360,14 +334,19 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	return j.commitSome()
 }
 
-// semi is a row's effect on a semi join, after its side's state took it:
-// a left row with a match is emitted (or retracted) once, with its kind;
-// a right row changes the match counts of the left rows it matches, and a
-// left row gaining its first match is emitted, one losing its last
-// retracted.
+// semi is a row's effect on a semi or anti join, after its side's state
+// took it: a left row with a match (a semi join's) or without one (an
+// anti join's) is emitted (or retracted) once, with its kind; a right row
+// changes the match counts of the left rows it matches, and a left row
+// gaining its first match is emitted by a semi join and retracted by an
+// anti join, one losing its last the other way round.
 func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r int, matches uint64, out exec.Emitter) error {
+	first, last := exec.Insert, exec.Delete
+	if j.spec.Kind == Anti {
+		first, last = exec.Delete, exec.Insert
+	}
 	if side == 0 {
-		if matches > 0 {
+		if (matches > 0) == (j.spec.Kind == Semi) {
 			if err := j.emit(0, kind, mine, nil, 1, out); err != nil {
 				return err
 			}
@@ -382,7 +361,7 @@ func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r i
 		if !j.pass[c] {
 			continue
 		}
-		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, exec.Insert, exec.Delete, out); err != nil {
+		if err := j.recount(side, kg, jk, j.at(j.cand[c].span), delta, first, last, true, out); err != nil {
 			return err
 		}
 	}
@@ -393,13 +372,13 @@ func (j *Join) semi(side int, kind exec.RowKind, kg uint16, jk, mine []byte, r i
 // theirs, which is outer: when it gains its first match its NULL-padded
 // rows are retracted, when it loses its last they are emitted again.
 func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec.Emitter) error {
-	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, out)
+	return j.recount(side, kg, jk, theirs, delta, exec.Delete, exec.Insert, true, out)
 }
 
 // recount changes by delta the match count of the other side's entry
-// theirs: gaining its first match emits its row (alone, the other side's
-// columns NULL) as first, losing its last emits it as last.
-func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, out exec.Emitter) error {
+// theirs: if show, gaining its first match emits its row (alone, the
+// other side's columns NULL) as first, losing its last emits it as last.
+func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, show bool, out exec.Emitter) error {
 	other := 1 - side
 	key := append(append([]byte(nil), jk...), theirs...)
 	v, ok, err := j.writes.Get(j.spec.UID, kg, names[other], key)
@@ -411,6 +390,7 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 		return err
 	}
 	switch {
+	case !show:
 	case delta > 0 && degree == 0:
 		if err := j.emit(other, first, theirs, nil, count, out); err != nil {
 			return err
@@ -447,15 +427,6 @@ func (j *Join) emit(side int, k exec.RowKind, mine, theirs []byte, times uint64,
 	return nil
 }
 
-// commitSome commits the pending writes once they are large, so that a
-// batch of many rows does not hold them all on the heap.
-func (j *Join) commitSome() error {
-	if j.writes.Len() < commitBytes {
-		return nil
-	}
-	return j.writes.Commit()
-}
-
 // counts decodes an entry's value: how many copies of the row it holds,
 // and how many rows of the other side match it.
 func counts(v []byte) (count, degree uint64, err error) {
@@ -474,18 +445,8 @@ func putCounts(dst []byte, count, degree uint64) []byte {
 	return binary.AppendUvarint(binary.AppendUvarint(dst, count), degree)
 }
 
-// Snapshot implements exec.Snapshotter: the store holds the state once
-// the pending writes are committed.
-func (j *Join) Snapshot(id int64) (exec.OperatorSnapshot, error) {
-	if err := j.writes.Commit(); err != nil {
-		return exec.OperatorSnapshot{}, err
-	}
-	sn, err := j.store.Snapshot(id)
-	if err != nil {
-		return exec.OperatorSnapshot{}, err
-	}
-	return exec.OperatorSnapshot{UID: j.spec.UID, Fingerprint: j.spec.Fingerprint(), KeyGroupLo: j.lo, KeyGroupHi: j.hi, State: sn}, nil
-}
+// Snapshot implements exec.Snapshotter.
+func (j *Join) Snapshot(id int64) (exec.OperatorSnapshot, error) { return j.snapshot(id) }
 
 // Close implements exec.Closer.
 func (j *Join) Close() error {
@@ -494,13 +455,5 @@ func (j *Join) Close() error {
 			r.release()
 		}
 	}
-	if j.store == nil {
-		return nil
-	}
-	err := j.store.Close()
-	j.store = nil
-	if j.tmp != "" {
-		err = errors.Join(err, os.RemoveAll(j.tmp))
-	}
-	return err
+	return j.close()
 }

@@ -19,13 +19,21 @@ const (
 	RightOuter
 	FullOuter
 	// Semi emits each left row that has a match, once, with the left
-	// columns only: x IN (SELECT ...).
+	// columns only: x IN (SELECT ...), EXISTS (...).
 	Semi
+	// Anti emits each left row that has no match, with the left columns
+	// only, and retracts it when a match comes: NOT EXISTS (...), NOT IN
+	// (SELECT ...).
+	Anti
 )
 
 func (k Kind) String() string {
-	return [...]string{"inner", "left-outer", "right-outer", "full-outer", "semi"}[k]
+	return [...]string{"inner", "left-outer", "right-outer", "full-outer", "semi", "anti"}[k]
 }
+
+// filtering reports whether the join emits left rows only, those with a
+// match (Semi) or without one (Anti).
+func (k Kind) filtering() bool { return k == Semi || k == Anti }
 
 // outer reports whether side s (0 left, 1 right) keeps its rows without a
 // match, NULL-padded.
@@ -48,6 +56,13 @@ type Spec struct {
 	LeftKeys, RightKeys []int
 	// Residual is the rest of the ON condition, or nil.
 	Residual expr.Expr
+	// NullAware makes an anti join one of NOT IN (SELECT ...), whose
+	// one key is compared with SQL's three-valued =: a left row is kept
+	// only if the right side is empty, or if its key is not NULL, no
+	// right key is NULL, and none equals it. Its state counts the right
+	// rows and those with a NULL key (see the package documentation); it
+	// runs in one subtask, since any right row decides for every left row.
+	NullAware bool
 	// Out is the output schema: Left's columns then Right's (a semi
 	// join's: Left's).
 	Out types.Schema
@@ -63,6 +78,9 @@ const fingerprintVersion = "join/1"
 func (s *Spec) Fingerprint() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s kind=%s\n", fingerprintVersion, s.Kind)
+	if s.NullAware {
+		b.WriteString("null-aware\n")
+	}
 	for side, sc := range []types.Schema{s.Left, s.Right} {
 		for _, f := range sc {
 			fmt.Fprintf(&b, "%d col %s\n", side, f.Type.Plain().Nullable())
@@ -83,6 +101,9 @@ func (s *Spec) Fingerprint() string {
 func (s *Spec) check() error {
 	if len(s.LeftKeys) == 0 || len(s.LeftKeys) != len(s.RightKeys) {
 		return fmt.Errorf("join: %d left keys for %d right keys", len(s.LeftKeys), len(s.RightKeys))
+	}
+	if s.NullAware && (s.Kind != Anti || len(s.LeftKeys) != 1 || s.Residual != nil) {
+		return fmt.Errorf("join: a null-aware join is an anti join on one key without a residual condition")
 	}
 	for _, sc := range []types.Schema{s.Left, s.Right} {
 		for _, f := range sc {

@@ -9,9 +9,10 @@ import (
 // join binds a regular join: FROM a [INNER | LEFT | RIGHT | FULL [OUTER]]
 // JOIN b ON cond. The equalities of cond between a column of each side
 // are the join keys; the rest of it is checked on each pair of rows that
-// share a key. A join without such an equality (a cross join, a comma
-// join, a non-equi condition) is refused: on unbounded streams it would
-// pair every row with every other, in state that only grows.
+// share a key. A join without such an equality (a cross join, a
+// non-equi condition) is refused: on unbounded streams it would pair
+// every row with every other, in state that only grows. A comma join
+// (FROM a, b WHERE ...) is bound with its WHERE by commaJoin.
 func (b *binder) join(t *parser.Join) (*relation, error) {
 	var kind JoinKind
 	switch t.Kind {
@@ -23,25 +24,19 @@ func (b *binder) join(t *parser.Join) (*relation, error) {
 		kind = RightJoin
 	case parser.JoinFull:
 		kind = FullJoin
+	case parser.JoinComma:
+		// Only a FROM's top-level commas take the query's WHERE.
+		return nil, errorf(t.KindPos, ErrUnsupported, "a comma join (FROM a, b) needs an equality of a column of each side in the WHERE of its query, such as a.id = b.id")
 	default:
-		what := string(t.Kind)
-		if t.Kind == parser.JoinComma {
-			what = "a comma join (FROM a, b)"
-		}
-		return nil, errorf(t.KindPos, ErrUnsupported, "%s is not supported on streams: a regular join needs ON with an equality of a column of each side", what)
+		return nil, errorf(t.KindPos, ErrUnsupported, "%s is not supported on streams: a regular join needs ON with an equality of a column of each side", t.Kind)
 	}
-	l, err := b.from(t.Left)
+	l, err := b.joinSide(t.Left)
 	if err != nil {
 		return nil, err
 	}
-	r, err := b.from(t.Right)
+	r, err := b.joinSide(t.Right)
 	if err != nil {
 		return nil, err
-	}
-	for _, side := range []*relation{l, r} {
-		if err := side.ranked(); err != nil {
-			return nil, err
-		}
 	}
 	both := &scope{cols: append(append([]column{}, l.scope.cols...), r.scope.cols...)}
 	cond, err := bindExpr(&exprCtx{scope: both, clause: "in ON"}, t.On)
@@ -51,10 +46,29 @@ func (b *binder) join(t *parser.Join) (*relation, error) {
 	if err := want(t.On, cond, types.Boolean); err != nil {
 		return nil, err
 	}
-	j := &Join{Left: l.node, Right: r.node, Kind: kind, At: t.KindPos}
+	return b.joined(l, r, kind, andTerms(cond), t.KindPos, func() error {
+		return errorf(t.On.Pos(), ErrUnsupported, "a regular join needs an equality of a column of each side in ON, such as a.id = b.id (strand has no nested-loop join on streams)")
+	})
+}
+
+// joinSide binds one input of a join.
+func (b *binder) joinSide(t parser.TableExpr) (*relation, error) {
+	r, err := b.from(t)
+	if err != nil {
+		return nil, err
+	}
+	return r, r.ranked()
+}
+
+// joined builds the join of l and r on the conditions terms, bound over
+// l's columns then r's: the equalities of a column of each side are its
+// keys, the rest its residual condition. noKey is the error of a join
+// without a key.
+func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at parser.Pos, noKey func() error) (*relation, error) {
+	j := &Join{Left: l.node, Right: r.node, Kind: kind, At: at}
 	n := len(l.scope.cols)
 	var rest []expr.Expr
-	for _, c := range andTerms(cond) {
+	for _, c := range terms {
 		if lk, rk, ok := equiKey(c, n); ok {
 			j.LeftKeys, j.RightKeys = append(j.LeftKeys, lk), append(j.RightKeys, rk-n)
 			continue
@@ -62,22 +76,35 @@ func (b *binder) join(t *parser.Join) (*relation, error) {
 		rest = append(rest, c)
 	}
 	if len(j.LeftKeys) == 0 {
-		return nil, errorf(t.On.Pos(), ErrUnsupported, "a regular join needs an equality of a column of each side in ON, such as a.id = b.id (strand has no nested-loop join on streams)")
+		return nil, noKey()
 	}
-	switch len(rest) {
-	case 0:
-	case 1:
-		j.Residual = rest[0]
-	default:
-		j.Residual = &expr.Call{Fn: expr.And, Args: rest, T: types.TBoolean}
+	if ChangelogMode(l.node).InsertOnly() && ChangelogMode(r.node).InsertOnly() {
+		// Bounds of one side's event time by the other's make an
+		// interval join, whose state the watermarks free (Flink's
+		// interval join takes append-only inputs too).
+		if iv, left := intervalOf(rest, n); iv != nil {
+			j.Interval, rest = iv, left
+		}
 	}
+	j.Residual = conjunction(rest)
 	b.defines(j)
 	out := j.Schema()
 	sc := &scope{}
-	for i, c := range both.cols {
+	for i, c := range append(append([]column{}, l.scope.cols...), r.scope.cols...) {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
 	return &relation{node: j, scope: sc}, nil
+}
+
+// conjunction ANDs terms together: nil for none.
+func conjunction(terms []expr.Expr) expr.Expr {
+	switch len(terms) {
+	case 0:
+		return nil
+	case 1:
+		return terms[0]
+	}
+	return &expr.Call{Fn: expr.And, Args: terms, T: types.TBoolean}
 }
 
 // andTerms splits e at its top-level ANDs.
@@ -151,14 +178,14 @@ func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
 	return append(dst, e)
 }
 
-// semiJoin binds WHERE col IN (SELECT one column ...) as a semi join: the
-// rows of r whose column equals a row of the subquery, once each, as
-// Flink's LeftSemiJoin. NOT IN, whose NULL semantics need an anti join
-// that also tracks NULLs, is refused.
+// semiJoin binds WHERE col [NOT] IN (SELECT one column ...): IN as a
+// semi join, the rows of r whose column equals a row of the subquery,
+// once each, as Flink's LeftSemiJoin; NOT IN as an anti join, the rows
+// equal to none. NOT IN keeps SQL's three-valued logic: x NOT IN (...) is
+// TRUE only if every x <> y is, so where x or y may be NULL the anti join
+// is null-aware (Join.NullAware): a NULL y hides every row, and a NULL x
+// passes only while the subquery has no rows.
 func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
-	if in.Not {
-		return nil, errorf(in.Start, ErrUnsupported, "NOT IN (subquery) is not supported yet (IN is)")
-	}
 	sub, err := b.nested(in.Query, in.Start)
 	if err != nil {
 		return nil, err
@@ -182,11 +209,21 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 		return nil, errorf(in.Start, ErrType, "cannot compare %s with %s", col.T.Plain(), st.Plain())
 	}
 	j := &Join{Left: r.node, Right: sub.node, Kind: SemiJoin, LeftKeys: []int{col.Index}, RightKeys: []int{0}, At: in.Start}
+	if in.Not {
+		j.Kind = AntiJoin
+		j.NullAware = !col.T.NotNull || !sub.node.Schema()[0].Type.NotNull
+	}
+	return b.filtered(r, j), nil
+}
+
+// filtered is r filtered by the semi or anti join j of r with another
+// relation: r's columns, plain.
+func (b *binder) filtered(r *relation, j *Join) *relation {
 	b.defines(j)
 	out := j.Schema()
 	sc := &scope{}
 	for i, c := range r.scope.cols {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}, nil
+	return &relation{node: j, scope: sc}
 }

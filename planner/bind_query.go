@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -126,12 +127,19 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	if q.Distinct {
 		return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT is not supported on streams yet")
 	}
-	from, err := b.from(q.From)
+	var from *relation
+	var err error
+	where := q.Where
+	if j, ok := q.From.(*parser.Join); ok && j.Kind == parser.JoinComma {
+		from, where, err = b.commaJoin(j, where)
+	} else {
+		from, err = b.from(q.From)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if q.Where != nil {
-		if from, err = b.where(from, q.Where); err != nil {
+	if where != nil {
+		if from, err = b.where(from, where); err != nil {
 			return nil, err
 		}
 	}
@@ -173,20 +181,21 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 	if r.rank != nil {
 		return b.rankWhere(r, cond)
 	}
-	// x IN (SELECT ...) among the conditions ANDed together is a semi
-	// join of r with the subquery; the other conditions filter after it.
+	// x [NOT] IN (SELECT ...) and [NOT] EXISTS (...) among the
+	// conditions ANDed together are semi or anti joins of r with the
+	// subquery; the other conditions filter after them.
 	var rest []parser.Expr
 	terms := whereTerms(cond, nil)
 	for _, c := range terms {
-		in, ok := c.(*parser.InQuery)
-		if !ok {
+		j, err := b.subqueryTerm(r, c)
+		if errors.Is(err, errNoSubquery) {
 			rest = append(rest, c)
 			continue
 		}
-		var err error
-		if r, err = b.semiJoin(r, in); err != nil {
+		if err != nil {
 			return nil, err
 		}
+		r = j
 	}
 	if len(rest) == 0 {
 		return r, nil
@@ -272,7 +281,24 @@ func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprC
 		p.Out = append(p.Out, types.Field{Name: name, Type: e.Type()})
 		out.cols = append(out.cols, column{name: name, typ: e.Type()})
 	}
+	uniquify(p.Out, out)
 	return &relation{node: p, scope: out, win: winThrough(p.Exprs, r.win)}, at, nil
+}
+
+// uniquify renames the columns of a select list that repeat an earlier
+// one's name as Flink (Calcite's SqlValidatorUtil.uniquify) does: SELECT
+// a.uid, b.uid gives uid and uid0, the first of name0, name1, ... not
+// taken by a column before it.
+func uniquify(fields types.Schema, sc *scope) {
+	taken := map[string]bool{}
+	for i, f := range fields {
+		name := f.Name
+		for n := 0; taken[name]; n++ {
+			name = fmt.Sprintf("%s%d", f.Name, n)
+		}
+		taken[name] = true
+		fields[i].Name, sc.cols[i].name = name, name
+	}
 }
 
 // from binds a FROM item.

@@ -445,11 +445,18 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n.Interval != nil {
+		return c.intervalJoin(n, l, r)
+	}
 	v := c.vertex("Join")
 	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
+	if n.NullAware {
+		// Any right row decides for every left row: one subtask.
+		v.Parallelism = 1
+	}
 	out := n.Schema()
-	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter, SemiJoin: join.Semi}[n.Kind]
-	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Out: out}
+	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter, SemiJoin: join.Semi, AntiJoin: join.Anti}[n.Kind]
+	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, NullAware: n.NullAware, Out: out}
 	if _, err := join.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}

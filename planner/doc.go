@@ -109,9 +109,17 @@
 // window operator or an append-only sink (Table.Appends) fed updates, at
 // the sink and naming the join that makes them. A Join binds FROM a JOIN b
 // ON ... (bind_join.go: the equalities of a column of each side are its
-// keys, the rest its residual condition) and WHERE x IN (SELECT ...) as a
-// SemiJoin; it compiles to a two-input vertex behind a hash exchange on
-// each side's keys (join.Join). A Union compiles to a vertex reading its
+// keys, the rest its residual condition), FROM a, b WHERE ... (bind_comma.go:
+// each WHERE term goes to the first join that has its tables, one table's
+// filtering it before), WHERE x IN (SELECT ...) and EXISTS as a SemiJoin,
+// NOT IN and NOT EXISTS as an AntiJoin (bind_exists.go; NOT IN null-aware
+// where a column may be NULL); it compiles to a two-input vertex behind a
+// hash exchange on each side's keys (join.Join). Bounds of one side's
+// event time by the other's over insert-only inputs make it an interval
+// join (Join.Interval, interval.go), compiled to join.IntervalJoin with
+// its inputs' sources dropping rows behind their split's watermark
+// (compile_interval.go). A Filter above a join moves its one-side terms
+// below it (pushIntoJoin). A Union compiles to a vertex reading its
 // inputs by forward edges, so a retraction keeps its place behind what it
 // retracts. A table scanned twice gets a second source uid (sourceUID).
 //

@@ -16,6 +16,11 @@ import (
 //   - A Filter above a Project of plain columns moves below it, next to
 //     the scan, so that it runs before any computation. It never moves
 //     below a TopN, whose rows it filters after they are numbered.
+//   - A Filter above a join moves the conditions that read one side only
+//     below it, onto that side, unless the join pads that side's rows
+//     (pushIntoJoin).
+//   - A Project above a join (and a Filter between) projects the join's
+//     inputs onto the columns used above it and by the join (pruneJoin).
 //   - A TopN or Rank whose row numbers nobody reads (the Project above,
 //     and any Filter between, do not use them) does not compute them:
 //     Flink's "no ranking output" optimization, which turns a Rank of the
@@ -50,6 +55,9 @@ func rewrite(n Node) (Node, bool) {
 		if m, ok := dropRowNum(n); ok {
 			return m, true
 		}
+		if m, ok := pruneJoin(n); ok {
+			return m, true
+		}
 		if in, ok := n.Input.(*Project); ok {
 			if allCols(n.Exprs) {
 				exprs := make([]expr.Expr, len(n.Exprs))
@@ -67,6 +75,11 @@ func rewrite(n Node) (Node, bool) {
 			}
 		}
 	case *Filter:
+		if j, ok := n.Input.(*Join); ok {
+			if m, ok := pushIntoJoin(n, j); ok {
+				return m, true
+			}
+		}
 		if in, ok := n.Input.(*Project); ok && allCols(in.Exprs) {
 			f := &Filter{Input: in.Input, Cond: substitute(n.Cond, in.Exprs)}
 			return &Project{Input: f, Exprs: in.Exprs, Out: in.Out}, true

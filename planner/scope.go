@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/strandsql/strand/parser"
@@ -19,6 +20,10 @@ type column struct {
 // the input's schema.
 type scope struct {
 	cols []column
+	// shadowed is how many of the first columns are an outer query's, as
+	// a correlated subquery sees them: only where the columns after them
+	// have no such name.
+	shadowed int
 }
 
 func scopeOf(s types.Schema, qual string) *scope {
@@ -40,6 +45,21 @@ func (s *scope) schema() types.Schema {
 // resolve finds the column id names: an exact match first, then a unique
 // case-insensitive one.
 func (s *scope) resolve(id *parser.Ident) (int, error) {
+	if s.shadowed > 0 {
+		inner, outer := &scope{cols: s.cols[s.shadowed:]}, &scope{cols: s.cols[:s.shadowed]}
+		i, err := inner.resolve(id)
+		if err == nil {
+			return s.shadowed + i, nil
+		}
+		if !errors.Is(err, ErrUnknownColumn) {
+			return -1, err
+		}
+		if j, oerr := outer.resolve(id); !errors.Is(oerr, ErrUnknownColumn) {
+			return j, oerr
+		}
+		// Unknown in both: the error lists every column.
+		return (&scope{cols: s.cols}).resolve(id)
+	}
 	name := id.Parts[len(id.Parts)-1]
 	qual := ""
 	if len(id.Parts) > 1 {

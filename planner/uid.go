@@ -59,6 +59,12 @@ func UID(n Node) string {
 func joinCanon(j *Join) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "join %s\n", j.Kind.flinkName())
+	if j.NullAware {
+		b.WriteString("null-aware\n")
+	}
+	if j.Interval != nil {
+		fmt.Fprintf(&b, "interval %s\n", j.Interval)
+	}
 	for side, in := range []Node{j.Left, j.Right} {
 		s := in.Schema()
 		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))
