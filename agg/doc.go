@@ -33,16 +33,17 @@
 // without a call per row. Size and Heap tell the caller what to charge to
 // its memory budget.
 //
-// Retraction. The changelog work adds a Retract(col, rows, groups) that
-// undoes Update for rows deleted upstream. COUNT and the sums can retract
-// on the state they keep (a count of rows and an exact sum), which is why
-// they keep the count even where the result does not need it; MIN and MAX
-// cannot from one value, and will keep the values they have seen with
-// their multiplicities, as Flink's MinWithRetractAggFunction does. So
-// Retract will be an interface of its own, implemented by the
-// accumulators that can, and New will pick a retracting MIN/MAX when the
-// input is a changelog; the encoding of the append-only accumulators stays
-// as it is.
+// Retraction. For a changelog input, NewRetracting returns accumulators
+// that are also Retracters: Retract(col, rows, groups) undoes Update for
+// rows taken back upstream (-U, -D). COUNT and the sums retract on the
+// state they keep (a count of rows and an exact sum), which is why they
+// keep the count even where the result does not need it; a FLOAT or
+// DOUBLE sum subtracts, so rounding may leave a trace until the group's
+// last row is gone, as in Flink. MIN and MAX cannot retract from one
+// value: NewRetracting gives them a multiset (multiset.go), the group's
+// distinct values in order with their multiplicities, as Flink's
+// MinWithRetractAggFunction keeps a map view. The append-only
+// accumulators and their encoding are unchanged.
 //
 // This package imports only memseg and types (DESIGN.md).
 package agg
