@@ -197,6 +197,8 @@ func (b *binder) defines(n Node) {
 		what = "a window Top-N"
 	case *Join:
 		what = "a join"
+	case *GroupAgg:
+		what = "a group aggregate"
 	}
 	b.made = append(b.made, stateful{n, what})
 }
@@ -224,6 +226,8 @@ func (b *binder) nameOperator(uid *uidHint) error {
 	case *TopN:
 		n.UIDHint = uid.name
 	case *Join:
+		n.UIDHint = uid.name
+	case *GroupAgg:
 		n.UIDHint = uid.name
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/groupagg"
 	"github.com/strandsql/strand/join"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -26,6 +27,9 @@ type Env struct {
 	// path exists, a sink's is no regular file), so that a job that
 	// would fail on them is not started. EXPLAIN does not look at files.
 	CheckFiles bool
+	// MiniBatch is table.exec.mini-batch.*: group aggregates fold their
+	// changes per batch of input rows.
+	MiniBatch groupagg.MiniBatch
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -133,6 +137,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.topN(n)
 	case *Join:
 		return c.join(n)
+	case *GroupAgg:
+		return c.groupAgg(n)
 	case *Union:
 		return c.union(n)
 	case *Sink:

@@ -44,6 +44,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "join-" + uidHash(joinCanon(n))
+	case *GroupAgg:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "groupagg-" + uidHash(groupAggCanon(n))
 	}
 	return ""
 }
