@@ -9,7 +9,6 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
-	"github.com/strandsql/strand/groupagg"
 	"github.com/strandsql/strand/join"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -29,7 +28,7 @@ type Env struct {
 	CheckFiles bool
 	// MiniBatch is table.exec.mini-batch.*: group aggregates fold their
 	// changes per batch of input rows.
-	MiniBatch groupagg.MiniBatch
+	MiniBatch MiniBatch
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on

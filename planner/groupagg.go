@@ -12,6 +12,9 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
+// MiniBatch is table.exec.mini-batch.*, as the session reads it.
+type MiniBatch = groupagg.MiniBatch
+
 // GroupAgg is a non-windowed aggregate (GROUP BY without a window, or
 // aggregates without GROUP BY): its output is the keys, then the
 // aggregates (groupagg.Spec.Out), as a changelog of each group's result.

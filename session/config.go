@@ -70,6 +70,9 @@ var strandKeys = map[string]func(v string) error{
 	KeyResultMode:         resultMode,
 	KeyMaxRows:            positiveInt,
 	KeyHistoryFile:        nil,
+	KeyMiniBatch:          boolean,
+	KeyMiniBatchLatency:   nil,
+	KeyMiniBatchSize:      positiveInt,
 }
 
 // The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,

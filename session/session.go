@@ -332,6 +332,9 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 	}()
 	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	if env.MiniBatch, err = s.miniBatch(); err != nil {
+		return nil, s.at(st, err)
+	}
 	done := false
 	if cp != nil {
 		if done, err = s.startDurable(cp, job, sp); err != nil {

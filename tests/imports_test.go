@@ -25,13 +25,14 @@ var allowed = map[string][]string{
 	"agg":        {"memseg", "types"},
 	"window":     {"agg", "state", "memseg", "types"},
 	"join":       {"exec", "agg", "state", "memseg", "types"},
+	"groupagg":   {"exec", "agg", "state", "memseg", "types"},
 	"exec":       {"window", "agg", "state", "memseg", "checkpoint", "types"},
-	"planner":    {"parser", "exec", "window", "join", "agg", "state", "memseg", "checkpoint", "types"},
+	"planner":    {"parser", "exec", "window", "join", "groupagg", "agg", "state", "memseg", "checkpoint", "types"},
 	"session":    {"planner", "exec", "checkpoint", "parser", "types"},
 	"repl":       {"session", "planner", "exec", "checkpoint", "parser", "types"},
-	"bench":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
-	"cmd":        {"bench", "session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "queries"},
-	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "agg", "state", "memseg", "bench", "cmd", "queries"},
+	"bench":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "groupagg", "agg", "state", "memseg", "queries"},
+	"cmd":        {"bench", "session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "groupagg", "agg", "state", "memseg", "queries"},
+	"tests":      {"session", "planner", "exec", "checkpoint", "parser", "repl", "types", "window", "join", "groupagg", "agg", "state", "memseg", "bench", "cmd", "queries"},
 	"queries":    {},
 }
 
