@@ -105,6 +105,9 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 		}
 	}
 	a.cache.init(mem, a.accs)
+	for _, d := range a.distinct {
+		a.dist = append(a.dist, memseg.NewHashTable(mem, 8+8*len(d.aggs)))
+	}
 	a.seg.init(a)
 	if cp := ctx.Checkpoint; cp != nil {
 		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", a.spec.UID, ctx.Subtask))

@@ -26,6 +26,8 @@ var ErrMemory = errors.New("group aggregate: the groups of one batch do not fit 
 type cache struct {
 	mem   *memseg.Manager
 	table *memseg.HashTable // key -> slot, 4 bytes
+	// dist caches the entries of each DISTINCT column (distinct.go).
+	dist []*memseg.HashTable
 	accs  []agg.Acc
 	// Per slot: its table entry, its group's rows, whether the store
 	// holds an entry for it, and whether it changed since.
@@ -51,7 +53,7 @@ func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 
 // perGroup estimates a cached group's bytes: its slot and its table
 // entry, with a key of a few words.
-func (c *cache) perGroup() int { return c.slotBytes + 64 }
+func (c *cache) perGroup() int { return c.slotBytes + 64 + 64*len(c.dist) }
 
 // heap is the bytes the accumulators hold outside their columns.
 func (c *cache) heap() int {
@@ -176,6 +178,9 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 			return err
 		}
 	}
+	if err := a.writeBackDistinct(evict); err != nil {
+		return err
+	}
 	if !evict {
 		return nil
 	}
@@ -194,6 +199,10 @@ func (c *cache) release() {
 		c.table.Release()
 		c.table = nil
 	}
+	for _, t := range c.dist {
+		t.Release()
+	}
+	c.dist = nil
 	if c.charged > 0 {
 		c.mem.Unreserve(c.charged)
 		c.charged = 0

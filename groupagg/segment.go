@@ -3,7 +3,6 @@ package groupagg
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -193,49 +192,28 @@ func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int3
 	}
 	s.dkey = s.valEnc[i](append(s.dkey[:0], s.key...), r)
 	kg := uint16(exec.KeyGroup(s.key, a.maxPar))
-	v, ok, err := a.writes.Get(a.spec.UID, kg, d.name, s.dkey)
+	acc, err := a.distinctEntry(i, kg, s.dkey)
 	if err != nil {
 		return err
 	}
-	s.counts = s.counts[:0]
-	for range d.aggs {
-		var c uint64
-		if ok {
-			var n int
-			if c, n = binary.Uvarint(v); n <= 0 {
-				return fmt.Errorf("%w: DISTINCT entry %x", memseg.ErrCorrupt, v)
-			}
-			v = v[n:]
-		}
-		s.counts = append(s.counts, c)
-	}
-	live := false
 	for j, ai := range d.aggs {
-		if passes(s.filters[ai], r) {
-			switch {
-			case !retract:
-				if s.counts[j]++; s.counts[j] == 1 {
-					p.take(ai, false, int32(r), g)
-				}
-			case s.counts[j] > 0:
-				if s.counts[j]--; s.counts[j] == 0 {
-					p.take(ai, true, int32(r), g)
-				}
+		if !passes(s.filters[ai], r) {
+			continue
+		}
+		c := binary.LittleEndian.Uint64(acc[8+8*j:])
+		switch {
+		case !retract:
+			if c++; c == 1 {
+				p.take(ai, false, int32(r), g)
+			}
+		case c > 0:
+			if c--; c == 0 {
+				p.take(ai, true, int32(r), g)
 			}
 		}
-		live = live || s.counts[j] > 0
+		binary.LittleEndian.PutUint64(acc[8+8*j:], c)
 	}
-	if !live {
-		if ok {
-			a.writes.Delete(a.spec.UID, kg, d.name, s.dkey)
-		}
-		return nil
-	}
-	s.scratch = s.scratch[:0]
-	for _, c := range s.counts {
-		s.scratch = binary.AppendUvarint(s.scratch, c)
-	}
-	a.writes.Set(a.spec.UID, kg, d.name, s.dkey, s.scratch)
+	acc[0] |= entryDirty
 	return nil
 }
 

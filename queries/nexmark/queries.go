@@ -15,7 +15,7 @@ import "embed"
 var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
-var Queries = []string{"q0", "q1", "q2", "q12", "q12e", "q7w"}
+var Queries = []string{"q0", "q1", "q2", "q12", "q12e", "q7w", "q15", "q16", "q17"}
 
 // Script returns the SQL that runs query q: the shared DDL, then the
 // query's file.
