@@ -28,7 +28,7 @@ type cache struct {
 	table *memseg.HashTable // key -> slot, 4 bytes
 	// dist caches the entries of each DISTINCT column (distinct.go).
 	dist []*memseg.HashTable
-	accs  []agg.Acc
+	accs []agg.Acc
 	// Per slot: its table entry, its group's rows, whether the store
 	// holds an entry for it, and whether it changed since.
 	addrs  []uint64

@@ -32,7 +32,6 @@ type segment struct {
 	valEnc  []func(dst []byte, row int) []byte
 	key     []byte
 	dkey    []byte
-	counts  []uint64
 
 	keyBld, aggBld []array.Builder
 	keySchema      *arrow.Schema
