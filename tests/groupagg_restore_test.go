@@ -12,8 +12,8 @@ import (
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/groupagg"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
