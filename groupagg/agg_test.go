@@ -149,7 +149,7 @@ func TestCacheEviction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	small, err := memseg.NewManager(8<<10, 1<<10)
+	small, err := memseg.NewManager(16<<10, 1<<10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestCacheEviction(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !slices.Equal(got, want) || len(want) < 1000 {
-		t.Fatalf("with 8 KiB: %d changes, with the default budget %d", len(got), len(want))
+		t.Fatalf("with 16 KiB: %d changes, with the default budget %d", len(got), len(want))
 	}
 	tiny, err := memseg.NewManager(1<<10, 1<<10)
 	if err != nil {
