@@ -174,6 +174,9 @@ func (a *Agg) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := a.seg.end(out); err != nil {
 		return err
 	}
+	if err := a.seg.flush(out); err != nil {
+		return err
+	}
 	return a.commitSome()
 }
 
@@ -198,6 +201,9 @@ func (a *Agg) flushBundle(out exec.Emitter) error {
 		}
 	}
 	if err := a.seg.end(out); err != nil {
+		return err
+	}
+	if err := a.seg.flush(out); err != nil {
 		return err
 	}
 	return a.commitSome()

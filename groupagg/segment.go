@@ -7,7 +7,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 )
 
@@ -33,12 +32,13 @@ type segment struct {
 	key     []byte
 	dkey    []byte
 
-	keyBld, aggBld []array.Builder
-	keySchema      *arrow.Schema
-	aggSchema      *arrow.Schema
+	// aggBld receives each segment's results before and after; outBld
+	// the changes, keys then results, emitted as one batch per input
+	// batch (or mini-batch), or when batchSize rows are pending.
+	aggBld, outBld []array.Builder
+	copiers        []copier
 	out            *arrow.Schema
-	sel, keyIdx    []int32
-	aggIdx         []int32
+	sel            []int32
 	kinds          []exec.RowKind
 	scratch        []byte
 	ea, eb         []byte
@@ -68,23 +68,22 @@ func (s *segment) init(a *Agg) {
 	out := a.spec.Out()
 	nk := len(a.spec.Keys)
 	s.out = out.Arrow()
-	s.keySchema = arrow.NewSchema(s.out.Fields()[:nk], nil)
-	s.aggSchema = arrow.NewSchema(s.out.Fields()[nk:], nil)
-	for _, f := range s.keySchema.Fields() {
-		s.keyBld = append(s.keyBld, array.NewBuilder(a.alloc, f.Type))
-	}
-	for _, f := range s.aggSchema.Fields() {
-		s.aggBld = append(s.aggBld, array.NewBuilder(a.alloc, f.Type))
+	for i, f := range s.out.Fields() {
+		s.outBld = append(s.outBld, array.NewBuilder(a.alloc, f.Type))
+		if i >= nk {
+			s.aggBld = append(s.aggBld, array.NewBuilder(a.alloc, f.Type))
+			s.copiers = append(s.copiers, copierOf(f.Type))
+		}
 	}
 	s.filters = make([]*array.Boolean, len(a.spec.Aggs))
 	s.valEnc = make([]func([]byte, int) []byte, len(a.distinct))
 }
 
 func (s *segment) release() {
-	for _, b := range append(s.keyBld, s.aggBld...) {
+	for _, b := range append(s.outBld, s.aggBld...) {
 		b.Release()
 	}
-	s.keyBld, s.aggBld = nil, nil
+	s.outBld, s.aggBld = nil, nil
 }
 
 func (s *segment) newPart(b arrow.RecordBatch) *part {
@@ -283,40 +282,42 @@ func (s *segment) end(out exec.Emitter) error {
 		}
 		encs[i] = enc
 	}
-	for _, g := range s.touched {
+	nk := len(a.keyTypes)
+	add := func(k exec.RowKind, g int32, row int) error {
 		key := a.table.KeyAt(a.addrs[g])
-		for k, t := range a.keyTypes {
+		for c, t := range a.keyTypes {
 			var err error
-			if key, err = memseg.DecodeColumn(s.keyBld[k], t, memseg.Order{}, key, &s.scratch); err != nil {
+			if key, err = memseg.DecodeColumn(s.outBld[c], t, memseg.Order{}, key, &s.scratch); err != nil {
 				return err
 			}
 		}
-	}
-	keyCols := make([]arrow.Array, len(s.keyBld))
-	for k, bl := range s.keyBld {
-		keyCols[k] = bl.NewArray()
-		defer keyCols[k].Release()
-	}
-	s.keyIdx, s.aggIdx, s.kinds = s.keyIdx[:0], s.aggIdx[:0], nil
-	add := func(k exec.RowKind, j, row int) {
-		s.keyIdx, s.aggIdx, s.kinds = append(s.keyIdx, int32(j)), append(s.aggIdx, int32(row)), append(s.kinds, k)
+		for c, cp := range s.copiers {
+			cp(s.outBld[nk+c], aggCols[c], row)
+		}
+		s.kinds = append(s.kinds, k)
+		return nil
 	}
 	bi, ai := 0, nb
-	for j, g := range s.touched {
+	for _, g := range s.touched {
 		before, after := s.cnt0[g] > 0, a.cnt[g] > 0
+		var err error
 		switch {
 		case before && after:
 			if !s.same(encs, bi, ai) {
-				add(exec.UpdateBefore, j, bi)
-				add(exec.UpdateAfter, j, ai)
+				if err = add(exec.UpdateBefore, g, bi); err == nil {
+					err = add(exec.UpdateAfter, g, ai)
+				}
 			}
 		case after:
-			add(exec.Insert, j, ai)
+			err = add(exec.Insert, g, ai)
 		case before:
-			add(exec.Delete, j, bi)
+			err = add(exec.Delete, g, bi)
 			for _, ac := range a.accs {
 				ac.Reset(g) // no trace of the group's last rows is kept
 			}
+		}
+		if err != nil {
+			return err
 		}
 		if before {
 			bi++
@@ -325,31 +326,28 @@ func (s *segment) end(out exec.Emitter) error {
 			ai++
 		}
 	}
+	if len(s.kinds) >= a.batchSize {
+		return s.flush(out)
+	}
+	return nil
+}
+
+// flush emits the pending changes as one batch.
+func (s *segment) flush(out exec.Emitter) error {
 	if len(s.kinds) == 0 {
 		return nil
 	}
-	keys := array.NewRecordBatch(s.keySchema, keyCols, int64(len(s.touched)))
-	defer keys.Release()
-	vals := array.NewRecordBatch(s.aggSchema, aggCols, int64(aggCols0(aggCols, ai)))
-	defer vals.Release()
-	kt := expr.Take(a.alloc, keys, s.keyIdx)
-	defer kt.Release()
-	vt := expr.Take(a.alloc, vals, s.aggIdx)
-	defer vt.Release()
-	cols := append(append([]arrow.Array{}, kt.Columns()...), vt.Columns()...)
+	cols := make([]arrow.Array, len(s.outBld))
+	for i, b := range s.outBld {
+		cols[i] = b.NewArray()
+	}
 	res := array.NewRecordBatch(s.out, cols, int64(len(s.kinds)))
+	for _, c := range cols {
+		c.Release()
+	}
 	kinds := s.kinds
 	s.kinds = nil // handed over with the batch
 	return out.Emit(exec.WithKinds(res, kinds))
-}
-
-// aggCols0 is the rows of the result columns: n, also without any
-// aggregate column.
-func aggCols0(cols []arrow.Array, n int) int {
-	if len(cols) > 0 {
-		return cols[0].Len()
-	}
-	return n
 }
 
 // same reports whether rows x and y of the result columns are equal.

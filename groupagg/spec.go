@@ -98,6 +98,9 @@ func (s *Spec) check() error {
 		if _, err := s.newAcc(a); err != nil {
 			return err
 		}
+		if copierOf(a.Out.Arrow()) == nil {
+			return fmt.Errorf("%s: no result of type %s", a.Name, a.Out)
+		}
 	}
 	return nil
 }
