@@ -258,7 +258,11 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 		return nil, err
 	}
 	opt := planner.Optimize(logical)
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain"})
+	mb, err := s.miniBatch()
+	if err != nil {
+		return nil, s.at(st, err)
+	}
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
