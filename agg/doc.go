@@ -25,7 +25,9 @@
 //
 // DISTINCT and FILTER are the caller's: it passes Update only the rows a
 // FILTER keeps and, for DISTINCT, only the first row of each value per
-// group (the window aggregate keeps the values seen in a hash table).
+// group (the window aggregate keeps the values seen in a hash table; the
+// group aggregate counts each value's rows, and retracts a value when its
+// count drops to 0).
 //
 // Layout: an Acc keeps one slot per group number in typed slices (a
 // count, a wide sum, a value and a seen flag), never a value per group
