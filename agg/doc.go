@@ -2,9 +2,9 @@
 // function (COUNT, SUM, MIN, MAX, AVG) for many groups at once, with the
 // operations every aggregating operator needs: create (New, Grow), update
 // (Update), merge (Merge), take the result (AppendTo), and serialize (Put,
-// Get) for checkpoints and spills. The window aggregate uses it today; the
-// non-windowed group aggregate of the changelog work will use the same
-// accumulators, so that an aggregate means the same in both.
+// Get) for checkpoints and spills. The window aggregate and the
+// non-windowed group aggregate (groupagg) use the same accumulators, so
+// that an aggregate means the same in both.
 //
 // Semantics, as in Flink SQL:
 //   - COUNT(*) counts rows, COUNT(x) non-NULL values; both are BIGINT NOT
