@@ -67,7 +67,14 @@ type Acc interface {
 
 // New returns an empty accumulator (no slots) for call c over an argument
 // of type in (ignored for COUNT(*)). c.Out must be ResultType(c.Kind, in).
-func New(a Call, in types.Type) (Acc, error) {
+func New(a Call, in types.Type) (Acc, error) { return newAcc(a, in, false) }
+
+// NewRetracting is New for an input that may take rows back: the
+// accumulator it returns is also a Retracter, a MIN or MAX one that keeps
+// the group's values with their multiplicities (multiset.go).
+func NewRetracting(a Call, in types.Type) (Acc, error) { return newAcc(a, in, true) }
+
+func newAcc(a Call, in types.Type, retract bool) (Acc, error) {
 	switch a.Kind {
 	case CountStar, Count:
 		return &countAcc{}, nil
@@ -81,7 +88,7 @@ func New(a Call, in types.Type) (Acc, error) {
 			return newDecSum(a, in)
 		}
 	case Min, Max:
-		return newExtreme(in, a.Kind == Max)
+		return newExtreme(in, a.Kind == Max, retract)
 	}
 	return nil, fmt.Errorf("no accumulator for %v(%v)", a.Kind, in)
 }

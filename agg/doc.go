@@ -2,9 +2,9 @@
 // function (COUNT, SUM, MIN, MAX, AVG) for many groups at once, with the
 // operations every aggregating operator needs: create (New, Grow), update
 // (Update), merge (Merge), take the result (AppendTo), and serialize (Put,
-// Get) for checkpoints and spills. The window aggregate uses it today; the
-// non-windowed group aggregate of the changelog work will use the same
-// accumulators, so that an aggregate means the same in both.
+// Get) for checkpoints and spills. The window aggregate and the
+// non-windowed group aggregate (groupagg) use the same accumulators, so
+// that an aggregate means the same in both.
 //
 // Semantics, as in Flink SQL:
 //   - COUNT(*) counts rows, COUNT(x) non-NULL values; both are BIGINT NOT
@@ -25,7 +25,9 @@
 //
 // DISTINCT and FILTER are the caller's: it passes Update only the rows a
 // FILTER keeps and, for DISTINCT, only the first row of each value per
-// group (the window aggregate keeps the values seen in a hash table).
+// group (the window aggregate keeps the values seen in a hash table; the
+// group aggregate counts each value's rows, and retracts a value when its
+// count drops to 0).
 //
 // Layout: an Acc keeps one slot per group number in typed slices (a
 // count, a wide sum, a value and a seen flag), never a value per group
@@ -33,16 +35,17 @@
 // without a call per row. Size and Heap tell the caller what to charge to
 // its memory budget.
 //
-// Retraction. The changelog work adds a Retract(col, rows, groups) that
-// undoes Update for rows deleted upstream. COUNT and the sums can retract
-// on the state they keep (a count of rows and an exact sum), which is why
-// they keep the count even where the result does not need it; MIN and MAX
-// cannot from one value, and will keep the values they have seen with
-// their multiplicities, as Flink's MinWithRetractAggFunction does. So
-// Retract will be an interface of its own, implemented by the
-// accumulators that can, and New will pick a retracting MIN/MAX when the
-// input is a changelog; the encoding of the append-only accumulators stays
-// as it is.
+// Retraction. For a changelog input, NewRetracting returns accumulators
+// that are also Retracters: Retract(col, rows, groups) undoes Update for
+// rows taken back upstream (-U, -D). COUNT and the sums retract on the
+// state they keep (a count of rows and an exact sum), which is why they
+// keep the count even where the result does not need it; a FLOAT or
+// DOUBLE sum subtracts, so rounding may leave a trace until the group's
+// last row is gone, as in Flink. MIN and MAX cannot retract from one
+// value: NewRetracting gives them a multiset (multiset.go), the group's
+// distinct values in order with their multiplicities, as Flink's
+// MinWithRetractAggFunction keeps a map view. The append-only
+// accumulators and their encoding are unchanged.
 //
 // This package imports only memseg and types (DESIGN.md).
 package agg

@@ -11,9 +11,9 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// extreme keeps a MIN or MAX.
-type extreme[T any] struct {
-	max   bool
+// values are the operations on the values of one orderable type that
+// MIN and MAX need, with and without retraction.
+type values[T any] struct {
 	less  func(a, b T) bool
 	read  func(a arrow.Array, i int) T
 	build func(b array.Builder, v T)
@@ -21,9 +21,15 @@ type extreme[T any] struct {
 	dec   func(src []byte) (T, []byte, error)
 	width int           // bytes of a T
 	bytes func(v T) int // bytes a T holds on the heap; nil for none
-	held  int           // bytes the slots' values hold on the heap
-	v     []T
-	seen  []bool
+}
+
+// extreme keeps a MIN or MAX.
+type extreme[T any] struct {
+	values[T]
+	max  bool
+	held int // bytes the slots' values hold on the heap
+	v    []T
+	seen []bool
 }
 
 func (e *extreme[T]) Reset(g int32) {
@@ -140,14 +146,14 @@ func (e *extreme[T]) Get(src []byte, g int32) ([]byte, error) {
 	return rest, nil
 }
 
-func newExtreme(in types.Type, isMax bool) (Acc, error) {
+func newExtreme(in types.Type, isMax, retract bool) (Acc, error) {
 	switch in.Kind {
 	case types.Int, types.BigInt, types.Date, types.Timestamp, types.TimestampLTZ:
-		return &extreme[int64]{max: isMax, width: 8, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, nil
+		return pick(values[int64]{width: 8, less: func(a, b int64) bool { return a < b }, read: readInt, build: putInt, enc: encInt, dec: decInt}, isMax, retract), nil
 	case types.Float, types.Double:
-		return &extreme[float64]{max: isMax, width: 8, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, nil
+		return pick(values[float64]{width: 8, less: lessFloat, read: readFloat, build: putFloat, enc: encFloat, dec: decFloat}, isMax, retract), nil
 	case types.Boolean:
-		return &extreme[bool]{max: isMax, width: 1, less: func(a, b bool) bool { return !a && b },
+		return pick(values[bool]{width: 1, less: func(a, b bool) bool { return !a && b },
 			read:  func(a arrow.Array, i int) bool { return a.(*array.Boolean).Value(i) },
 			build: func(b array.Builder, v bool) { b.(*array.BooleanBuilder).Append(v) },
 			enc: func(dst []byte, v bool) []byte {
@@ -161,9 +167,9 @@ func newExtreme(in types.Type, isMax bool) (Acc, error) {
 					return false, nil, ErrCorrupt
 				}
 				return src[0] == 1, src[1:], nil
-			}}, nil
+			}}, isMax, retract), nil
 	case types.String:
-		return &extreme[string]{max: isMax, width: 16, bytes: func(v string) int { return len(v) },
+		return pick(values[string]{width: 16, bytes: func(v string) int { return len(v) },
 			less: func(a, b string) bool { return a < b },
 			read: func(a arrow.Array, i int) string {
 				s := a.(*array.String).Value(i)
@@ -179,14 +185,23 @@ func newExtreme(in types.Type, isMax bool) (Acc, error) {
 					return "", nil, ErrCorrupt
 				}
 				return string(src[k : k+int(n)]), src[k+int(n):], nil
-			}}, nil
+			}}, isMax, retract), nil
 	case types.Decimal:
-		return &extreme[decimal128.Num]{max: isMax, width: 16, less: decimal128.Num.Less,
+		return pick(values[decimal128.Num]{width: 16, less: decimal128.Num.Less,
 			read:  func(a arrow.Array, i int) decimal128.Num { return a.(*array.Decimal128).Value(i) },
 			build: func(b array.Builder, v decimal128.Num) { b.(*array.Decimal128Builder).Append(v) },
-			enc:   putDec, dec: getDec}, nil
+			enc:   putDec, dec: getDec}, isMax, retract), nil
 	}
 	return nil, fmt.Errorf("MIN/MAX does not accept %v", in)
+}
+
+// pick returns a MIN or MAX over values v: one that keeps every value
+// with its multiplicity when it must retract, else one value per group.
+func pick[T any](v values[T], isMax, retract bool) Acc {
+	if retract {
+		return &multiset[T]{values: v, max: isMax}
+	}
+	return &extreme[T]{values: v, max: isMax}
 }
 
 // lessFloat orders floats as SQL does: NaN above everything, -0.0 = 0.0.

@@ -205,6 +205,19 @@ func (c *chain) processingTime() error {
 	return nil
 }
 
+// prepareBarrier lets every operator emit what it holds back before a
+// barrier, in chain order.
+func (c *chain) prepareBarrier() error {
+	for i, op := range c.ops {
+		if p, ok := op.(BarrierPreparer); ok {
+			if err := p.PrepareBarrier(c.emitterOf(i)); err != nil {
+				return fmt.Errorf("%s: %w", c.names[i], err)
+			}
+		}
+	}
+	return nil
+}
+
 // finish ends the input of every operator in chain order.
 func (c *chain) finish() error {
 	for i, op := range c.ops {

@@ -120,6 +120,15 @@ type ProcessingTimeHandler interface {
 	OnProcessingTime(out Emitter) error
 }
 
+// BarrierPreparer is implemented by operators that hold input back (a
+// mini-batch): PrepareBarrier is called when a checkpoint's barrier has
+// been aligned, before any operator of the chain snapshots, so that what
+// it emits goes downstream ahead of the barrier, as Flink's
+// prepareSnapshotPreBarrier.
+type BarrierPreparer interface {
+	PrepareBarrier(out Emitter) error
+}
+
 // Finisher is implemented by operators that emit output at end of input.
 type Finisher interface {
 	Finish(out Emitter) error

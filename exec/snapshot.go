@@ -35,6 +35,9 @@ func (c *chain) snapshot(id int64) ([]OperatorSnapshot, error) {
 // positions. An error is returned only when the barrier cannot be passed
 // on; a failed snapshot declines the checkpoint instead.
 func takeCheckpoint(coord *coordinator, subtask int, b checkpoint.Barrier, c *chain, out output, src *checkpoint.SourceState) error {
+	if err := c.prepareBarrier(); err != nil {
+		return err
+	}
 	snaps, err := c.snapshot(b.ID)
 	if err != nil {
 		coord.send(ack{id: b.ID, err: err})

@@ -147,11 +147,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
 	}
 	if win == nil {
-		at := q.Start
-		if len(q.GroupBy) > 0 {
-			at = q.GroupBy[0].Pos()
-		}
-		return nil, nil, errorf(at, ErrUnsupported, "only window aggregates are supported yet: GROUP BY window_start, window_end of TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)), or GROUP BY TUMBLE(time_col, size), HOP(time_col, slide, size) or SESSION(time_col, gap)")
+		return b.groupAggregate(q, from, calls)
 	}
 	inCtx.scope = win.input.scope
 

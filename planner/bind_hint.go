@@ -199,6 +199,8 @@ func (b *binder) defines(n Node) {
 		what = "a Top-N"
 	case *Join:
 		what = "a join"
+	case *GroupAgg:
+		what = "a group aggregate"
 	}
 	b.made = append(b.made, stateful{n, what})
 }
@@ -228,6 +230,8 @@ func (b *binder) nameOperator(uid *uidHint) error {
 	case *Rank:
 		n.UIDHint = uid.name
 	case *Join:
+		n.UIDHint = uid.name
+	case *GroupAgg:
 		n.UIDHint = uid.name
 	}
 	return nil

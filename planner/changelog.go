@@ -121,6 +121,10 @@ func checkChangelog(root Node) error {
 					err = updatesError(n.Input, m, "a deduplication takes insert-only input")
 				}
 			}
+		case *GroupAgg:
+			if m := ChangelogMode(n.Input); m.Kinds&UpdatesAfter != 0 && m.Kinds&UpdatesBefore == 0 {
+				err = updatesError(n.Input, m, "a group aggregate takes insertions and retractions, not upserts")
+			}
 		case *Sink:
 			m := ChangelogMode(n.Input)
 			if m.InsertOnly() || n.Table == nil {
@@ -152,27 +156,34 @@ func describeOp(n Node) string {
 // updatesError explains that what consumes in cannot take its updates,
 // at the join that makes them.
 func updatesError(in Node, m Mode, what string) error {
-	j := updater(in)
 	var at parser.Pos
 	from := "its input"
-	if j != nil {
-		at, from = j.At, fmt.Sprintf("the %s at %d:%d", j.Kind, j.At.Line, j.At.Column)
+	switch u := updater(in).(type) {
+	case *Join:
+		at, from = u.At, fmt.Sprintf("the %s at %d:%d", u.Kind, u.At.Line, u.At.Column)
+	case *GroupAgg:
+		at, from = u.At, fmt.Sprintf("the GROUP BY at %d:%d", u.At.Line, u.At.Column)
+		if len(u.Keys) == 0 {
+			from = fmt.Sprintf("the aggregate at %d:%d", u.At.Line, u.At.Column)
+		}
 	}
 	return errorf(at, ErrUnsupported, "%s, but %s produces updates (changelog mode %s)", what, from, m)
 }
 
 // updater finds the node under n, nearest first, that turns insertions
-// into updates.
-func updater(n Node) *Join {
-	if j, ok := n.(*Join); ok && !j.Mode().InsertOnly() {
-		for _, in := range j.Inputs() {
+// into updates: a Join or a GroupAgg.
+func updater(n Node) Node {
+	_, isJoin := n.(*Join)
+	_, isAgg := n.(*GroupAgg)
+	if isJoin && !ChangelogMode(n).InsertOnly() || isAgg {
+		for _, in := range n.Inputs() {
 			if !ChangelogMode(in).InsertOnly() {
 				if deeper := updater(in); deeper != nil {
 					return deeper
 				}
 			}
 		}
-		return j
+		return n
 	}
 	for _, in := range n.Inputs() {
 		if u := updater(in); u != nil {

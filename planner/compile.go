@@ -27,6 +27,9 @@ type Env struct {
 	// path exists, a sink's is no regular file), so that a job that
 	// would fail on them is not started. EXPLAIN does not look at files.
 	CheckFiles bool
+	// MiniBatch is table.exec.mini-batch.*: group aggregates fold their
+	// changes per batch of input rows.
+	MiniBatch MiniBatch
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -146,6 +149,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.rank(n)
 	case *Join:
 		return c.join(n)
+	case *GroupAgg:
+		return c.groupAgg(n)
 	case *Union:
 		return c.union(n)
 	case *Sink:

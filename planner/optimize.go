@@ -159,6 +159,10 @@ func withInputs(n Node, in []Node) Node {
 		return &c
 	case *Union:
 		return &Union{Ins: in, Out: n.Out}
+	case *GroupAgg:
+		c := *n
+		c.Input = in[0]
+		return &c
 	case *Scan:
 		return n
 	case *SinkSet:

@@ -49,6 +49,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "rank-" + uidHash(rankCanon(n))
+	case *GroupAgg:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "groupagg-" + uidHash(groupAggCanon(n))
 	}
 	return ""
 }

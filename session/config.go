@@ -70,6 +70,9 @@ var strandKeys = map[string]func(v string) error{
 	KeyResultMode:         resultMode,
 	KeyMaxRows:            positiveInt,
 	KeyHistoryFile:        nil,
+	KeyMiniBatch:          boolean,
+	KeyMiniBatchLatency:   nil,
+	KeyMiniBatchSize:      positiveInt,
 }
 
 // The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,
@@ -155,9 +158,6 @@ var flinkKeys = setOf(
 	"table.exec.async-scalar.retry-strategy",
 	"table.exec.async-scalar.retry-delay",
 	"table.exec.async-scalar.max-attempts",
-	"table.exec.mini-batch.enabled",
-	"table.exec.mini-batch.allow-latency",
-	"table.exec.mini-batch.size",
 	"table.exec.disabled-operators",
 	"table.exec.shuffle-mode",
 	"table.exec.legacy-cast-behaviour",

@@ -262,7 +262,11 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 		return nil, err
 	}
 	opt := planner.Optimize(logical)
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain"})
+	mb, err := s.miniBatch()
+	if err != nil {
+		return nil, s.at(st, err)
+	}
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -336,6 +340,9 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		}
 	}()
 	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	if env.MiniBatch, err = s.miniBatch(); err != nil {
+		return nil, s.at(st, err)
+	}
 	done := false
 	if cp != nil {
 		if done, err = s.startDurable(cp, job, sp); err != nil {

@@ -23,10 +23,10 @@ func TestCLISetOptions(t *testing.T) {
 			t.Errorf("--set %s: exit %d, stdout %q, stderr:\n%s\nwant:\n%s", c.set, code, stdout, stderr, c.want)
 		}
 	}
-	stdout, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "1", "--set", "table.exec.mini-batch.enabled=true",
+	stdout, stderr, code := runStrand(t, dir, "run", "q.sql", "--parallelism", "1", "--set", "table.exec.resource.sort.memory=64mb",
 		"--set", "restart-strategy.type=none")
 	for _, w := range []string{
-		"warning: 'table.exec.mini-batch.enabled' is a Flink option that strand does not implement; it has no effect\n",
+		"warning: 'table.exec.resource.sort.memory' is a Flink option that strand does not implement; it has no effect\n",
 		"warning: 'table.exec.state.ttl' is a Flink option that strand does not implement; it has no effect\n",
 		"warning: 'restart-strategy.type' is a Flink option that strand does not implement; it has no effect (strand reads 'restart-strategy')\n",
 	} {

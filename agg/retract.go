@@ -1,0 +1,82 @@
+package agg
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// Retracter is an accumulator that can take rows back: the changelog's
+// -U and -D rows undo what their +I and +U rows did. COUNT and the sums
+// retract on the state they keep (a count of rows and an exact sum);
+// MIN and MAX retract only as the multiset that NewRetracting makes.
+type Retracter interface {
+	// Retract undoes Update of rows of col in their groups, as Update's
+	// arguments. A value the group does not hold is ignored (a
+	// retraction of a row the aggregate never saw).
+	Retract(col arrow.Array, rows, groups []int32)
+}
+
+func (c *countAcc) Retract(col arrow.Array, rows, groups []int32) {
+	for i, r := range rows {
+		if col == nil || col.IsValid(int(r)) {
+			c.n[groups[i]]--
+		}
+	}
+}
+
+func (s *intSumAcc) Retract(col arrow.Array, rows, groups []int32) {
+	switch a := col.(type) {
+	case *array.Int64:
+		unsumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
+	case *array.Int32:
+		unsumInts(s.lo, s.wraps, s.n, a.Int32Values(), a, rows, groups)
+	}
+}
+
+func unsumInts[V int32 | int64](lo, wraps, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+	for i, r := range rows {
+		if !a.IsValid(int(r)) {
+			continue
+		}
+		g, x := groups[i], int64(v[r])
+		l := lo[g]
+		d := l - x
+		lo[g] = d
+		if (l^x)&(l^d) < 0 {
+			wraps[g] -= 1 | x>>63 // -1 past the bottom, +1 past the top
+		}
+		n[g]--
+	}
+}
+
+func (s *floatSumAcc) Retract(col arrow.Array, rows, groups []int32) {
+	for i, r := range rows {
+		if !col.IsValid(int(r)) {
+			continue
+		}
+		var x float64
+		switch a := col.(type) {
+		case *array.Float64:
+			x = a.Value(int(r))
+		case *array.Float32:
+			x = float64(a.Value(int(r)))
+		}
+		g := groups[i]
+		s.sum[g] -= x
+		s.n[g]--
+		if s.n[g] == 0 {
+			s.sum[g] = 0 // no rounding error survives the group's last row
+		}
+	}
+}
+
+func (s *decSumAcc) Retract(col arrow.Array, rows, groups []int32) {
+	a := col.(*array.Decimal128)
+	for i, r := range rows {
+		if a.IsValid(int(r)) {
+			g := groups[i]
+			s.sum[g].add(a.Value(int(r)).Negate())
+			s.n[g]--
+		}
+	}
+}

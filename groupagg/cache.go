@@ -1,0 +1,210 @@
+package groupagg
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/strandsql/strand/agg"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/memseg"
+)
+
+// ErrMemory is returned when the groups of one input batch (or one
+// mini-batch) do not fit in the subtask's managed memory even after every
+// other group went back to the store.
+var ErrMemory = errors.New("group aggregate: the groups of one batch do not fit in memory.managed.size")
+
+// cache holds the groups in use in managed memory: a hash table from a
+// group's key to its slot, and the accumulators' columns with one slot
+// per group. The store (Pebble) holds every group; the cache holds the
+// ones touched since it was last written back, each read from the store
+// when first touched, and written back, dirty ones only, at a checkpoint
+// and when the cache is full (then emptied). So a hot group costs no
+// store access per row, and the state is bounded by the store's disk, not
+// by memory.
+type cache struct {
+	mem   *memseg.Manager
+	table *memseg.HashTable // key -> slot, 4 bytes
+	// dist caches the entries of each DISTINCT column (distinct.go).
+	dist []*memseg.HashTable
+	accs []agg.Acc
+	// Per slot: its table entry, its group's rows, whether the store
+	// holds an entry for it, and whether it changed since.
+	addrs  []uint64
+	cnt    []int64
+	stored []bool
+	dirty  []bool
+	n      int // slots in use
+	// charged is the bytes of the columns reserved in mem.
+	charged   int
+	slotBytes int
+	buf       []byte
+}
+
+func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
+	c.mem, c.accs = mem, accs
+	c.table = memseg.NewHashTable(mem, 4)
+	c.slotBytes = 8 + 8 + 2
+	for _, a := range accs {
+		c.slotBytes += a.Size()
+	}
+}
+
+// perGroup estimates a cached group's bytes: its slot and its table
+// entry, with a key of a few words.
+func (c *cache) perGroup() int { return c.slotBytes + 64 + 64*len(c.dist) }
+
+// heap is the bytes the accumulators hold outside their columns.
+func (c *cache) heap() int {
+	n := 0
+	for _, a := range c.accs {
+		n += a.Heap()
+	}
+	return n
+}
+
+// makeRoom writes the cache back and empties it if rows new groups might
+// not fit in it.
+func (a *Agg) makeRoom(rows int) error {
+	budget := int(a.mem.Budget())
+	if a.n == 0 || a.mem.Used()+int64((rows)*a.perGroup()+a.heap()) <= int64(budget) {
+		return nil
+	}
+	return a.writeBack(a, true)
+}
+
+// slot returns the slot of the group of key, reading it from the store
+// if it is not cached.
+func (c *cache) slot(a *Agg, key []byte) (int32, error) {
+	addr, acc, inserted, err := c.table.Insert(key, memseg.Hash(key))
+	if err != nil {
+		return 0, fmt.Errorf("%w: %w", ErrMemory, err)
+	}
+	if !inserted {
+		return int32(binary.LittleEndian.Uint32(acc)), nil
+	}
+	g := int32(c.n)
+	if err := c.grow(c.n + 1); err != nil {
+		return 0, err
+	}
+	c.n++
+	binary.LittleEndian.PutUint32(acc, uint32(g))
+	c.addrs[g], c.dirty[g] = addr, false
+	kg := uint16(exec.KeyGroup(key, a.maxPar))
+	v, ok, err := a.writes.Get(a.spec.UID, kg, groupName, key)
+	if err != nil {
+		return 0, err
+	}
+	c.stored[g] = ok
+	if !ok {
+		c.cnt[g] = 0
+		for _, ac := range c.accs {
+			ac.Reset(g)
+		}
+		return g, nil
+	}
+	return g, c.decode(g, v)
+}
+
+// grow makes room for n slots, charging their columns to the budget.
+func (c *cache) grow(n int) error {
+	if n <= len(c.cnt) {
+		return nil
+	}
+	size := max(n, 2*len(c.cnt), 64)
+	if err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes); err != nil {
+		return fmt.Errorf("%w: %w", ErrMemory, err)
+	}
+	c.charged += (size - len(c.cnt)) * c.slotBytes
+	for _, ac := range c.accs {
+		ac.Grow(size)
+	}
+	c.addrs = agg.Grow(c.addrs, size)
+	c.cnt = agg.Grow(c.cnt, size)
+	c.stored = agg.Grow(c.stored, size)
+	c.dirty = agg.Grow(c.dirty, size)
+	return nil
+}
+
+// A group entry's value: the group's row count (a varint), then each
+// accumulator's state (agg.Acc.Put) in the order of the aggregates.
+func (c *cache) decode(g int32, v []byte) error {
+	cnt, n := binary.Varint(v)
+	if n <= 0 {
+		return fmt.Errorf("%w: group entry %x", memseg.ErrCorrupt, v)
+	}
+	c.cnt[g] = cnt
+	rest := v[n:]
+	var err error
+	for _, ac := range c.accs {
+		if rest, err = ac.Get(rest, g); err != nil {
+			return fmt.Errorf("group entry: %w", err)
+		}
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%w: group entry has %d bytes too many", memseg.ErrCorrupt, len(rest))
+	}
+	return nil
+}
+
+func (c *cache) encode(g int32) []byte {
+	c.buf = binary.AppendVarint(c.buf[:0], c.cnt[g])
+	for _, ac := range c.accs {
+		c.buf = ac.Put(c.buf, g)
+	}
+	return c.buf
+}
+
+// writeBack writes the dirty groups to the store: a group without rows
+// is deleted. With evict, the cache is emptied.
+func (c *cache) writeBack(a *Agg, evict bool) error {
+	for g := range int32(c.n) {
+		if !c.dirty[g] {
+			continue
+		}
+		key := c.table.KeyAt(c.addrs[g])
+		kg := uint16(exec.KeyGroup(key, a.maxPar))
+		switch {
+		case c.cnt[g] > 0:
+			a.writes.Set(a.spec.UID, kg, groupName, key, c.encode(g))
+			c.stored[g] = true
+		case c.stored[g]:
+			a.writes.Delete(a.spec.UID, kg, groupName, key)
+			c.stored[g] = false
+		}
+		c.dirty[g] = false
+		if err := a.commitSome(); err != nil {
+			return err
+		}
+	}
+	if err := a.writeBackDistinct(evict); err != nil {
+		return err
+	}
+	if !evict {
+		return nil
+	}
+	for g := range int32(c.n) {
+		for _, ac := range c.accs {
+			ac.Reset(g) // gives back what a slot holds on the heap
+		}
+	}
+	c.table.Reset()
+	c.n = 0
+	return nil
+}
+
+func (c *cache) release() {
+	if c.table != nil {
+		c.table.Release()
+		c.table = nil
+	}
+	for _, t := range c.dist {
+		t.Release()
+	}
+	c.dist = nil
+	if c.charged > 0 {
+		c.mem.Unreserve(c.charged)
+		c.charged = 0
+	}
+}
