@@ -78,15 +78,32 @@ func Open(fs vfs.FS, dir string) (*Store, error) {
 // the files a Store's checkpoint holds, so both must agree on everything
 // that Pebble records in OPTIONS (the comparer above all).
 func options(fs vfs.FS, readOnly bool) *pebble.Options {
-	return &pebble.Options{
+	o := &pebble.Options{
 		FS: fs,
 		// Durability comes from checkpoints: a commit need not reach the
 		// disk, and Snapshot flushes memtables before it links files.
 		DisableWAL: true,
 		ReadOnly:   readOnly,
 		Logger:     quiet{},
+		// Each checkpoint adds a file that overlaps the state (one entry
+		// per window and key group that changed, window/state.go), so it
+		// lands in L0, and compacting L0 rewrites the state below it.
+		// Compacting after a few such files would rewrite the whole state
+		// every few checkpoints: a store lets L0 grow deeper first, its
+		// reads (restores, spilled windows) merging a few more files.
+		L0CompactionThreshold: l0Compaction,
+		L0StopWritesThreshold: 4 * l0Compaction,
 	}
+	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return storeCompression })
+	return o
 }
+
+// l0Compaction and storeCompression are the L0 depth that starts a
+// compaction and the compression of every level (see options).
+var (
+	l0Compaction     = 16
+	storeCompression = pebble.DBCompressionNone
+)
 
 // quiet drops Pebble's informational messages ("Found 0 WALs" on every
 // open), which say nothing to a user of strand, and keeps its errors.
