@@ -93,6 +93,10 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		// reads (restores, spilled windows) merging a few more files.
 		L0CompactionThreshold: l0Compaction,
 		L0StopWritesThreshold: 4 * l0Compaction,
+		// Every checkpoint copies the MANIFEST, which grows by an edit
+		// per flush, ingestion and compaction until Pebble rotates it:
+		// rotate it small, so that a long job's checkpoints stay small.
+		MaxManifestFileSize: 32 << 10,
 	}
 	o.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return storeCompression })
 	return o
@@ -101,7 +105,7 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 // l0Compaction and storeCompression are the L0 depth that starts a
 // compaction and the compression of every level (see options).
 var (
-	l0Compaction     = 16
+	l0Compaction     = 64
 	storeCompression = pebble.DBCompressionNone
 )
 

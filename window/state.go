@@ -32,17 +32,23 @@ import (
 // A checkpoint so costs the groups that changed, not the groups held, and
 // keeps the per-key-group layout that a restore at a new parallelism
 // reads. The versions that newer entries supersede are garbage: once a
-// part's entries hold more than twice its groups, Flush compacts it,
-// writing all its groups as one entry and deleting the older ones. A
+// part's entries hold more than compactAt times its groups, Flush compacts
+// it, writing all its groups as one entry and deleting the older ones, so
+// that compactions cost at most 1/(compactAt-1) of the changes written,
+// and the store and a restore read at most compactAt times the state. A
 // checkpoint spends on compaction about as many groups as it wrote
 // changes (plus compactBudget, and at most one part more), so that parts
 // are compacted a few at a time and no checkpoint rewrites everything at
 // once. A fired window's entries are deleted.
 const paneState = "p"
 
-// compactBudget is the groups a Flush may rewrite in compactions beyond
-// the changed groups it writes.
-const compactBudget = 4096
+// compactAt is the versions per group at which a part is compacted;
+// compactBudget the groups a Flush may rewrite in compactions beyond the
+// changed groups it writes.
+const (
+	compactAt     = 2
+	compactBudget = 4096
+)
 
 // part is what the state store holds of one window in one key group.
 type part struct {
@@ -191,7 +197,7 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 	for k := range nkg {
 		changed := int(f.off[k+1] - f.off[k])
 		pt := &p.parts[k]
-		if changed > 0 && len(pt.seqs) > 0 && pt.held+changed > 2*len(pt.members) && budget > 0 {
+		if changed > 0 && len(pt.seqs) > 0 && pt.held+changed > compactAt*len(pt.members) && budget > 0 {
 			f.compact[k], compacting = true, true
 			budget -= len(pt.members)
 		}
