@@ -21,7 +21,7 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 	if err := cp.FS.RemoveAll(dir); err != nil {
 		return err
 	}
-	store, err := state.Open(cp.FS, dir)
+	store, err := state.OpenIngesting(cp.FS, dir)
 	if err != nil {
 		return err
 	}
