@@ -46,6 +46,9 @@ type Result struct {
 	BaselinePerCPU *float64 `json:"baseline_events_per_cpu_s,omitempty"`
 	Ratio          *float64 `json:"ratio,omitempty"`
 	Matched        *bool    `json:"baseline_matched,omitempty"`
+	// History is the run's completed checkpoints, oldest first (not in
+	// the JSON: Checkpoints summarizes it).
+	History []exec.CheckpointRecord `json:"-"`
 }
 
 // ErrMismatch marks an engine result that differs from its baseline's.
@@ -136,7 +139,19 @@ func runQuery(ctx context.Context, q string, cfg Config) (Result, error) {
 		return r, fmt.Errorf("the bid table must be bounded: events.num is %q", opts["events.num"])
 	}
 	m := &exec.Metrics{}
-	run := func() error { return exec.Run(ctx, job.graph, exec.Options{Metrics: m, Checkpoint: job.cp}) }
+	run := func() error {
+		j, err := exec.Start(ctx, job.graph, exec.Options{Metrics: m, Checkpoint: job.cp})
+		if err != nil {
+			return err
+		}
+		err = j.Wait()
+		for _, c := range slices.Backward(j.CheckpointHistory()) {
+			if c.Status == exec.Completed {
+				r.History = append(r.History, c)
+			}
+		}
+		return err
+	}
 	var u runUsage
 	if u, err = measure(ctx, "engine", q, run); err != nil {
 		return r, err

@@ -385,8 +385,12 @@ func (c *coordinator) complete(p *pendingCheckpoint) error {
 	c.mu.Lock()
 	c.completed++
 	c.last.LastID, c.last.Last = p.id, time.UnixMilli(md.CreatedUnixMs)
+	c.last.LastDuration = time.Since(p.start)
+	c.last.LastSize, c.last.LastWritten = sizes(md)
+	last := c.last
 	c.mu.Unlock()
-	c.logf("checkpoint %d completed in %s", p.id, time.Since(p.start).Round(time.Millisecond))
+	c.logf("checkpoint %d completed in %s, %s written, state %s", p.id, last.LastDuration.Round(time.Millisecond),
+		Bytes(last.LastWritten), Bytes(last.LastSize))
 	return nil
 }
 
@@ -430,13 +434,6 @@ func (c *coordinator) logf(format string, args ...any) {
 	if c.cfg.Log != nil {
 		fmt.Fprintf(c.cfg.Log, format+"\n", args...)
 	}
-}
-
-// counts returns the numbers of completed and failed checkpoints.
-func (c *coordinator) counts() (completed, failed int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.completed, c.failed
 }
 
 // stats returns the run's checkpoint counts and latest checkpoint.

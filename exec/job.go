@@ -102,6 +102,11 @@ type CheckpointStats struct {
 	// checkpoint; zero before the first.
 	LastID int64
 	Last   time.Time
+	// LastDuration is how long the latest completed checkpoint took, from
+	// its trigger; LastSize the bytes of state it references and
+	// LastWritten those it wrote itself (CheckpointRecord).
+	LastDuration          time.Duration
+	LastSize, LastWritten int64
 }
 
 // Checkpoints returns the run's checkpoints so far, live; zero for a job

@@ -16,6 +16,9 @@ type Metrics struct {
 	Checkpoints atomic.Int64 // completed checkpoints
 	Failed      atomic.Int64 // failed checkpoints
 	Spills      atomic.Int64 // windows spilled to the state store for want of memory
+	// LastCheckpoint is the run's checkpoint counts and latest completed
+	// checkpoint once the run has ended; nil before, or without checkpoints.
+	LastCheckpoint atomic.Pointer[CheckpointStats]
 	// BytesRead and BytesTotal are the bytes read and held by the splits
 	// of sized sources (files), counted as each subtask opens its splits:
 	// how far a bounded input has been read.
@@ -32,6 +35,22 @@ func (m *Metrics) Summary(elapsed time.Duration) string {
 	}
 	if c, f := m.Checkpoints.Load(), m.Failed.Load(); c+f > 0 {
 		s += fmt.Sprintf(", checkpoints %d (failed %d)", c, f)
+		if l := m.LastCheckpoint.Load(); l != nil && l.LastID > 0 {
+			s += fmt.Sprintf(", last checkpoint %s, %s written, state %s", l.LastDuration.Round(time.Millisecond), Bytes(l.LastWritten), Bytes(l.LastSize))
+		}
 	}
 	return s + fmt.Sprintf(", elapsed %s", elapsed.Round(time.Millisecond))
+}
+
+// Bytes renders a byte count for a person: 512 B, 1.5 KiB, 20.0 MiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	v, i := float64(n)/unit, 0
+	for ; v >= unit && i < 4; i++ {
+		v /= unit
+	}
+	return fmt.Sprintf("%.1f %ciB", v, "KMGTP"[i])
 }

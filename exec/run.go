@@ -289,9 +289,10 @@ func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, 
 	stopped := false
 	if coord != nil {
 		coord.uploads.Wait()
-		c, f := coord.counts()
-		opts.Metrics.Checkpoints.Store(c)
-		opts.Metrics.Failed.Store(f)
+		st := coord.stats()
+		opts.Metrics.Checkpoints.Store(st.Completed)
+		opts.Metrics.Failed.Store(st.Failed)
+		opts.Metrics.LastCheckpoint.Store(&st)
 		stopped = coord.stopped.Load()
 	}
 	if parent.Err() != nil {

@@ -21,7 +21,7 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 	if err := cp.FS.RemoveAll(dir); err != nil {
 		return err
 	}
-	store, err := state.Open(cp.FS, dir)
+	store, err := state.OpenIngesting(cp.FS, dir)
 	if err != nil {
 		return err
 	}
@@ -49,9 +49,9 @@ func (w *WindowAgg) openStore() (*state.Store, error) { return w.store, nil }
 // Snapshot implements Snapshotter: it writes what changed since the last
 // checkpoint to the store and takes the store's synchronous snapshot.
 func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
-	// Written as one ingested SST: a checkpoint rewrites every group that
-	// changed, often most of the state, and a Batch would go through the
-	// memtable and a flush.
+	// Written as one ingested SST: an entry per window and key group with
+	// changes, large ones at the first checkpoint (every group), which a
+	// Batch would copy through the memtable and a flush.
 	if w.sorted == nil {
 		w.sorted = w.store.NewSorted() // kept: its buffers are reused at every checkpoint
 	}

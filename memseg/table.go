@@ -281,6 +281,34 @@ func (t *HashTable) Release() {
 // valid until the table changes.
 func (t *HashTable) Iter() *TableIter { return &TableIter{t: t, seg: -1} }
 
+// End returns a position in the table's insertion order: entries inserted
+// before the call have addresses below it, later ones at or above it, as
+// entries are appended in address order. IterFrom(End()) walks the entries
+// inserted since; Reset starts the addresses again.
+func (t *HashTable) End() uint64 {
+	last := len(t.ents) - 1
+	if last < 0 {
+		return 0
+	}
+	if t.used[last] >= t.m.segSize { // full, or a large entry's own buffer
+		return uint64(last+1) << t.shift
+	}
+	return uint64(last)<<t.shift | uint64(t.used[last])
+}
+
+// IterFrom returns an iterator, in insertion order, over the entries at or
+// after position from (End's). It is valid until the table changes.
+func (t *HashTable) IterFrom(from uint64) *TableIter {
+	seg, off := int(from>>t.shift), int(from&(1<<t.shift-1))
+	switch {
+	case from == 0 || len(t.ents) == 0:
+		return t.Iter()
+	case seg >= len(t.ents):
+		seg, off = len(t.ents)-1, t.used[len(t.ents)-1]
+	}
+	return &TableIter{t: t, seg: seg, off: off}
+}
+
 // Sorted returns an iterator over the entries in key order. It sorts an
 // index of key prefixes (of layout, which must describe every key, or raw
 // ones if layout is nil) and entry addresses, taking its segments from the
@@ -349,6 +377,9 @@ func (it *TableIter) Next() bool {
 	it.acc = e[entHeader : entHeader+t.accSize : entHeader+t.accSize]
 	return true
 }
+
+// Addr is the current entry's address, as Insert returned it.
+func (it *TableIter) Addr() uint64 { return it.addr }
 
 // Key is the current entry's key; it aliases the table.
 func (it *TableIter) Key() []byte { return it.key }

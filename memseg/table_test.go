@@ -184,3 +184,47 @@ func TestHashTableNoMemory(t *testing.T) {
 		t.Fatalf("Used = %d", m.Used())
 	}
 }
+
+// TestHashTableIterFrom inserts keys (some larger than a segment) in
+// rounds and checks that IterFrom(End()) taken before a round walks
+// exactly that round's new keys, in insertion order.
+func TestHashTableIterFrom(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, segSize := range []int{64, 1 << 10} {
+		tab := NewHashTable(newManager(t, 1<<30, segSize), 4)
+		var all [][]byte
+		for round := range 30 {
+			mark := tab.End()
+			var added [][]byte
+			for range r.IntN(50) {
+				key := AppendInt64(nil, r.Int64N(2000), Order{})
+				if r.IntN(20) == 0 {
+					key = bytes.Repeat([]byte{byte(round)}, segSize+r.IntN(100))
+				}
+				if _, inserted, err := tab.FindOrInsert(key, Hash(key)); err != nil {
+					t.Fatal(err)
+				} else if inserted {
+					added = append(added, key)
+				}
+			}
+			var got [][]byte
+			for it := tab.IterFrom(mark); it.Next(); {
+				if it.Addr() < mark {
+					t.Fatalf("entry at %d before the mark %d", it.Addr(), mark)
+				}
+				got = append(got, slices.Clone(it.Key()))
+			}
+			if !slices.EqualFunc(got, added, bytes.Equal) {
+				t.Fatalf("segment size %d, round %d: IterFrom walked %d keys, %d were added", segSize, round, len(got), len(added))
+			}
+			all = append(all, added...)
+		}
+		n := 0
+		for it := tab.IterFrom(0); it.Next(); {
+			n++
+		}
+		if n != len(all) {
+			t.Fatalf("IterFrom(0) walked %d of %d", n, len(all))
+		}
+	}
+}

@@ -44,6 +44,18 @@
 // name alone, since two subtasks' DBs, or a DB rebuilt after a restore,
 // produce the same SST names with different contents.
 //
+// A window aggregate writes each checkpoint's changes as one ingested SST
+// that spans its key groups (package window's state.go), so it lands in
+// L0 over the state, and an L0 compaction rewrites the state beneath. Its
+// Store (OpenIngesting) therefore compacts L0 only at 64 sublevels, not
+// Pebble's 4, so that the state is rewritten once per 64 checkpoints, not
+// per 4; reads (restores, spilled windows) merge a few more files. Its
+// SSTs are not compressed, which made up most of a compaction's CPU (the
+// state is about twice as large on disk and in checkpoints). A store read
+// by point lookups, a join's, keeps Pebble's shallow L0 (Open). Every
+// Store's MANIFEST rotates at 32 KiB, since every snapshot copies it
+// record by record.
+//
 // The Store forgets an uploaded SST once a snapshot no longer contains it
 // (a compaction replaced it): it will never be referenced again by this
 // Store, and whether storage may delete it is for retention to decide from

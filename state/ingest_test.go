@@ -11,7 +11,11 @@ import (
 
 func TestSortedIngest(t *testing.T) {
 	fs := vfs.NewMem()
-	s := openStore(t, fs, "st")
+	s, err := OpenIngesting(fs, "st") // a window aggregate's store, the writer of Sorteds
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
 	b := s.NewBatch()
 	b.Set("op", 3, "g", []byte("old"), []byte("1"))
 	b.Set("op", 3, "g", []byte("gone"), []byte("x"))

@@ -50,7 +50,17 @@ const (
 // any snapshots that an earlier process left in dir, whose contents are
 // ahead of or behind every checkpoint; a restore then fills the new Store
 // from a checkpoint.
-func Open(fs vfs.FS, dir string) (*Store, error) {
+func Open(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, false) }
+
+// OpenIngesting is Open for a store written mostly by one ingested SST
+// per checkpoint that spans its key groups (Sorted), as a window
+// aggregate's is: such an SST lands in L0 over the whole state, so the
+// store compacts L0 only at 64 sublevels instead of 4, and does not
+// compress its SSTs (see the package doc). A store read by point lookups
+// (a join's) keeps Open's shallow L0.
+func OpenIngesting(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, true) }
+
+func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
@@ -66,6 +76,10 @@ func Open(fs vfs.FS, dir string) (*Store, error) {
 		}
 	}
 	opts := options(fs, false)
+	if ingesting {
+		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
+		opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
+	}
 	opts.EnsureDefaults()
 	db, err := pebble.Open(fs.PathJoin(dir, dbDir), opts)
 	if err != nil {
@@ -85,8 +99,19 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		DisableWAL: true,
 		ReadOnly:   readOnly,
 		Logger:     quiet{},
+		// Every checkpoint copies the MANIFEST, which grows by an edit
+		// per flush, ingestion and compaction until Pebble rotates it:
+		// rotate it small, so that a long job's checkpoints stay small.
+		MaxManifestFileSize: 32 << 10,
 	}
 }
+
+// l0Compaction is the L0 depth at which an ingesting store compacts
+// (OpenIngesting): each checkpoint adds a file that overlaps the state,
+// and compacting L0 rewrites the state below it, so compacting after a
+// few such files would rewrite the whole state every few checkpoints. Its
+// reads (restores, spilled windows) merge a few more files instead.
+const l0Compaction = 64
 
 // quiet drops Pebble's informational messages ("Found 0 WALs" on every
 // open), which say nothing to a user of strand, and keeps its errors.

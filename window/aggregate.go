@@ -105,6 +105,13 @@ type Aggregate struct {
 	restoredWM int64
 	progressed bool
 	part       []byte // Flush's encoding buffer
+	// flushes numbers the entries Flush writes; drops are the parts whose
+	// older entries the last Flush deleted (Flushed forgets them);
+	// flush is Flush's scratch, loading Load's (state.go).
+	flushes uint64
+	drops   []drop
+	flush   flushScratch
+	loading loading
 
 	spill spill
 
@@ -147,13 +154,15 @@ type pane struct {
 	// the budget the columns and the accumulators' heap values hold.
 	cap, charged int
 
-	// Checkpoint bookkeeping: groups changed since the last Flush, each
-	// group's key group (filled by Flush), and the key groups whose part
-	// of the window the state store holds.
+	// Checkpoint bookkeeping (state.go): groups changed since the last
+	// Flush, each group's key group (filled by Flush), per key group what
+	// the state store holds of the window, and per DISTINCT aggregate the
+	// position in seen up to which the store holds its values.
 	dirty     []bool
 	dirtyList []int32
 	kgs       []uint16
-	stored    map[uint16]bool
+	parts     []part
+	marks     []uint64
 	// spilled are the key groups with a part of the window spilled to the
 	// store.
 	spilled map[uint16]bool
@@ -176,7 +185,7 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	}
 	a := &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark,
 		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs)), kgHi: -1}
-	a.groupBytes = 8 + 1 + 2 // addrs, dirty, kgs
+	a.groupBytes = 8 + 1 + 2 + 4 // addrs, dirty, kgs, part members
 	for _, ag := range spec.Aggs {
 		var in types.Type
 		if ag.Kind != agg.CountStar {
@@ -242,7 +251,7 @@ func (a *Aggregate) newPane(start int64) *pane {
 }
 
 // free gives back pane p's memory and leaves it empty, its spilled and
-// stored parts untouched.
+// stored parts untouched: which entries the store holds stays known.
 func (a *Aggregate) free(p *pane) {
 	p.groups.Reset()
 	for _, s := range p.seen {
@@ -252,7 +261,10 @@ func (a *Aggregate) free(p *pane) {
 	}
 	a.mem.Unreserve(p.charged)
 	p.accs = a.newAccs()
-	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys = nil, nil, nil, nil, nil, nil
+	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys, p.marks = nil, nil, nil, nil, nil, nil, nil
+	for i := range p.parts {
+		p.parts[i].members = nil
+	}
 	p.cap, p.charged = 0, 0
 }
 

@@ -176,6 +176,9 @@ func TestAggregateRestoredBigintKeys(t *testing.T) {
 	err = store.Scan("w", 0, 127, "", func(kg uint16, name string, key, value []byte) error {
 		return restored.Load(kg, name, key, value)
 	})
+	if err == nil {
+		err = restored.Restored()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,9 @@
 //     window covering it has fired. Slices of a hopping or cumulating
 //     window checkpoint the watermark their windows have fired to, so that
 //     a restore does not fire a window twice.
+//   - Checkpoints are incremental (state.go): each writes the groups that
+//     changed since the previous one, per window and key group, and
+//     compacts a part once its entries hold twice its groups.
 //   - A window fires when the watermark reaches its last millisecond
 //     (end-1), Flink's maxTimestamp. Windows fire in the order of their
 //     ends; a window's groups are emitted in key order (the normalized-key

@@ -103,9 +103,9 @@ func (a *Aggregate) spillAll() error {
 }
 
 // spillPane moves pane p's in-memory state to the store, and deletes its
-// checkpointed parts ("p"), which that state includes.
+// checkpointed entries ("p"), which that state includes.
 func (a *Aggregate) spillPane(p *pane) error {
-	if len(p.addrs) == 0 && len(p.stored) == 0 {
+	if len(p.addrs) == 0 && len(p.parts) == 0 {
 		return nil
 	}
 	b, err := a.storeBatch()
@@ -143,10 +143,13 @@ func (a *Aggregate) spillPane(p *pane) error {
 			}
 		}
 	}
-	for kg := range p.stored {
-		b.Delete(a.spill.uid, kg, paneState, start[:])
+	for kg, pt := range p.parts {
+		for _, seq := range pt.seqs {
+			key := entryKey(p.start, seq)
+			b.Delete(a.spill.uid, uint16(kg), paneState, key[:])
+		}
 	}
-	p.stored = nil
+	p.parts = nil
 	if err := b.Commit(); err != nil {
 		return err
 	}

@@ -5,27 +5,80 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/strandsql/strand/memseg"
 )
 
 // Checkpointed state. A window aggregate keeps its live state in memory,
 // and what did not fit in the state store already (spill.go). At each
-// checkpoint it writes, for every window, the part of the window that
-// belongs to a key group in which some group changed since the previous
-// checkpoint: one entry per (window, key group), under state name "p",
+// checkpoint it writes what changed since the previous one: for every
+// window and key group in which some group changed, one entry holding the
+// groups that changed, under state name "p",
 //
-//	key:   window start, 8 bytes big-endian with the sign bit flipped
+//	key:   window start, 8 bytes big-endian with the sign bit flipped | entry number, 8 bytes big-endian
 //	value: uvarint(groups) { uvarint(len key) key uvarint(len state) state }
 //	       uvarint(distinct values) { uvarint(aggregate) uvarint(group) uvarint(len value) value }
 //
 // where key is the group's normalized key (whose hash picks the key group),
-// state the group's accumulators (acc.put, in aggregate order), and group
-// a distinct value's group as an ordinal within the entry. A fired
-// window's entries are deleted. Writing whole key-group parts keeps checkpoints incremental
-// at key-group granularity while costing one sequential encoding per group
-// and a few hundred entries for the store, however many groups changed.
+// state the group's accumulators (acc.Put, in aggregate order), and group
+// a distinct value's group as an ordinal within the entry. An entry holds
+// the whole state of each of its groups, never a difference, so the part
+// of a window in a key group is its entries read in order: a group's state
+// is that of the last entry naming it, and its DISTINCT values are those
+// of every entry. (A key of 8 bytes, the window start alone, is the format
+// before entry numbers: the only entry of its part.)
+//
+// A checkpoint so costs the groups that changed, not the groups held, and
+// keeps the per-key-group layout that a restore at a new parallelism
+// reads. The versions that newer entries supersede are garbage: once a
+// part's entries hold more than compactAt times its groups, Flush compacts
+// it, writing all its groups as one entry and deleting the older ones, so
+// that compactions cost at most 1/(compactAt-1) of the changes written,
+// and the store and a restore read at most compactAt times the state. A
+// checkpoint spends on compaction about as many groups as it wrote
+// changes (plus compactBudget, and at most one part more), so that parts
+// are compacted a few at a time and no checkpoint rewrites everything at
+// once. A fired window's entries are deleted.
 const paneState = "p"
+
+// compactAt is the versions per group at which a part is compacted;
+// compactBudget the groups a Flush may rewrite in compactions beyond the
+// changed groups it writes.
+const (
+	compactAt     = 2
+	compactBudget = 4096
+)
+
+// part is what the state store holds of one window in one key group.
+type part struct {
+	// seqs are the numbers of its entries, oldest first. The first drop
+	// of them are deleted by the last Flush (a compaction) and forgotten
+	// once it is durable (Flushed).
+	seqs []uint64
+	drop int
+	// held counts the group versions its entries hold; members are the
+	// window's groups in the key group.
+	held    int
+	members []int32
+}
+
+// drop names a part whose older entries the last Flush deleted.
+type drop struct {
+	p  *pane
+	kg uint16
+}
+
+// flushScratch is Flush's scratch, kept across checkpoints.
+type flushScratch struct {
+	starts  []int64
+	off     []int32 // per key group: where its changed groups start in byKG
+	next    []int32
+	byKG    []int32 // the changed groups, by key group
+	compact []bool  // per key group: the part is compacted
+	ord     []int32 // per group: its ordinal in the entry being encoded
+	values  []distinctValue
+}
 
 // A hopping or cumulating window's slice outlives the windows that have
 // fired: the watermark up to which they have is state too, or a restore
@@ -58,63 +111,162 @@ type Writer interface {
 }
 
 // Flush writes to b, under the uid and in the key groups UseStore gave,
-// the key-group parts of windows that changed since the last checkpoint, and deletes the stored parts of windows fired
-// since then. Flushed forgets those changes once b's writes are durable in
-// the checkpoint; until then a failed checkpoint's next Flush writes them
-// again.
+// an entry per window and key group with the groups that changed since the
+// last checkpoint, compacts parts whose entries hold too many superseded
+// versions, and deletes the entries of windows fired since then. Flushed
+// forgets those changes once b's writes are durable in the checkpoint;
+// until then a failed checkpoint's next Flush writes them again.
 func (a *Aggregate) Flush(b Writer) {
-	uid, kg := a.spill.uid, a.spill.kg
+	uid := a.spill.uid
 	if a.spec.Window.Slides() && a.kgHi >= a.kgLo {
 		v := binary.AppendVarint(nil, a.wm)
 		for k := a.kgLo; k <= a.kgHi; k++ {
 			b.Set(uid, uint16(k), progressState, progressKey, v)
 		}
 	}
-	for _, p := range a.fired {
-		key := startKey(p.start)
-		for g := range p.stored {
-			b.Delete(uid, g, paneState, key[:])
+	// The deletes of a Flush that Flushed did not follow may not have
+	// happened: the entries stay known, to be deleted again.
+	for _, d := range a.drops {
+		if int(d.kg) < len(d.p.parts) {
+			d.p.parts[d.kg].drop = 0
 		}
 	}
-	for _, p := range a.panes {
-		if len(p.dirtyList) == 0 {
-			continue
-		}
-		for g := len(p.kgs); g < len(p.addrs); g++ {
-			p.kgs = append(p.kgs, kg(p.groups.KeyAt(p.addrs[g])))
-		}
-		dirty := map[uint16][]int32{}
-		for _, g := range p.dirtyList {
-			dirty[p.kgs[g]] = nil
-		}
-		for g, k := range p.kgs {
-			if members, ok := dirty[k]; ok {
-				dirty[k] = append(members, int32(g))
+	a.drops = a.drops[:0]
+	for _, p := range a.fired {
+		for kg, pt := range p.parts {
+			for _, seq := range pt.seqs {
+				key := entryKey(p.start, seq)
+				b.Delete(uid, uint16(kg), paneState, key[:])
 			}
 		}
-		key := startKey(p.start)
-		if p.stored == nil {
-			p.stored = map[uint16]bool{}
+	}
+	seq := a.flushes
+	a.flushes++
+	f := &a.flush
+	f.starts = f.starts[:0]
+	budget := compactBudget
+	for s, p := range a.panes {
+		if len(p.dirtyList) > 0 {
+			f.starts = append(f.starts, s)
+			a.assignKeyGroups(p)
+			budget += len(p.dirtyList)
 		}
-		distinct := a.distinctByKG(p, dirty)
-		for k, members := range dirty {
-			// Set copies the value, so one buffer serves every part.
-			a.part = a.encodePart(a.part[:0], p, members, distinct[k])
-			b.Set(uid, k, paneState, key[:], a.part)
-			p.stored[k] = true
-		}
+	}
+	slices.Sort(f.starts)
+	for _, s := range f.starts {
+		budget = a.flushPane(b, a.panes[s], seq, budget)
 	}
 }
 
+// assignKeyGroups records the key group of each group of p new since the
+// last Flush, and makes it a member of its part.
+func (a *Aggregate) assignKeyGroups(p *pane) {
+	for g := len(p.kgs); g < len(p.addrs); g++ {
+		k := a.spill.kg(p.groups.KeyAt(p.addrs[g]))
+		p.kgs = append(p.kgs, k)
+		if int(k) >= len(p.parts) {
+			p.parts = append(p.parts, make([]part, int(k)+1-len(p.parts))...)
+		}
+		p.parts[k].members = append(p.parts[k].members, int32(g))
+	}
+}
+
+// flushPane writes pane p's entry numbered seq in every key group where a
+// group changed, compacting parts while budget (groups) lasts, and returns
+// what is left of the budget.
+func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
+	f := &a.flush
+	nkg := len(p.parts)
+	// The changed groups by key group: a counting sort.
+	f.off = append(f.off[:0], make([]int32, nkg+1)...)
+	for _, g := range p.dirtyList {
+		f.off[p.kgs[g]+1]++
+	}
+	for k := range nkg {
+		f.off[k+1] += f.off[k]
+	}
+	f.next = append(f.next[:0], f.off[:nkg]...)
+	f.byKG = slices.Grow(f.byKG[:0], len(p.dirtyList))[:len(p.dirtyList)]
+	for _, g := range p.dirtyList {
+		k := p.kgs[g]
+		f.byKG[f.next[k]] = g
+		f.next[k]++
+	}
+	f.compact = append(f.compact[:0], make([]bool, nkg)...)
+	compacting := false
+	for k := range nkg {
+		changed := int(f.off[k+1] - f.off[k])
+		pt := &p.parts[k]
+		if changed > 0 && len(pt.seqs) > 0 && pt.held+changed > compactAt*len(pt.members) && budget > 0 {
+			f.compact[k], compacting = true, true
+			budget -= len(pt.members)
+		}
+	}
+	a.distinctOf(p, compacting)
+	uid, key := a.spill.uid, entryKey(p.start, seq)
+	vi := 0
+	for k := range nkg {
+		changed := f.byKG[f.off[k]:f.off[k+1]]
+		if len(changed) == 0 {
+			continue
+		}
+		pt := &p.parts[k]
+		groups := changed
+		if f.compact[k] {
+			groups = pt.members
+		}
+		for vi < len(f.values) && f.values[vi].kg < uint16(k) {
+			vi++
+		}
+		vj := vi
+		for vj < len(f.values) && f.values[vj].kg == uint16(k) {
+			vj++
+		}
+		// Set copies the value, so one buffer serves every entry.
+		a.part = a.encodePart(a.part[:0], p, groups, f.values[vi:vj])
+		vi = vj
+		b.Set(uid, uint16(k), paneState, key[:], a.part)
+		if f.compact[k] {
+			for _, old := range pt.seqs {
+				ok := entryKey(p.start, old)
+				b.Delete(uid, uint16(k), paneState, ok[:])
+			}
+			pt.drop, pt.held = len(pt.seqs), 0
+			a.drops = append(a.drops, drop{p: p, kg: uint16(k)})
+		}
+		pt.held += len(groups)
+		pt.seqs = append(pt.seqs, seq)
+	}
+	return budget
+}
+
 // Flushed records that the last Flush's writes are part of a complete
-// snapshot: the changes it wrote need not be written again.
+// snapshot: the changes it wrote need not be written again, and the
+// entries it deleted are gone.
 func (a *Aggregate) Flushed() {
 	a.fired = a.fired[:0]
+	for _, d := range a.drops {
+		if int(d.kg) < len(d.p.parts) {
+			pt := &d.p.parts[d.kg]
+			pt.seqs = slices.Delete(pt.seqs, 0, pt.drop)
+			pt.drop = 0
+		}
+	}
+	a.drops = a.drops[:0]
 	for _, p := range a.panes {
 		for _, g := range p.dirtyList {
 			p.dirty[g] = false
 		}
 		p.dirtyList = p.dirtyList[:0]
+		for agg, seen := range p.seen {
+			if seen == nil {
+				continue
+			}
+			if p.marks == nil {
+				p.marks = make([]uint64, len(p.seen))
+			}
+			p.marks[agg] = seen.End()
+		}
 	}
 }
 
@@ -122,37 +274,50 @@ func (a *Aggregate) Flushed() {
 type distinctValue struct {
 	agg   int
 	group int32
+	kg    uint16
 	value []byte
 }
 
-// distinctByKG lists the DISTINCT values of the groups in the dirty key
-// groups.
-func (a *Aggregate) distinctByKG(p *pane, dirty map[uint16][]int32) map[uint16][]distinctValue {
-	out := map[uint16][]distinctValue{}
+// distinctOf sets a.flush.values to the DISTINCT values that pane p's
+// entries of this Flush hold, in key-group order: those seen since the
+// last Flush in the key groups that changed (their groups changed with
+// them), and every value of a part being compacted.
+func (a *Aggregate) distinctOf(p *pane, compacting bool) {
+	f := &a.flush
+	f.values = f.values[:0]
 	for agg, seen := range p.seen {
 		if seen == nil {
 			continue
 		}
-		for it := seen.Iter(); it.Next(); {
+		var mark uint64
+		if p.marks != nil {
+			mark = p.marks[agg]
+		}
+		from := mark
+		if compacting {
+			from = 0
+		}
+		for it := seen.IterFrom(from); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
 			k := p.kgs[g]
-			if _, ok := dirty[k]; ok {
-				out[k] = append(out[k], distinctValue{agg: agg, group: int32(g), value: it.Key()[4:]})
+			if it.Addr() >= mark || f.compact[k] {
+				f.values = append(f.values, distinctValue{agg: agg, group: int32(g), kg: k, value: it.Key()[4:]})
 			}
 		}
 	}
-	return out
+	slices.SortStableFunc(f.values, func(x, y distinctValue) int { return int(x.kg) - int(y.kg) })
 }
 
-// encodePart appends the encoding of groups (and their DISTINCT values) of
-// pane p.
+// encodePart appends the encoding of an entry of pane p: groups, and
+// distinct, DISTINCT values of those groups.
 func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
-	var ordinal map[int32]int // only DISTINCT values need it
+	ord := a.flush.ord
 	if len(distinct) > 0 {
-		ordinal = make(map[int32]int, len(groups))
+		ord = slices.Grow(ord[:0], len(p.addrs))[:len(p.addrs)]
 		for i, g := range groups {
-			ordinal[g] = i
+			ord[g] = int32(i)
 		}
+		a.flush.ord = ord
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(groups)))
 	for _, g := range groups {
@@ -180,19 +345,35 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
 	for _, d := range distinct {
 		dst = binary.AppendUvarint(dst, uint64(d.agg))
-		dst = binary.AppendUvarint(dst, uint64(ordinal[d.group]))
+		dst = binary.AppendUvarint(dst, uint64(ord[d.group]))
 		dst = binary.AppendUvarint(dst, uint64(len(d.value)))
 		dst = append(dst, d.value...)
 	}
 	return dst
 }
 
+// entryKey is the key of a window's entry numbered seq.
+func entryKey(start int64, seq uint64) [16]byte {
+	var k [16]byte
+	s := startKey(start)
+	copy(k[:], s[:])
+	binary.BigEndian.PutUint64(k[8:], seq)
+	return k
+}
+
 // Load restores one entry of the aggregate's checkpointed state, read
-// from key group kg. Parts of windows ("p") go to memory, spilling like
-// Add when the budget runs out, and become dirty: the local store starts
-// empty, so the next checkpoint writes them again. Spilled entries ("s")
-// go to the spill store. Restored must follow the last Load.
+// from key group kg, in the order of the store's keys. Parts of windows
+// ("p") go to memory, spilling like Add when the budget runs out, and
+// become dirty: the local store starts empty, so the next checkpoint
+// writes them again. Spilled entries ("s") go to the spill store.
+// Restored must follow the last Load.
 func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
+	if name == paneState && (len(key) == 8 || len(key) == 16) {
+		return a.loadEntry(kg, int64(binary.BigEndian.Uint64(key)^1<<63), value)
+	}
+	if err := a.loadPart(); err != nil {
+		return err
+	}
 	switch {
 	case name == spillState && len(key) > 8:
 		b, err := a.storeBatch()
@@ -202,8 +383,6 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 		a.pane(int64(binary.BigEndian.Uint64(key) ^ 1<<63)).markSpilled(kg)
 		b.Set(a.spill.uid, kg, spillState, key, value)
 		return a.commitIfLarge(b)
-	case name == paneState && len(key) == 8:
-		return a.loadPart(kg, int64(binary.BigEndian.Uint64(key)^1<<63), value)
 	case name == progressState && bytes.Equal(key, progressKey):
 		wm, n := binary.Varint(value)
 		if n <= 0 || n != len(value) {
@@ -219,6 +398,9 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 
 // Restored finishes a restore.
 func (a *Aggregate) Restored() error {
+	if err := a.loadPart(); err != nil {
+		return err
+	}
 	if a.progressed {
 		a.wm = a.restoredWM
 	}
@@ -228,47 +410,120 @@ func (a *Aggregate) Restored() error {
 	return a.spill.batch.Commit()
 }
 
-// loadPart restores a window part that Flush wrote.
-func (a *Aggregate) loadPart(kg uint16, start int64, value []byte) error {
+// loading collects the entries of the part Load is reading: they come
+// one after another, in order, and make one part.
+type loading struct {
+	kg      uint16
+	start   int64
+	entries [][]byte
+}
+
+// loadEntry collects an entry of the part of window start in key group
+// kg, loading the previous part first if this one is another.
+func (a *Aggregate) loadEntry(kg uint16, start int64, value []byte) error {
+	l := &a.loading
+	if len(l.entries) > 0 && (l.kg != kg || l.start != start) {
+		if err := a.loadPart(); err != nil {
+			return err
+		}
+	}
+	l.kg, l.start = kg, start
+	l.entries = append(l.entries, bytes.Clone(value))
+	return nil
+}
+
+// decoded is an entry, or a part resolved from its entries: groups'
+// keys and states, and DISTINCT values with their groups as indexes.
+type decoded struct {
+	keys, states [][]byte
+	values       []decodedValue
+}
+
+type decodedValue struct {
+	agg   int
+	group uint64
+	value []byte
+}
+
+// decode decodes an entry that Flush wrote.
+func (a *Aggregate) decode(value []byte) (decoded, error) {
 	r := reader{b: value}
 	n := r.uvarint()
 	if n > uint64(len(value)) {
-		return fmt.Errorf("%w: malformed window part", errState)
+		return decoded{}, fmt.Errorf("%w: malformed window part", errState)
 	}
-	keys, states := make([][]byte, 0, n), make([][]byte, 0, n)
+	d := decoded{keys: make([][]byte, 0, n), states: make([][]byte, 0, n)}
 	for i := uint64(0); i < n && r.err == nil; i++ {
-		keys = append(keys, r.bytes())
-		states = append(states, r.bytes())
+		d.keys = append(d.keys, r.bytes())
+		d.states = append(d.states, r.bytes())
 	}
-	type dv struct {
-		agg   int
-		group uint64
-		value []byte
-	}
-	var dvs []dv
 	nd := r.uvarint()
 	for i := uint64(0); i < nd && r.err == nil; i++ {
 		agg := r.uvarint()
 		if r.err == nil && agg >= uint64(len(a.spec.Aggs)) {
-			return fmt.Errorf("%w: DISTINCT value of a missing aggregate", errState)
+			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing aggregate", errState)
 		}
-		d := dv{agg: int(agg), group: r.uvarint(), value: r.bytes()}
-		if r.err == nil && (!a.spec.Aggs[d.agg].Distinct || d.group >= n) {
-			return fmt.Errorf("%w: DISTINCT value of a missing group", errState)
+		v := decodedValue{agg: int(agg), group: r.uvarint(), value: r.bytes()}
+		if r.err == nil && (!a.spec.Aggs[v.agg].Distinct || v.group >= n) {
+			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing group", errState)
 		}
-		dvs = append(dvs, d)
+		d.values = append(d.values, v)
 	}
 	if r.err != nil || len(r.b) != 0 {
-		return fmt.Errorf("%w: malformed window part", errState)
+		return decoded{}, fmt.Errorf("%w: malformed window part", errState)
 	}
-	p := a.pane(start)
+	return d, nil
+}
+
+// resolve makes one part of its entries, oldest first: each group's
+// state from the newest entry naming it, the DISTINCT values of all.
+func (a *Aggregate) resolve(entries [][]byte) (decoded, error) {
+	if len(entries) == 1 {
+		return a.decode(entries[0])
+	}
+	var out decoded
+	index := map[string]uint64{}
+	for i := len(entries) - 1; i >= 0; i-- {
+		d, err := a.decode(entries[i])
+		if err != nil {
+			return decoded{}, err
+		}
+		for j, key := range d.keys {
+			if _, ok := index[string(key)]; !ok {
+				index[string(key)] = uint64(len(out.keys))
+				out.keys = append(out.keys, key)
+				out.states = append(out.states, d.states[j])
+			}
+		}
+		for _, v := range d.values {
+			v.group = index[string(d.keys[v.group])]
+			out.values = append(out.values, v)
+		}
+	}
+	return out, nil
+}
+
+// loadPart loads the part that loadEntry collected, if any.
+func (a *Aggregate) loadPart() error {
+	l := &a.loading
+	if len(l.entries) == 0 {
+		return nil
+	}
+	d, err := a.resolve(l.entries)
+	clear(l.entries)
+	l.entries = l.entries[:0]
+	if err != nil {
+		return err
+	}
+	kg := l.kg
+	p := a.pane(l.start)
 	// groups[i] is key i's group in memory, or -1 once the part goes to
 	// the store instead.
-	groups := make([]int32, len(keys))
+	groups := make([]int32, len(d.keys))
 	spilled := false
-	for i, key := range keys {
+	for i, key := range d.keys {
 		if !spilled {
-			g, err := a.loadGroup(p, key, states[i])
+			g, err := a.loadGroup(p, key, d.states[i])
 			if err != nil && !errors.Is(err, memseg.ErrNoMemory) {
 				return err
 			}
@@ -289,15 +544,15 @@ func (a *Aggregate) loadPart(kg uint16, start int64, value []byte) error {
 			}
 		}
 		groups[i] = -1
-		if err := a.spillGroup(p, kg, key, states[i]); err != nil {
+		if err := a.spillGroup(p, kg, key, d.states[i]); err != nil {
 			return err
 		}
 	}
-	for _, d := range dvs {
+	for _, v := range d.values {
 		if !spilled {
-			k := binary.BigEndian.AppendUint32(a.key[:0], uint32(groups[d.group]))
-			a.key = append(k, d.value...)
-			_, _, _, err := p.seen[d.agg].Insert(a.key, memseg.Hash(a.key))
+			k := binary.BigEndian.AppendUint32(a.key[:0], uint32(groups[v.group]))
+			a.key = append(k, v.value...)
+			_, _, _, err := p.seen[v.agg].Insert(a.key, memseg.Hash(a.key))
 			if err == nil {
 				continue
 			}
@@ -306,7 +561,7 @@ func (a *Aggregate) loadPart(kg uint16, start int64, value []byte) error {
 			}
 			spilled = true
 		}
-		if err := a.spillDistinct(p, kg, keys[d.group], d.agg, d.value); err != nil {
+		if err := a.spillDistinct(p, kg, d.keys[v.group], v.agg, v.value); err != nil {
 			return err
 		}
 	}

@@ -1,6 +1,7 @@
 package window
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -55,6 +56,9 @@ func TestStateRoundTrip(t *testing.T) {
 	err = store.Scan("w", 0, 127, "", func(kg uint16, name string, key, value []byte) error {
 		return restored.Load(kg, name, key, value)
 	})
+	if err == nil {
+		err = restored.Restored()
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,5 +70,164 @@ func TestStateRoundTrip(t *testing.T) {
 	got, want := fireAll(t, restored), fireAll(t, orig)
 	if len(want) == 0 || strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Fatalf("restored fired %d rows, original %d; first rows:\n%.3q\n%.3q", len(got), len(want), got, want)
+	}
+}
+
+// recorder is a Writer that counts what a Flush writes and forwards it.
+type recorder struct {
+	to           Writer
+	groups, dels int
+	entries      int
+}
+
+func (r *recorder) Set(uid string, kg uint16, name string, key, value []byte) {
+	if name == paneState {
+		n, _ := binary.Uvarint(value)
+		r.groups += int(n)
+		r.entries++
+	}
+	if r.to != nil {
+		r.to.Set(uid, kg, name, key, value)
+	}
+}
+
+func (r *recorder) Delete(uid string, kg uint16, name string, key []byte) {
+	r.dels++
+	if r.to != nil {
+		r.to.Delete(uid, kg, name, key)
+	}
+}
+
+// heldVersions counts the "p" entries of store and the group versions
+// they hold.
+func heldVersions(t *testing.T, store *state.Store) (entries, versions int) {
+	t.Helper()
+	err := store.Scan("w", 0, 127, paneState, func(_ uint16, _ string, _, value []byte) error {
+		n, _ := binary.Uvarint(value)
+		entries++
+		versions += int(n)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return entries, versions
+}
+
+// TestFlushWritesChanges checks that a checkpoint writes the groups that
+// changed since the previous one, not the groups held; that superseded
+// versions are compacted away, so the store holds at most about compactAt
+// times the groups; that a failed checkpoint's changes are written again; that a
+// restore from the entries fires what the original fires; and that a fired
+// window leaves no entry behind.
+func TestFlushWritesChanges(t *testing.T) {
+	const keys = 1500
+	aggs := []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}, {Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Count, Arg: 2, Filter: -1, Distinct: true, Out: types.TBigInt}}
+	spec := Spec{Window: TumbleOf(1000, 0), In: tkSchema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}
+	orig, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	orig.Track()
+	store, err := state.Open(vfs.NewMem(), "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
+	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
+	checkpoint := func(complete bool) *recorder {
+		t.Helper()
+		sorted := store.NewSorted()
+		rec := &recorder{to: sorted}
+		orig.Flush(rec)
+		if complete {
+			if err := sorted.Commit(); err != nil {
+				t.Fatal(err)
+			}
+			orig.Flushed()
+		}
+		return rec
+	}
+	var all []row
+	add := func(rows []row) {
+		t.Helper()
+		b := batchOf(rows)
+		defer b.Release()
+		if _, err := orig.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rows...)
+	}
+	var first []row
+	for k := range keys {
+		first = append(first, row{ts: 1, k: int64(k), v: int64(k % 7)})
+	}
+	add(first)
+	if rec := checkpoint(true); rec.groups != keys {
+		t.Fatalf("the first checkpoint wrote %d groups, want all %d", rec.groups, keys)
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	compacted := false
+	written, changes := 0, 0
+	for round := range 200 {
+		changed := map[int64]bool{}
+		var rows []row
+		for range 50 {
+			k := r.Int64N(keys)
+			changed[k] = true
+			rows = append(rows, row{ts: 2, k: k, v: r.Int64N(20)})
+		}
+		add(rows)
+		if round%17 == 0 {
+			checkpoint(false) // fails: its changes are written again
+		}
+		rec := checkpoint(true)
+		if rec.groups < len(changed) {
+			t.Fatalf("round %d: %d groups written, %d changed", round, rec.groups, len(changed))
+		}
+		if rec.dels > 0 {
+			compacted = true
+		}
+		written, changes = written+rec.groups, changes+len(changed)
+		if entries, versions := heldVersions(t, store); versions > compactAt*keys+compactAt*50 {
+			t.Fatalf("round %d: the store holds %d versions of %d groups in %d entries", round, versions, keys, entries)
+		}
+	}
+	if !compacted {
+		t.Errorf("no part was compacted")
+	}
+	// A compaction rewrites a part's groups once superseded versions
+	// outnumber them compactAt-1 times: it costs less than the changes
+	// that made them.
+	if written > 2*changes {
+		t.Errorf("checkpoints wrote %d groups for %d changes", written, changes)
+	}
+	if entries, _ := heldVersions(t, store); entries <= 128 {
+		t.Errorf("the store holds %d entries: every part is one, nothing incremental was kept", entries)
+	}
+	restored, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	restored.Track()
+	err = store.Scan("w", 0, 127, "", func(kg uint16, name string, key, value []byte) error {
+		return restored.Load(kg, name, key, value)
+	})
+	if err == nil {
+		err = restored.Restored()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, want := fireAll(t, restored), fireAll(t, orig)
+	if len(want) != keys || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("restored fired %d rows, original %d (of %d keys)", len(got), len(want), keys)
+	}
+	checkpoint(false)
+	checkpoint(true)
+	if entries, _ := heldVersions(t, store); entries != 0 {
+		t.Errorf("%d entries left after the window fired", entries)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/strandsql/strand/bench"
@@ -13,7 +14,56 @@ import (
 
 // benchCmd is strand bench: one subcommand per benchmark.
 type benchCmd struct {
-	Nexmark nexmarkCmd `cmd:"" help:"Run Nexmark queries into a blackhole sink and report events per CPU-second."`
+	Nexmark     nexmarkCmd     `cmd:"" help:"Run Nexmark queries into a blackhole sink and report events per CPU-second."`
+	Checkpoints checkpointsCmd `cmd:"" help:"Compare Nexmark queries' events per CPU-second with exactly-once checkpoints against none."`
+}
+
+// checkpointsCmd is strand bench checkpoints: flags to a
+// bench.CheckpointConfig.
+type checkpointsCmd struct {
+	Query       string `default:"q12e" help:"Queries to run: a comma-separated list of q0, q1, q2, q12, q12e, q7w, or all." placeholder:"LIST"`
+	Events      int64  `default:"100000000" help:"Events of all types per run." placeholder:"N"`
+	Parallelism int    `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`
+	Intervals   string `default:"1s,10s" help:"Checkpoint intervals to compare against none, comma-separated." placeholder:"LIST"`
+	Rounds      int    `default:"3" help:"Rounds: each runs without checkpoints, then at each interval." placeholder:"N"`
+	profileFlags
+}
+
+func (*checkpointsCmd) Help() string {
+	return "Runs each query without checkpoints and with exactly-once checkpoints at each interval, alternating, for several rounds, and prints per interval the events per CPU-second of every round, their median, its change against no checkpoints, and the checkpoints' median and largest duration and median bytes written."
+}
+
+func (c *checkpointsCmd) Run(std *stdio) error {
+	cfg := bench.CheckpointConfig{Events: c.Events, Parallelism: c.Parallelism, Rounds: c.Rounds}
+	if cfg.Events <= 0 || cfg.Parallelism < 0 || cfg.Rounds < 1 {
+		fmt.Fprintln(std.errOut, "strand bench: --events and --rounds must be positive, --parallelism not negative")
+		return exitStatus(2)
+	}
+	for _, s := range strings.Split(c.Intervals, ",") {
+		d, err := parseFlagDuration(s)
+		if err != nil {
+			fmt.Fprintf(std.errOut, "strand bench: --intervals: %v\n", err)
+			return exitStatus(2)
+		}
+		cfg.Intervals = append(cfg.Intervals, d)
+	}
+	var err error
+	if cfg.Queries, err = bench.ParseQueries(c.Query); err != nil {
+		fmt.Fprintf(std.errOut, "strand bench: %v\n", err)
+		return exitStatus(2)
+	}
+	stopProfile, err := c.start()
+	if err != nil {
+		return err
+	}
+	defer stopProfile(std.errOut)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := bench.Checkpoints(ctx, cfg, std.out); err != nil {
+		fmt.Fprintf(std.errOut, "strand bench: %v\n", err)
+		return exitStatus(1)
+	}
+	return nil
 }
 
 // nexmarkCmd is strand bench nexmark: flags to a bench.Config.

@@ -1,0 +1,149 @@
+package exec
+
+import (
+	"context"
+	"math/rand/v2"
+	"path/filepath"
+	"runtime/pprof"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
+	"github.com/strandsql/strand/checkpoint"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+	"github.com/strandsql/strand/window"
+)
+
+// BenchmarkWindowCheckpoint measures what a checkpoint of a window
+// aggregate costs when it holds 1M groups: the first checkpoint, which
+// writes all of them (a full-state checkpoint), against later ones after
+// 1% of the groups changed. Each checkpoint's CPU is the process's (user +
+// system, every goroutine) over the snapshot, the upload into checkpoint
+// storage on local disk, and 50 ms after it, so that Pebble's background
+// work (flushes, compactions) the checkpoint set off is counted; the
+// figure for 1% is the mean of checkpoints 201 to 300, where the window
+// compacts its entries as it goes on doing.
+//
+//	go test -run '^$' -bench WindowCheckpoint -benchtime 1x ./exec
+func BenchmarkWindowCheckpoint(b *testing.B) {
+	const keys, rounds = 1_000_000, 300
+	for b.Loop() {
+		dir := b.TempDir()
+		st, err := checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, "cp"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := memseg.NewManager(1<<30, memseg.DefaultSegmentSize)
+		if err != nil {
+			b.Fatal(err)
+		}
+		schema := types.Schema{{Name: "ts", Type: types.TTimestamp}, {Name: "k", Type: types.TBigInt}}
+		spec := window.Spec{Window: window.TumbleOf(3_600_000, 0), In: schema, TimeCol: 0, Keys: []int{1},
+			Aggs: []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}, {Kind: agg.Sum, Arg: 1, Filter: -1, Out: types.TBigInt}}}
+		w := &WindowAgg{Spec: spec, UID: "w"}
+		cp := &Checkpointing{Storage: st, FS: vfs.Default, WorkDir: filepath.Join(dir, "work")}
+		if err := w.Open(&TaskContext{Alloc: memory.DefaultAllocator, Metrics: &Metrics{}, BatchSize: 4096, MaxParallelism: DefaultMaxParallelism,
+			Parallelism: 1, Memory: m, Checkpoint: cp}); err != nil {
+			b.Fatal(err)
+		}
+		all := make([]int64, keys)
+		for i := range all {
+			all[i] = int64(i)
+		}
+		feedKeys(b, w, all)
+		id := int64(0)
+		// Profile samples are labeled checkpoint=full|changed|steady (pprof
+		// -tagfocus), Pebble's background work included.
+		checkpointCPU := func(kind string) (cpu time.Duration, written int64) {
+			id++
+			c0 := processCPU()
+			pprof.Do(context.Background(), pprof.Labels("checkpoint", kind), func(context.Context) {
+				sn, err := w.Snapshot(id)
+				if err != nil {
+					b.Fatal(err)
+				}
+				h, err := sn.State.Upload(st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				written = h.BytesUploaded
+				time.Sleep(50 * time.Millisecond)
+			})
+			return processCPU() - c0, written
+		}
+		full, fullBytes := checkpointCPU("full")
+		rng := rand.New(rand.NewPCG(1, 2))
+		var incs []time.Duration
+		var incBytes []int64
+		for round := range rounds {
+			changed := make([]int64, keys/100)
+			for i := range changed {
+				changed[i] = rng.Int64N(keys)
+			}
+			feedKeys(b, w, changed)
+			kind := "changed"
+			if round >= rounds-100 {
+				kind = "steady"
+			}
+			c, n := checkpointCPU(kind)
+			incs, incBytes = append(incs, c), append(incBytes, n)
+		}
+		if err := w.Close(); err != nil {
+			b.Fatal(err)
+		}
+		// The mean, not the median, of the last 100 checkpoints: Pebble
+		// compacts every few checkpoints, and the window compacts its
+		// parts once their entries hold compactAt versions of each group
+		// (after about 200 checkpoints at 1%): those checkpoints' share
+		// counts.
+		var inc time.Duration
+		var incB int64
+		steady := incs[len(incs)-100:]
+		for i := range steady {
+			inc, incB = inc+steady[i], incB+incBytes[len(incs)-100+i]
+		}
+		inc, incB = inc/time.Duration(len(steady)), incB/int64(len(steady))
+		b.ReportMetric(float64(full.Microseconds())/1000, "full-cpu-ms")
+		b.ReportMetric(float64(inc.Microseconds())/1000, "1%-cpu-ms")
+		b.ReportMetric(float64(full)/float64(inc), "full/1%")
+		b.ReportMetric(float64(fullBytes)/(1<<20), "full-MiB")
+		b.ReportMetric(float64(incB)/(1<<20), "1%-MiB")
+	}
+}
+
+// feedKeys folds one row per key into w, at time 0.
+func feedKeys(b *testing.B, w *WindowAgg, keys []int64) {
+	for lo := 0; lo < len(keys); lo += 4096 {
+		chunk := keys[lo:min(lo+4096, len(keys))]
+		ts := array.NewTimestampBuilder(memory.DefaultAllocator, &arrow.TimestampType{Unit: arrow.Millisecond})
+		ks := array.NewInt64Builder(memory.DefaultAllocator)
+		for _, k := range chunk {
+			ts.Append(0)
+			ks.Append(k)
+		}
+		cols := []arrow.Array{ts.NewArray(), ks.NewArray()}
+		rec := array.NewRecordBatch(w.Spec.In.Arrow(), cols, int64(len(chunk)))
+		if err := w.Process(rec, nil); err != nil {
+			b.Fatal(err)
+		}
+		rec.Release()
+		for _, c := range cols {
+			c.Release()
+		}
+		ts.Release()
+		ks.Release()
+	}
+}
+
+// processCPU is the process's user and system CPU time so far.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
