@@ -109,13 +109,13 @@ func TestSessionsMerge(t *testing.T) {
 // memWriter is a state store for Flush: entries by key group and key.
 type memWriter map[string][]byte
 
-func entryKey(kg uint16, key []byte) string { return fmt.Sprintf("%05d/%x", kg, key) }
+func memKey(kg uint16, key []byte) string { return fmt.Sprintf("%05d/%x", kg, key) }
 
 func (m memWriter) Set(_ string, kg uint16, name string, key, value []byte) {
-	m[entryKey(kg, key)] = append([]byte(name+"|"), value...)
+	m[memKey(kg, key)] = append([]byte(name+"|"), value...)
 }
 
-func (m memWriter) Delete(_ string, kg uint16, _ string, key []byte) { delete(m, entryKey(kg, key)) }
+func (m memWriter) Delete(_ string, kg uint16, _ string, key []byte) { delete(m, memKey(kg, key)) }
 
 // sessionRef computes the sessions of rows by a plain merge of sorted
 // times per key: "key start end count sum".
