@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -222,31 +223,63 @@ func (b *binder) nameOperator(uid *uidHint) error {
 		b.uids = map[string]parser.Pos{}
 	}
 	b.uids[uid.name] = uid.at
-	switch n := b.made[0].node.(type) {
-	case *WindowAgg:
-		n.UIDHint = uid.name
-	case *TopN:
-		n.UIDHint = uid.name
-	case *Rank:
-		n.UIDHint = uid.name
-	case *Join:
-		n.UIDHint = uid.name
-	case *GroupAgg:
-		n.UIDHint = uid.name
-	}
+	setUIDHint(b.made[0].node, uid.name)
 	return nil
 }
 
 // distinctUIDs refuses a plan in which two stateful operators have one
 // uid, which would give both the same state on restore. Hinted uids are
 // checked as they are bound; this catches derived ones, which two
-// operators doing the same thing to the same columns share.
+// operators doing the same thing to the same columns share. Two
+// operators whose whole subtrees are alike (Nexmark q5 counts bids per
+// auction and window twice, in two subqueries) hold equal state, so the
+// later ones are told apart by a suffix (-2, -3, ...) in plan order
+// instead: whichever of them a restore maps a state to, it is the same
+// state.
 func distinctUIDs(root Node, at parser.Pos) error {
-	uids := StatefulUIDs(root)
-	for i, uid := range uids {
-		if slices.Contains(uids[:i], uid) {
-			return errorf(at, ErrHint, "two stateful operators of this statement have the uid %s; name one with /*+ UID('...') */ after its SELECT", uid)
+	var seen []Node
+	var err error
+	var walk func(Node)
+	walk = func(n Node) {
+		if uid := UID(n); uid != "" && err == nil {
+			same := 1
+			for _, m := range seen {
+				if UID(m) != uid && !strings.HasPrefix(UID(m), uid+"-") {
+					continue
+				}
+				if Explain(m) != Explain(n) {
+					err = errorf(at, ErrHint, "two stateful operators of this statement have the uid %s; name one with /*+ UID('...') */ after its SELECT", uid)
+					return
+				}
+				same++
+			}
+			if same > 1 {
+				setUIDHint(n, fmt.Sprintf("%s-%d", uid, same))
+			}
+			seen = append(seen, n)
+		}
+		for _, in := range n.Inputs() {
+			walk(in)
 		}
 	}
-	return nil
+	walk(root)
+	return err
+}
+
+// setUIDHint gives the stateful operator n the uid uid.
+func setUIDHint(n Node, uid string) {
+	switch n := n.(type) {
+	case *WindowAgg:
+		n.UIDHint = uid
+	case *TopN:
+		n.UIDHint = uid
+	case *Rank:
+		n.UIDHint = uid
+	case *Join:
+		n.UIDHint = uid
+	case *GroupAgg:
+		n.UIDHint = uid
+	default:
+		panic(fmt.Sprintf("planner: %T has no uid", n))
+	}
 }

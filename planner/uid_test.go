@@ -264,3 +264,13 @@ func TestJoinUIDs(t *testing.T) {
 		t.Errorf("hinted: %v", got)
 	}
 }
+
+// TestAlikeSubtreesNumbered: two window aggregates that compute the same
+// thing from the same input (Nexmark q5's two subqueries) hold equal
+// state, so the second gets its uid with a suffix instead of a refusal.
+func TestAlikeSubtreesNumbered(t *testing.T) {
+	got := mustUIDs(t, "SELECT * FROM ("+aggQuery+") UNION ALL SELECT * FROM ("+aggQuery+")")
+	if len(got) != 2 || !strings.HasPrefix(got[0], "window-") || got[1] != got[0]+"-2" {
+		t.Errorf("uids %v", got)
+	}
+}
