@@ -55,6 +55,11 @@ func orDefault(s, d string) string {
 }
 
 func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (expr.Expr, error) {
+	// A name strand does not know is the error, before its arguments are
+	// (LISTAGG(x) outside GROUP BY x is an unknown function, not x's).
+	if !isBuiltin(name) {
+		return nil, unknownFunc(pos, name)
+	}
 	if name == "TIMESTAMPDIFF" || name == "TIMESTAMPADD" {
 		return bindTimeUnitCall(c, pos, name, argExprs)
 	}
@@ -259,12 +264,16 @@ func bindFunc(c *exprCtx, pos parser.Pos, name string, argExprs []parser.Expr) (
 	if e, ok, err := bindBuiltin(pos, name, args, argExprs, nargs, str, integer); ok || err != nil {
 		return e, err
 	}
+	return nil, unknownFunc(pos, name)
+}
+
+func unknownFunc(pos parser.Pos, name string) error {
 	known := slices.Concat(scalarFuncs, builtinFuncs)
 	for n := range aggregateNames {
 		known = append(known, n)
 	}
 	sort.Strings(known)
-	return nil, errorf(pos, ErrUnknownFunction, "unknown function %s (known functions: %s)", name, strings.Join(known, ", "))
+	return errorf(pos, ErrUnknownFunction, "unknown function %s (known functions: %s)", name, strings.Join(known, ", "))
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -50,7 +50,10 @@ func intervalOf(terms []expr.Expr, n int) (*Interval, []expr.Expr) {
 	}
 	for _, lo := range bounds {
 		for _, hi := range bounds {
-			if !lo.lower || hi.lower || lo.lt != hi.lt || lo.rt != hi.rt {
+			// An empty interval (lower above upper) pairs no rows: it
+			// stays a regular join, whose condition is then never true,
+			// as Flink's join of a negative window size pairs nothing.
+			if !lo.lower || hi.lower || lo.lt != hi.lt || lo.rt != hi.rt || lo.c > hi.c {
 				continue
 			}
 			iv := &Interval{LeftTime: lo.lt, RightTime: lo.rt - n, Lower: lo.c, Upper: hi.c}
