@@ -33,11 +33,23 @@ func TestIncremental(t *testing.T) {
 	// that run between the two checkpoints move files between levels
 	// instead of rewriting them. (Rewritten files are new files, which a
 	// checkpoint has to copy: that is the LSM's cost, not the upload's.)
+	// A discarded snapshot after each quarter of the key groups flushes
+	// the memtable, as a long job's checkpoints would, so that the state
+	// is several SSTs even where it fits in one memtable.
 	b := store.NewBatch()
 	for i := uint64(0); i < rows; i++ {
 		b.Set(uid, uint16(i/perKG), "acc", keyOf(i), valueOf(i, 1))
 		if i%perKG == perKG-1 {
 			if err := b.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if i%(rows/4) == rows/4-1 {
+			sn, err := store.Snapshot(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := sn.Discard(); err != nil {
 				t.Fatal(err)
 			}
 		}

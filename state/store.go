@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
@@ -92,8 +93,16 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 // the files a Store's checkpoint holds, so both must agree on everything
 // that Pebble records in OPTIONS (the comparer above all).
 func options(fs vfs.FS, readOnly bool) *pebble.Options {
-	return &pebble.Options{
+	opts := &pebble.Options{
 		FS: fs,
+		// One block cache for every Store of the process, so that its
+		// memory is bounded however many stores a job opens.
+		Cache: blockCache(),
+		// Commits are unsynced and the WAL is off, so a larger memtable
+		// only means fewer, larger flushes (and L0 files) between
+		// checkpoints. Pebble starts each memtable at 256 KiB and doubles
+		// it up to this as writes come, so an idle store stays small.
+		MemTableSize: memTable,
 		// Durability comes from checkpoints: a commit need not reach the
 		// disk, and Snapshot flushes memtables before it links files.
 		DisableWAL: true,
@@ -104,7 +113,27 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		// rotate it small, so that a long job's checkpoints stay small.
 		MaxManifestFileSize: 32 << 10,
 	}
+	// Joins, Top-N and group aggregates look up keys that were never
+	// written, row after row: a bloom filter on every level (L0 has
+	// none by default) answers most of those without reading a block.
+	for i := range opts.Levels {
+		opts.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return opts
 }
+
+// blockCacheSize and memTable bound a Store's memory outside managed
+// memory (see the package doc): the block cache is the process's, the
+// memtables are each Store's (at most two at once, one flushing).
+const (
+	blockCacheSize = 64 << 20
+	memTable       = 16 << 20
+)
+
+// blockCache is the block cache every Store and Reader shares. It lives
+// as long as the process: each DB takes its own reference, and this one
+// is never released.
+var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(blockCacheSize) })
 
 // l0Compaction is the L0 depth at which an ingesting store compacts
 // (OpenIngesting): each checkpoint adds a file that overlaps the state,

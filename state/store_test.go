@@ -365,3 +365,35 @@ func TestEmptyName(t *testing.T) {
 		t.Fatal("a refused batch was partly applied")
 	}
 }
+
+// A Get of a key never written is answered by the SSTs' bloom filters
+// without reading their data blocks, the case of a join or Top-N probing
+// for a row it has not stored.
+func TestGetMissUsesFilter(t *testing.T) {
+	s, err := Open(vfs.NewMem(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	b := s.NewBatch()
+	for i := range 1000 {
+		b.Set("join", 1, "rows", fmt.Appendf(nil, "k%04d", 2*i), []byte("v"))
+	}
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 1000 {
+		if _, ok, err := s.Get("join", 1, "rows", fmt.Appendf(nil, "k%04d", 2*i+1)); err != nil || ok {
+			t.Fatalf("get of an absent key: ok=%v err=%v", ok, err)
+		}
+	}
+	if v, ok, err := s.Get("join", 1, "rows", []byte("k0042")); err != nil || !ok || string(v) != "v" {
+		t.Fatalf("get of a stored key: %q %v %v", v, ok, err)
+	}
+	if f := s.db.Metrics().Filter; f.Hits < 900 {
+		t.Fatalf("bloom filter answered %d of 1000 misses (%d not), want >= 900", f.Hits, f.Misses)
+	}
+}
