@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
@@ -22,10 +20,6 @@ import (
 const groupName = "group"
 
 func distinctName(col int) string { return fmt.Sprintf("distinct%d", col) }
-
-// commitBytes bounds the writes held in the batch before they are
-// committed to the store.
-const commitBytes = 4 << 20
 
 // Agg is the group aggregate operator. See the package documentation.
 type Agg struct {
@@ -109,44 +103,14 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 		a.dist = append(a.dist, memseg.NewHashTable(mem, 8+8*len(d.aggs)))
 	}
 	a.seg.init(a)
-	if cp := ctx.Checkpoint; cp != nil {
-		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", a.spec.UID, ctx.Subtask))
-		if err := cp.FS.RemoveAll(dir); err != nil {
-			return err
-		}
-		st, err := state.Open(cp.FS, dir)
-		if err != nil {
-			return err
-		}
-		a.store = st
-	} else {
-		parent, err := ctx.Scratch.Dir()
-		if err != nil {
-			return err
-		}
-		if a.tmp, err = os.MkdirTemp(parent, "groupagg-"); err != nil {
-			return err
-		}
-		if a.store, err = state.Open(vfs.Default, a.tmp); err != nil {
-			return err
-		}
+	var err error
+	if a.store, a.tmp, err = exec.OpenStore(ctx, a.spec.UID); err != nil {
+		return err
 	}
 	a.writes = a.store.NewIndexedBatch()
-	rv, err := ctx.Restored(a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi)
-	if err != nil || rv == nil {
-		return err
-	}
-	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if name != groupName && !strings.HasPrefix(name, "distinct") {
-			return fmt.Errorf("%w: group aggregate state named %q", memseg.ErrCorrupt, name)
-		}
-		a.writes.Set(a.spec.UID, kg, name, key, value)
-		return a.commitSome()
+	return exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
+		return name == groupName || strings.HasPrefix(name, "distinct")
 	})
-	if err != nil {
-		return err
-	}
-	return a.writes.Commit()
 }
 
 // Process implements exec.Operator. Without mini-batching every row's
@@ -227,12 +191,7 @@ func (a *Agg) PrepareBarrier(out exec.Emitter) error { return a.flushBundle(out)
 func (a *Agg) Finish(out exec.Emitter) error { return a.flushBundle(out) }
 
 // commitSome commits the pending writes once they are large.
-func (a *Agg) commitSome() error {
-	if a.writes.Len() < commitBytes {
-		return nil
-	}
-	return a.writes.Commit()
-}
+func (a *Agg) commitSome() error { return exec.CommitLarge(a.writes) }
 
 // Snapshot implements exec.Snapshotter: the cached groups are written to
 // the store, which then holds the whole state.

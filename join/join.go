@@ -16,10 +16,6 @@ import (
 // names are the state names of the two sides' rows.
 var names = [2]string{"left", "right"}
 
-// commitBytes bounds the writes the operator holds in its batch before
-// committing them to the store, within one input batch.
-const commitBytes = 4 << 20
-
 // Join is the regular join operator (exec.TwoInput). See the package
 // documentation for its state and output.
 type Join struct {

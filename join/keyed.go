@@ -2,13 +2,9 @@ package join
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
 
@@ -30,57 +26,19 @@ type keyed struct {
 func (k *keyed) open(ctx *exec.TaskContext, known func(name string) bool) error {
 	k.maxPar = ctx.MaxParallelism
 	k.lo, k.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
-	if cp := ctx.Checkpoint; cp != nil {
-		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", k.uid, ctx.Subtask))
-		if err := cp.FS.RemoveAll(dir); err != nil {
-			return err
-		}
-		st, err := state.Open(cp.FS, dir)
-		if err != nil {
-			return err
-		}
-		k.store = st
-	} else {
-		parent, err := ctx.Scratch.Dir()
-		if err != nil {
-			return err
-		}
-		if k.tmp, err = os.MkdirTemp(parent, "join-"); err != nil {
-			return err
-		}
-		if k.store, err = state.Open(vfs.Default, k.tmp); err != nil {
-			return err
-		}
+	var err error
+	if k.store, k.tmp, err = exec.OpenStore(ctx, k.uid); err != nil {
+		return err
 	}
 	k.writes = k.store.NewIndexedBatch()
-	rv, err := ctx.Restored(k.uid, k.fingerprint, k.lo, k.hi)
-	if err != nil || rv == nil {
-		return err
-	}
-	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if !known(name) {
-			return fmt.Errorf("%w: join state named %q", memseg.ErrCorrupt, name)
-		}
-		k.writes.Set(k.uid, kg, name, key, value)
-		return k.commitSome()
-	})
-	if err != nil {
-		return err
-	}
-	return k.writes.Commit()
+	return exec.RestoreKeyed(ctx, k.uid, k.fingerprint, k.lo, k.hi, k.writes, known)
 }
 
 // kg is the key group of an encoded join key.
 func (k *keyed) kg(jk []byte) uint16 { return uint16(exec.KeyGroup(jk, k.maxPar)) }
 
-// commitSome commits the pending writes once they are large, so that a
-// batch of many rows does not hold them all on the heap.
-func (k *keyed) commitSome() error {
-	if k.writes.Len() < commitBytes {
-		return nil
-	}
-	return k.writes.Commit()
-}
+// commitSome commits the pending writes once they are large.
+func (k *keyed) commitSome() error { return exec.CommitLarge(k.writes) }
 
 // snapshot implements exec.Snapshotter: the store holds the state once
 // the pending writes are committed.

@@ -2,20 +2,12 @@ package rank
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/exec"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
-
-// commitBytes bounds the writes an operator outside windows holds in its
-// batch before committing them, within one input batch.
-const commitBytes = 4 << 20
 
 // keyed is the state of a Top-N or deduplication outside windows, as the
 // join's: one state.Store per subtask holding the subtask's key groups,
@@ -41,57 +33,19 @@ func (k *keyed) open(ctx *exec.TaskContext, uid, fingerprint string, names ...st
 		k.maxPar = exec.DefaultMaxParallelism
 	}
 	k.lo, k.hi = exec.KeyGroups(ctx.Subtask, k.maxPar, max(ctx.Parallelism, 1))
-	if cp := ctx.Checkpoint; cp != nil {
-		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", uid, ctx.Subtask))
-		if err := cp.FS.RemoveAll(dir); err != nil {
-			return err
-		}
-		st, err := state.Open(cp.FS, dir)
-		if err != nil {
-			return err
-		}
-		k.store = st
-	} else {
-		parent, err := ctx.Scratch.Dir()
-		if err != nil {
-			return err
-		}
-		if k.tmp, err = os.MkdirTemp(parent, "rank-"); err != nil {
-			return err
-		}
-		if k.store, err = state.Open(vfs.Default, k.tmp); err != nil {
-			return err
-		}
+	var err error
+	if k.store, k.tmp, err = exec.OpenStore(ctx, uid); err != nil {
+		return err
 	}
 	k.writes = k.store.NewIndexedBatch()
-	rv, err := ctx.Restored(uid, fingerprint, k.lo, k.hi)
-	if err != nil || rv == nil {
-		return err
-	}
-	err = rv.Scan("", func(kg uint16, name string, key, value []byte) error {
-		if !slices.Contains(names, name) {
-			return fmt.Errorf("%w: %s state named %q", memseg.ErrCorrupt, uid, name)
-		}
-		k.writes.Set(uid, kg, name, key, value)
-		return k.commitSome()
-	})
-	if err != nil {
-		return err
-	}
-	return k.writes.Commit()
+	return exec.RestoreKeyed(ctx, uid, fingerprint, k.lo, k.hi, k.writes, func(name string) bool { return slices.Contains(names, name) })
 }
 
 // group is the key group of a partition key.
 func (k *keyed) group(part []byte) uint16 { return uint16(exec.KeyGroup(part, k.maxPar)) }
 
-// commitSome commits the pending writes once they are large, so that a
-// batch of many rows does not hold them all on the heap.
-func (k *keyed) commitSome() error {
-	if k.writes.Len() < commitBytes {
-		return nil
-	}
-	return k.writes.Commit()
-}
+// commitSome commits the pending writes once they are large.
+func (k *keyed) commitSome() error { return exec.CommitLarge(k.writes) }
 
 // snapshot commits the pending writes and snapshots the store.
 func (k *keyed) snapshot(id int64) (exec.OperatorSnapshot, error) {
