@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -150,15 +151,15 @@ func windowCanon(w *WindowAgg) string {
 		b.WriteString("assigned by window_end\n")
 	}
 	for _, k := range w.Keys {
-		fmt.Fprintf(&b, "key %s\n", canonCol(in, k))
+		fmt.Fprintf(&b, "key %s\n", canonComputed(w.Input, k))
 	}
 	for _, a := range w.Aggs {
 		arg, filter := "*", "-"
 		if a.Arg >= 0 {
-			arg = canonCol(in, a.Arg)
+			arg = canonComputed(w.Input, a.Arg)
 		}
 		if a.Filter >= 0 {
-			filter = canonCol(in, a.Filter)
+			filter = canonComputed(w.Input, a.Filter)
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%t filter=%s -> %s\n", a.Kind, arg, a.Distinct, filter, a.Out.Plain().Nullable())
 	}
@@ -183,6 +184,30 @@ func topNCanon(t *TopN) string {
 		fmt.Fprintf(&b, "order %s desc=%t nulls-last=%t\n", canonCol(in, o.Col), o.Desc, o.NullsLast)
 	}
 	return b.String()
+}
+
+// canonComputed is column i of n, and, when n is the aggregate's
+// pre-projection and computes the column, the expression that computes
+// it, over its input's column names rather than positions: two FILTERs
+// (or arguments, or keys) of one type differ by what they compute, and a
+// reordered table keeps its uids. A column read as it is adds nothing,
+// so the uids of aggregates over plain columns are those they had before
+// computed columns were encoded.
+func canonComputed(n Node, i int) string {
+	c := canonCol(n.Schema(), i)
+	p, ok := n.(*Project)
+	if !ok {
+		return c
+	}
+	if _, plain := p.Exprs[i].(*expr.Col); plain {
+		return c
+	}
+	in := p.Input.Schema()
+	by := make([]expr.Expr, len(in))
+	for j, col := range in {
+		by[j] = &expr.Col{Name: col.Name, T: col.Type}
+	}
+	return c + " = " + substitute(p.Exprs[i], by).String()
 }
 
 func canonCol(s types.Schema, i int) string {
