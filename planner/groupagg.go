@@ -71,30 +71,19 @@ func groupAggCanon(g *GroupAgg) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "group-aggregate\nsources %s\nretract %t\n", strings.Join(sourceTables(g), ","), !ChangelogMode(g.Input).InsertOnly())
 	for _, k := range g.Keys {
-		fmt.Fprintf(&b, "key %s\n", canonInput(g.Input, k))
+		fmt.Fprintf(&b, "key %s\n", canonComputed(g.Input, k))
 	}
 	for _, a := range g.Aggs {
 		arg, filter := "*", "-"
 		if a.Arg >= 0 {
-			arg = canonInput(g.Input, a.Arg)
+			arg = canonComputed(g.Input, a.Arg)
 		}
 		if a.Filter >= 0 {
-			filter = canonInput(g.Input, a.Filter)
+			filter = canonComputed(g.Input, a.Filter)
 		}
 		fmt.Fprintf(&b, "agg %v(%s) distinct=%t filter=%s -> %s\n", a.Kind, arg, a.Distinct, filter, a.Out.Plain().Nullable())
 	}
 	return b.String()
-}
-
-// canonInput is column i of n, with the expression that computes it when
-// n is the aggregate's pre-projection: two FILTERs (or arguments) of one
-// type differ by what they compute, not by their column's name.
-func canonInput(n Node, i int) string {
-	c := canonCol(n.Schema(), i)
-	if p, ok := n.(*Project); ok {
-		c += " = " + p.Exprs[i].String()
-	}
-	return c
 }
 
 // groupAgg starts a vertex behind a hash exchange on the keys, so each
