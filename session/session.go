@@ -154,9 +154,14 @@ func (s *Session) exec(st parser.Statement, src string) error {
 	case *parser.Reset:
 		if st.Key == nil {
 			s.Config = map[string]string{}
-		} else {
-			delete(s.Config, st.Key.Value)
+			return nil
 		}
+		// A misspelt key would reset nothing and say nothing, as SET
+		// refuses it.
+		if _, err := checkKey(st.Key.Value); err != nil {
+			return planner.Errorf(st.Key.Start, planner.ErrOption, "%v", err)
+		}
+		delete(s.Config, st.Key.Value)
 		return nil
 	case *parser.ShowTables:
 		return s.list("table name", s.Catalog.Tables())
