@@ -7,11 +7,19 @@ import (
 	"time"
 )
 
+// storeDuration is how long an ended operation's outcome is kept to be
+// fetched, Flink's rest.async.store-duration: a server that runs for
+// months does not keep every request it ever answered.
+const storeDuration = 5 * time.Minute
+
 // operations are the savepoints and stops asked for over HTTP, by request
-// id: each runs on its own goroutine, and its outcome stays to be fetched.
+// id: each runs on its own goroutine, and its outcome stays to be fetched
+// for storeDuration after it ended.
 type operations struct {
 	mu sync.Mutex
 	m  map[string]*operation
+	// now is the clock that ages ended operations (time.Now when nil).
+	now func() time.Time
 	// change is closed and replaced whenever an operation ends or its
 	// outcome is fetched.
 	change chan struct{}
@@ -20,6 +28,8 @@ type operations struct {
 type operation struct {
 	job  string
 	done bool
+	// ended is when done was set.
+	ended time.Time
 	// fetched is set once a client has read the outcome.
 	fetched  bool
 	location string
@@ -34,16 +44,35 @@ func (ops *operations) start(job string, fn func() (string, error)) string {
 	id := hex.EncodeToString(b[:])
 	op := &operation{job: job, ops: ops}
 	ops.mu.Lock()
+	ops.prune()
 	ops.m[id] = op
 	ops.mu.Unlock()
 	go func() {
 		path, err := fn()
 		ops.mu.Lock()
-		op.done, op.location, op.err = true, path, err
+		op.done, op.ended, op.location, op.err = true, ops.clock(), path, err
 		ops.changed()
 		ops.mu.Unlock()
 	}()
 	return id
+}
+
+// prune forgets the operations that ended more than storeDuration ago;
+// ops.mu is held.
+func (ops *operations) prune() {
+	now := ops.clock()
+	for id, op := range ops.m {
+		if op.done && now.Sub(op.ended) > storeDuration {
+			delete(ops.m, id)
+		}
+	}
+}
+
+func (ops *operations) clock() time.Time {
+	if ops.now != nil {
+		return ops.now()
+	}
+	return time.Now()
 }
 
 // changed wakes settled; ops.mu is held.
