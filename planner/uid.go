@@ -149,6 +149,7 @@ func windowCanon(w *WindowAgg) string {
 	if w.Assigned {
 		b.WriteString("assigned by window_end\n")
 	}
+	b.WriteString(expandCanon(w.Input))
 	for _, k := range w.Keys {
 		fmt.Fprintf(&b, "key %s\n", canonCol(in, k))
 	}
