@@ -66,18 +66,25 @@ func (x *Expand) describe() string {
 // expandCanon is what an Expand under a stateful operator adds to its
 // canonical encoding (uid.go): its grouping sets, which its keys alone do
 // not tell apart (GROUPING SETS ((a, b), (a)) and ((a, b), (b)) have the
-// same keys); nothing for another input, so that the uids of aggregates
-// without grouping sets stay what they were.
+// same keys), and its keys with the expressions that compute them (a
+// window aggregate's own encoding has their names and types only);
+// nothing for another input, so that the uids of aggregates without
+// grouping sets stay what they were.
 func expandCanon(in Node) string {
 	x, ok := in.(*Expand)
 	if !ok {
 		return ""
 	}
+	var b strings.Builder
+	for _, k := range x.Keys {
+		fmt.Fprintf(&b, "expand key %s\n", canonInput(x.Input, k))
+	}
 	ids := make([]string, len(x.IDs))
 	for i, id := range x.IDs {
 		ids[i] = fmt.Sprint(id)
 	}
-	return fmt.Sprintf("expand keys=%d ids=%s\n", len(x.Keys), strings.Join(ids, ","))
+	fmt.Fprintf(&b, "expand ids %s\n", strings.Join(ids, ","))
+	return b.String()
 }
 
 // expand chains the Expand into its input's vertex: it is stateless, and
