@@ -482,7 +482,7 @@ func runExact(t *testing.T, query, input string, p, batch int, mem string) ([]st
 }
 
 // compareRows reports the rows of got that differ from want's, the first
-// five of them.
+// five of them, and how many differ.
 func compareRows(t *testing.T, got, want []string) {
 	t.Helper()
 	if len(got) != len(want) {
@@ -495,5 +495,8 @@ func compareRows(t *testing.T, got, want []string) {
 				t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
 			}
 		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows differ", bad, len(want))
 	}
 }

@@ -120,10 +120,9 @@ func TestGroupingSetsResultsAreExact(t *testing.T) {
 // TestGroupAggGroupingSetsAreExact: a non-windowed aggregate by CUBE (k,
 // MOD(v, 3)), with NULL keys, and one by ROLLUP over an aggregate's
 // retracting output, applied as changelogs, equal a plain reference's
-// grouping of the rows once per grouping set, at parallelism 1, 2 and 4,
-// batches of 4096 rows and of 1, with mini-batches and with a managed
-// memory so small that the groups are written back to the store all the
-// time.
+// grouping of the rows once per grouping set, in every run of
+// checkGroupAgg: parallelism 1, 2 and 4, batches of 1 to 4096 rows,
+// mini-batches and a tiny managed memory.
 func TestGroupAggGroupingSetsAreExact(t *testing.T) {
 	rng := rand.New(rand.NewSource(7))
 	rows := genJoinRows(rng, 150)
@@ -135,9 +134,8 @@ func TestGroupAggGroupingSetsAreExact(t *testing.T) {
 		k, m bool
 		gid  int
 	}{{true, true, 0}, {true, false, 1}, {false, true, 2}, {false, false, 3}}
-	var want []string
+	groups := map[string][]int64{}
 	for _, s := range sets {
-		groups := map[string][]int64{}
 		for _, r := range rows {
 			k, m := "null", "null"
 			if s.k {
@@ -149,11 +147,8 @@ func TestGroupAggGroupingSetsAreExact(t *testing.T) {
 			key := fmt.Sprintf("%s, %s, %d", k, m, s.gid)
 			groups[key] = append(groups[key], r.v)
 		}
-		for key, vals := range groups {
-			want = append(want, statOf(vals).line(key))
-		}
 	}
-	sort.Strings(want)
+	want := statLines(groups)
 	// The outer level groups the inner sums per k by k > 2 (NULL for the
 	// NULL key), and in all.
 	sums := map[string]int64{}
@@ -162,40 +157,12 @@ func TestGroupAggGroupingSetsAreExact(t *testing.T) {
 	}
 	outer := map[string][]int64{}
 	for k, s := range sums {
-		big := "null"
-		if k != "null" {
-			var n int64
-			fmt.Sscan(k, &n)
-			big = fmt.Sprint(n > 2)
-		}
-		outer[big+", 0"] = append(outer[big+", 0"], s)
+		outer[bigKey(k)+", 0"] = append(outer[bigKey(k)+", 0"], s)
 		outer["null, 1"] = append(outer["null, 1"], s)
 	}
-	var want2 []string
-	for k, vals := range outer {
-		want2 = append(want2, statOf(vals).line(k))
-	}
-	sort.Strings(want2)
+	want2 := statLines(outer)
 
-	const aggs = "COUNT(*), SUM(%[1]s), MIN(%[1]s), MAX(%[1]s), COUNT(DISTINCT %[1]s), SUM(%[1]s) FILTER (WHERE %[1]s > 4)"
-	q1 := fmt.Sprintf("SELECT k, MOD(v, 3), GROUPING_ID(k, MOD(v, 3)), "+aggs+" FROM a GROUP BY CUBE (k, MOD(v, 3));", "v")
-	q2 := fmt.Sprintf("SELECT k > 2, GROUPING(k > 2), "+aggs+" FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) GROUP BY ROLLUP (k > 2);", "s")
-	for _, v := range []struct {
-		p, batch int
-		set      string
-	}{
-		{1, 4096, ""}, {4, 1, ""},
-		{4, 5, "SET 'table.exec.mini-batch.enabled' = 'true'; SET 'table.exec.mini-batch.allow-latency' = '1 s'; SET 'table.exec.mini-batch.size' = '9';"},
-		{2, 16, "SET 'memory.managed.size' = '64kb';"},
-	} {
-		for _, c := range []struct {
-			q    string
-			want []string
-		}{{q1, want}, {q2, want2}} {
-			if got := runJoinQuery(t, v.set+c.q, v.p, v.batch); !slices.Equal(got, c.want) {
-				t.Fatalf("%s%s at parallelism %d, batch %d:\n got %d rows\n  %s\nwant %d rows\n  %s",
-					v.set, c.q, v.p, v.batch, len(got), strings.Join(got, "\n  "), len(c.want), strings.Join(c.want, "\n  "))
-			}
-		}
-	}
+	q1 := fmt.Sprintf("SELECT k, MOD(v, 3), GROUPING_ID(k, MOD(v, 3)), "+groupAggs+" FROM a GROUP BY CUBE (k, MOD(v, 3));", "v")
+	q2 := fmt.Sprintf("SELECT k > 2, GROUPING(k > 2), "+groupAggs+" FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) GROUP BY ROLLUP (k > 2);", "s")
+	checkGroupAgg(t, groupAggCase{q1, want}, groupAggCase{q2, want2})
 }
