@@ -438,6 +438,19 @@ type FrameBound struct {
 	Offset Expr   // nil for UNBOUNDED and CURRENT ROW
 }
 
+// GroupingElement is an element of GROUP BY other than an expression:
+// GROUPING SETS (...), ROLLUP(...), CUBE(...), or a parenthesised list of
+// expressions, (a, b), or the empty grouping set (). Kind is "GROUPING
+// SETS", "ROLLUP", "CUBE", or "" for a list. The items of GROUPING SETS
+// are expressions and grouping elements; those of ROLLUP and CUBE
+// expressions and lists; those of a list expressions. A parenthesised
+// single expression, (a), is that expression.
+type GroupingElement struct {
+	Start Pos
+	Kind  string
+	Items []Expr
+}
+
 // Cast is CAST(Expr AS Type), or TRY_CAST when Try.
 type Cast struct {
 	Start Pos
@@ -586,68 +599,69 @@ type Field struct {
 	Comment *StringLit
 }
 
-func (n *CreateTable) Pos() Pos    { return n.Start }
-func (n *ColumnDef) Pos() Pos      { return n.Start }
-func (n *Watermark) Pos() Pos      { return n.Start }
-func (n *PrimaryKey) Pos() Pos     { return n.Start }
-func (n *Option) Pos() Pos         { return n.Start }
-func (n *CreateView) Pos() Pos     { return n.Start }
-func (n *Insert) Pos() Pos         { return n.Start }
-func (n *CreateFunction) Pos() Pos { return n.Start }
-func (n *Set) Pos() Pos            { return n.Start }
-func (n *Reset) Pos() Pos          { return n.Start }
-func (n *Explain) Pos() Pos        { return n.Start }
-func (n *ShowTables) Pos() Pos     { return n.Start }
-func (n *ShowViews) Pos() Pos      { return n.Start }
-func (n *Describe) Pos() Pos       { return n.Start }
-func (n *DropTable) Pos() Pos      { return n.Start }
-func (n *DropView) Pos() Pos       { return n.Start }
-func (n *DropFunction) Pos() Pos   { return n.Start }
-func (n *Select) Pos() Pos         { return n.Start }
-func (n *SetOp) Pos() Pos          { return n.Start }
-func (n *Values) Pos() Pos         { return n.Start }
-func (n *CTE) Pos() Pos            { return n.Start }
-func (n *SelectItem) Pos() Pos     { return n.Start }
-func (n *OrderItem) Pos() Pos      { return n.Start }
-func (n *TableRef) Pos() Pos       { return n.Start }
-func (n *Hint) Pos() Pos           { return n.Start }
-func (n *HintOption) Pos() Pos     { return n.Start }
-func (n *Subquery) Pos() Pos       { return n.Start }
-func (n *TableFunc) Pos() Pos      { return n.Start }
-func (n *TableFuncArg) Pos() Pos   { return n.Start }
-func (n *Join) Pos() Pos           { return n.Start }
-func (n *Ident) Pos() Pos          { return n.Start }
-func (n *Star) Pos() Pos           { return n.Start }
-func (n *NumberLit) Pos() Pos      { return n.Start }
-func (n *StringLit) Pos() Pos      { return n.Start }
-func (n *BoolLit) Pos() Pos        { return n.Start }
-func (n *NullLit) Pos() Pos        { return n.Start }
-func (n *TypedLit) Pos() Pos       { return n.Start }
-func (n *IntervalLit) Pos() Pos    { return n.Start }
-func (n *Unary) Pos() Pos          { return n.Start }
-func (n *Binary) Pos() Pos         { return n.Start }
-func (n *Call) Pos() Pos           { return n.Start }
-func (n *Window) Pos() Pos         { return n.Start }
-func (n *Frame) Pos() Pos          { return n.Start }
-func (n *FrameBound) Pos() Pos     { return n.Start }
-func (n *Cast) Pos() Pos           { return n.Start }
-func (n *Case) Pos() Pos           { return n.Start }
-func (n *When) Pos() Pos           { return n.Start }
-func (n *IsNull) Pos() Pos         { return n.Start }
-func (n *IsBool) Pos() Pos         { return n.Start }
-func (n *Between) Pos() Pos        { return n.Start }
-func (n *InList) Pos() Pos         { return n.Start }
-func (n *InQuery) Pos() Pos        { return n.Start }
-func (n *Exists) Pos() Pos         { return n.Start }
-func (n *ScalarQuery) Pos() Pos    { return n.Start }
-func (n *Like) Pos() Pos           { return n.Start }
-func (n *Extract) Pos() Pos        { return n.Start }
-func (n *FloorCeil) Pos() Pos      { return n.Start }
-func (n *Substring) Pos() Pos      { return n.Start }
-func (n *Trim) Pos() Pos           { return n.Start }
-func (n *Position) Pos() Pos       { return n.Start }
-func (n *TypeName) Pos() Pos       { return n.Start }
-func (n *Field) Pos() Pos          { return n.Start }
+func (n *CreateTable) Pos() Pos     { return n.Start }
+func (n *ColumnDef) Pos() Pos       { return n.Start }
+func (n *Watermark) Pos() Pos       { return n.Start }
+func (n *PrimaryKey) Pos() Pos      { return n.Start }
+func (n *Option) Pos() Pos          { return n.Start }
+func (n *CreateView) Pos() Pos      { return n.Start }
+func (n *Insert) Pos() Pos          { return n.Start }
+func (n *CreateFunction) Pos() Pos  { return n.Start }
+func (n *Set) Pos() Pos             { return n.Start }
+func (n *Reset) Pos() Pos           { return n.Start }
+func (n *Explain) Pos() Pos         { return n.Start }
+func (n *ShowTables) Pos() Pos      { return n.Start }
+func (n *ShowViews) Pos() Pos       { return n.Start }
+func (n *Describe) Pos() Pos        { return n.Start }
+func (n *DropTable) Pos() Pos       { return n.Start }
+func (n *DropView) Pos() Pos        { return n.Start }
+func (n *DropFunction) Pos() Pos    { return n.Start }
+func (n *Select) Pos() Pos          { return n.Start }
+func (n *SetOp) Pos() Pos           { return n.Start }
+func (n *Values) Pos() Pos          { return n.Start }
+func (n *CTE) Pos() Pos             { return n.Start }
+func (n *SelectItem) Pos() Pos      { return n.Start }
+func (n *OrderItem) Pos() Pos       { return n.Start }
+func (n *TableRef) Pos() Pos        { return n.Start }
+func (n *Hint) Pos() Pos            { return n.Start }
+func (n *HintOption) Pos() Pos      { return n.Start }
+func (n *Subquery) Pos() Pos        { return n.Start }
+func (n *TableFunc) Pos() Pos       { return n.Start }
+func (n *TableFuncArg) Pos() Pos    { return n.Start }
+func (n *Join) Pos() Pos            { return n.Start }
+func (n *Ident) Pos() Pos           { return n.Start }
+func (n *Star) Pos() Pos            { return n.Start }
+func (n *NumberLit) Pos() Pos       { return n.Start }
+func (n *StringLit) Pos() Pos       { return n.Start }
+func (n *BoolLit) Pos() Pos         { return n.Start }
+func (n *NullLit) Pos() Pos         { return n.Start }
+func (n *TypedLit) Pos() Pos        { return n.Start }
+func (n *IntervalLit) Pos() Pos     { return n.Start }
+func (n *Unary) Pos() Pos           { return n.Start }
+func (n *Binary) Pos() Pos          { return n.Start }
+func (n *Call) Pos() Pos            { return n.Start }
+func (n *Window) Pos() Pos          { return n.Start }
+func (n *Frame) Pos() Pos           { return n.Start }
+func (n *FrameBound) Pos() Pos      { return n.Start }
+func (n *GroupingElement) Pos() Pos { return n.Start }
+func (n *Cast) Pos() Pos            { return n.Start }
+func (n *Case) Pos() Pos            { return n.Start }
+func (n *When) Pos() Pos            { return n.Start }
+func (n *IsNull) Pos() Pos          { return n.Start }
+func (n *IsBool) Pos() Pos          { return n.Start }
+func (n *Between) Pos() Pos         { return n.Start }
+func (n *InList) Pos() Pos          { return n.Start }
+func (n *InQuery) Pos() Pos         { return n.Start }
+func (n *Exists) Pos() Pos          { return n.Start }
+func (n *ScalarQuery) Pos() Pos     { return n.Start }
+func (n *Like) Pos() Pos            { return n.Start }
+func (n *Extract) Pos() Pos         { return n.Start }
+func (n *FloorCeil) Pos() Pos       { return n.Start }
+func (n *Substring) Pos() Pos       { return n.Start }
+func (n *Trim) Pos() Pos            { return n.Start }
+func (n *Position) Pos() Pos        { return n.Start }
+func (n *TypeName) Pos() Pos        { return n.Start }
+func (n *Field) Pos() Pos           { return n.Start }
 
 func (*CreateTable) statement()    {}
 func (*CreateView) statement()     {}
@@ -695,29 +709,30 @@ func (*Subquery) tableExpr()  {}
 func (*TableFunc) tableExpr() {}
 func (*Join) tableExpr()      {}
 
-func (*Ident) expr()       {}
-func (*Star) expr()        {}
-func (*NumberLit) expr()   {}
-func (*StringLit) expr()   {}
-func (*BoolLit) expr()     {}
-func (*NullLit) expr()     {}
-func (*TypedLit) expr()    {}
-func (*IntervalLit) expr() {}
-func (*Unary) expr()       {}
-func (*Binary) expr()      {}
-func (*Call) expr()        {}
-func (*Cast) expr()        {}
-func (*Case) expr()        {}
-func (*IsNull) expr()      {}
-func (*IsBool) expr()      {}
-func (*Between) expr()     {}
-func (*InList) expr()      {}
-func (*InQuery) expr()     {}
-func (*Exists) expr()      {}
-func (*ScalarQuery) expr() {}
-func (*Like) expr()        {}
-func (*Extract) expr()     {}
-func (*FloorCeil) expr()   {}
-func (*Substring) expr()   {}
-func (*Trim) expr()        {}
-func (*Position) expr()    {}
+func (*Ident) expr()           {}
+func (*Star) expr()            {}
+func (*NumberLit) expr()       {}
+func (*StringLit) expr()       {}
+func (*BoolLit) expr()         {}
+func (*NullLit) expr()         {}
+func (*TypedLit) expr()        {}
+func (*IntervalLit) expr()     {}
+func (*Unary) expr()           {}
+func (*Binary) expr()          {}
+func (*Call) expr()            {}
+func (*GroupingElement) expr() {}
+func (*Cast) expr()            {}
+func (*Case) expr()            {}
+func (*IsNull) expr()          {}
+func (*IsBool) expr()          {}
+func (*Between) expr()         {}
+func (*InList) expr()          {}
+func (*InQuery) expr()         {}
+func (*Exists) expr()          {}
+func (*ScalarQuery) expr()     {}
+func (*Like) expr()            {}
+func (*Extract) expr()         {}
+func (*FloorCeil) expr()       {}
+func (*Substring) expr()       {}
+func (*Trim) expr()            {}
+func (*Position) expr()        {}

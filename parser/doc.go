@@ -78,6 +78,16 @@
 // reject: PARTITIONED BY, METADATA columns, FOR SYSTEM_TIME AS OF, OVER
 // windows, joins, subqueries, CREATE FUNCTION, and hints.
 //
+// GROUP BY holds expressions and *GroupingElement: GROUPING SETS (...),
+// ROLLUP(...), CUBE(...), a parenthesised list (a, b) and (), as in
+// Calcite's grammar. A "(" there opens a list when what follows its first
+// expression is a comma (or it is empty), and is otherwise the start of an
+// expression such as (a) + 1 or a parenthesised query: the parser reads
+// the first expression, and when no comma follows, goes back and reads
+// the whole as an expression. ROLLUP and CUBE followed by "(" are grouping
+// elements in GROUP BY, so a plain call of those names renders
+// back-quoted.
+//
 // # Hints
 //
 // As in Flink, /*+ hint, ... */ right after SELECT holds query hints

@@ -23,9 +23,10 @@ var reserved = setOf(
 // niladic functions are called without parentheses.
 var niladic = setOf("CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "LOCALTIME", "LOCALTIMESTAMP")
 
-// specialCalls have their own syntax when followed by "(". A plain call to
-// one of these names must be back-quoted to stay a plain call.
-var specialCalls = setOf("CAST", "TRY_CAST", "EXTRACT", "SUBSTRING", "TRIM", "POSITION", "EXISTS", "DESCRIPTOR")
+// specialCalls have their own syntax when followed by "(" (ROLLUP and CUBE
+// in GROUP BY). A plain call to one of these names must be back-quoted to
+// stay a plain call.
+var specialCalls = setOf("CAST", "TRY_CAST", "EXTRACT", "SUBSTRING", "TRIM", "POSITION", "EXISTS", "DESCRIPTOR", "ROLLUP", "CUBE")
 
 var intervalUnits = map[string]string{
 	"YEAR": "YEAR", "YEARS": "YEAR", "MONTH": "MONTH", "MONTHS": "MONTH",

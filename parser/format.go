@@ -676,6 +676,17 @@ func (n *Between) String() string {
 	return s + sub(n.Lo, precConcat) + " AND " + sub(n.Hi, precConcat)
 }
 
+func (n *GroupingElement) String() string {
+	list := "(" + joinNodes(n.Items) + ")"
+	switch n.Kind {
+	case "":
+		return list
+	case "GROUPING SETS":
+		return "GROUPING SETS " + list
+	}
+	return n.Kind + list
+}
+
 func (n *InList) String() string {
 	return sub(n.Expr, precLike) + " " + not(n.Not) + "IN (" + joinNodes(n.List) + ")"
 }

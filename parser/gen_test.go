@@ -220,13 +220,35 @@ func (g *gen) query(d int) string {
 		}
 		s += g.maybe(" WHERE " + e())
 		if g.r.IntN(3) == 0 {
-			s += " GROUP BY " + g.list(3, e) + g.maybe(" HAVING "+e())
+			s += " GROUP BY " + g.list(3, func() string { return g.grouping(d-1, true) }) + g.maybe(" HAVING "+e())
 		}
 	}
 	if g.r.IntN(4) == 0 {
 		s += " ORDER BY " + g.orderList(d-1)
 	}
 	return s + g.maybe(" LIMIT 10")
+}
+
+// grouping is an element of GROUP BY: an expression, a list, (), and with
+// sets GROUPING SETS, ROLLUP or CUBE.
+func (g *gen) grouping(d int, sets bool) string {
+	e := func() string { return g.expr(d) }
+	list := func() string { return "(" + g.list(3, e) + ")" }
+	k := g.r.IntN(6)
+	if k >= 3 && (!sets || d <= 0) {
+		k = 2
+	}
+	switch k {
+	case 0:
+		return "()"
+	case 1:
+		return list()
+	case 3:
+		return "GROUPING SETS (" + g.list(3, func() string { return g.grouping(d-1, true) }) + ")"
+	case 4, 5:
+		return g.pick("ROLLUP", "CUBE", "rollup") + "(" + g.list(3, func() string { return g.grouping(d-1, false) }) + ")"
+	}
+	return e()
 }
 
 func (g *gen) statement(d int) string {

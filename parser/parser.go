@@ -943,6 +943,90 @@ func (p *parser) exprList() ([]Expr, error) {
 	}
 }
 
+// groupingList parses the elements of GROUP BY, or of GROUPING SETS
+// (...), up to the end of the list; sets allows GROUPING SETS, ROLLUP and
+// CUBE among them, which ROLLUP and CUBE do not take.
+func (p *parser) groupingList(sets bool) ([]Expr, error) {
+	var list []Expr
+	for {
+		e, err := p.groupingElement(sets)
+		if err != nil {
+			return nil, err
+		}
+		list = append(list, e)
+		if !p.acceptOp(",") {
+			return list, nil
+		}
+	}
+}
+
+// groupingElement parses one element of a grouping list: an expression,
+// a parenthesised list of expressions, (), or with sets GROUPING SETS
+// (...), ROLLUP(...) or CUBE(...).
+func (p *parser) groupingElement(sets bool) (Expr, error) {
+	if err := p.enter(); err != nil {
+		return nil, err
+	}
+	defer p.leave()
+	t := p.peek()
+	switch {
+	case sets && isWord(t, "GROUPING") && isWord(p.peekAt(1), "SETS"):
+		p.next()
+		p.next()
+		if _, err := p.expectOp("("); err != nil {
+			return nil, err
+		}
+		items, err := p.groupingList(true)
+		if err != nil {
+			return nil, err
+		}
+		_, err = p.expectOp(")")
+		return &GroupingElement{Start: t.pos, Kind: "GROUPING SETS", Items: items}, err
+	case sets && (isWord(t, "ROLLUP") || isWord(t, "CUBE")) && isOp(p.peekAt(1), "("):
+		p.next()
+		p.next()
+		items, err := p.groupingList(false)
+		if err != nil {
+			return nil, err
+		}
+		_, err = p.expectOp(")")
+		return &GroupingElement{Start: t.pos, Kind: upper(t.text), Items: items}, err
+	case isOp(t, "("):
+		if g, ok, err := p.parenList(); ok || err != nil {
+			return g, err
+		}
+	}
+	return p.expr(0)
+}
+
+// parenList parses a list of expressions in parentheses, (a, b) or (), at
+// the current "(". When the parentheses hold one expression or a query
+// instead ((a), (a) + 1, ((SELECT ...) UNION ...)), it reports false,
+// having read nothing: the caller parses them as an expression.
+func (p *parser) parenList() (*GroupingElement, bool, error) {
+	g := &GroupingElement{Start: p.peek().pos}
+	if isOp(p.peekAt(1), ")") {
+		p.next()
+		p.next()
+		return g, true, nil
+	}
+	i, depth, exp, expAt, alias := p.i, p.depth, slices.Clone(p.exp), p.expAt, p.implicitAlias
+	p.next()
+	first, err := p.expr(0)
+	if err != nil || !isOp(p.peek(), ",") {
+		p.i, p.depth, p.exp, p.expAt, p.implicitAlias = i, depth, exp, expAt, alias
+		return nil, false, nil
+	}
+	p.next()
+	rest, err := p.exprList()
+	if err != nil {
+		return nil, true, err
+	}
+	g.Items = append([]Expr{first}, rest...)
+	_, err = p.expectOp(")")
+	return g, true, err
+}
+
 func (p *parser) selectCore() (Query, error) {
 	s := &Select{Start: p.next().pos}
 	var err error
@@ -978,7 +1062,7 @@ func (p *parser) selectCore() (Query, error) {
 		if _, err := p.expectKw("BY"); err != nil {
 			return nil, err
 		}
-		if s.GroupBy, err = p.exprList(); err != nil {
+		if s.GroupBy, err = p.groupingList(true); err != nil {
 			return nil, err
 		}
 	}

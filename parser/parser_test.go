@@ -529,6 +529,9 @@ func TestRoundTripEdges(t *testing.T) {
 		"SELECT * FROM (VALUES (1, 2)) AS v",
 		"SELECT a AS `from`, b `select` FROM `where`",
 		"SELECT a FROM t GROUP BY ROLLUP(a, b), CUBE(c)",
+		"SELECT a FROM t GROUP BY window_start, window_end, GROUPING SETS ((a), (), (a, b + 1), ROLLUP(a, (b, c)), GROUPING SETS (CUBE(c)))",
+		"SELECT GROUPING(a), GROUPING_ID(a, b), GROUP_ID() FROM t GROUP BY (), (a, b), (a), ((SELECT 1, 2)), `rollup`(a), ROLLUP((a), ())",
+		"SELECT grouping, rollup, cube FROM t GROUP BY grouping, rollup, cube, GROUPING(a)",
 		"SELECT CAST(a AS ARRAY<ROW<`x y` INT NOT NULL COMMENT 'c'>> NOT NULL), TRY_CAST(b AS MAP<STRING, DECIMAL(10, 2)>)",
 		"SELECT IF(a, b, c), `if`(a), DATE_FORMAT(ts, 'yyyy')",
 	} {

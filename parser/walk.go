@@ -136,6 +136,8 @@ func Children(n Node) []Node {
 		c = add(c, n.Args...)
 		c = add(c, n.Filter)
 		c = add(c, n.Over)
+	case *GroupingElement:
+		c = add(c, n.Items...)
 	case *Window:
 		c = add(c, n.PartitionBy...)
 		c = add(c, n.OrderBy...)

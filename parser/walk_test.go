@@ -20,7 +20,7 @@ func TestChildren(t *testing.T) {
 			" j IN (1), k IN (SELECT 1), EXISTS (VALUES (1)), (SELECT 1), l LIKE 'x' ESCAPE '!', -m, DATE '2020-01-01', NULL, TRUE," +
 			" INTERVAL '1' DAY, SUM(n) FILTER (WHERE o) OVER (PARTITION BY p ORDER BY q ROWS BETWEEN 1 PRECEDING AND CURRENT ROW), t.*" +
 			" FROM TABLE(SESSION(TABLE t PARTITION BY k, DESCRIPTOR(ts), INTERVAL '1' SECOND)) AS w JOIN u FOR SYSTEM_TIME AS OF w.p ON TRUE, (SELECT 1) AS s" +
-			" WHERE TRUE GROUP BY a HAVING TRUE UNION SELECT 1 ORDER BY 1 LIMIT 1",
+			" WHERE TRUE GROUP BY a, ROLLUP(b, (c, d)), () HAVING TRUE UNION SELECT 1 ORDER BY 1 LIMIT 1",
 		"WITH c (x) AS (SELECT 1) VALUES (1) ORDER BY 1 LIMIT 1; SET 'a' = 'b'; RESET 'a'; EXPLAIN SHOW TABLES; SHOW VIEWS; DESCRIBE t;" +
 			" DROP TABLE t; DROP VIEW v; CREATE VIEW v (a) AS SELECT 1; INSERT INTO t /*+ OPTIONS('k' = 'v') */ (a) SELECT /*+ UID('u'), B(x, 1) */ 1 FROM u /*+ C */;" +
 			" CREATE TABLE t (a INT PRIMARY KEY NOT ENFORCED, b AS a, CONSTRAINT k PRIMARY KEY (a) NOT ENFORCED) COMMENT 'c' PARTITIONED BY (a) WITH ('k' = 'v')",
@@ -53,7 +53,7 @@ func TestChildren(t *testing.T) {
 			}
 		}
 	}
-	if len(kinds) < 57 {
+	if len(kinds) < 58 {
 		t.Errorf("only %d node types covered: %v", len(kinds), kinds)
 	}
 }

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/agg"
@@ -96,6 +97,9 @@ func (g *groupWindow) checkPartition(keys []expr.Expr) error {
 // window_start, window_end of a window TVF, or GROUP BY TUMBLE(ts, size).
 func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Call) (*relation, *exprCtx, error) {
 	inCtx := &exprCtx{scope: from.scope, clause: "in GROUP BY"}
+	if err := windowInGrouping(q.GroupBy, from); err != nil {
+		return nil, nil, err
+	}
 	var win *groupWindow
 	var keyASTs []parser.Expr
 	windowCols := map[string]bool{}
@@ -149,7 +153,18 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	if win == nil {
 		return b.groupAggregate(q, from, calls)
 	}
+	if i := slices.IndexFunc(keyASTs, isGroupingElement); i >= 0 && win.legacy != "" {
+		return nil, nil, errorf(keyASTs[i].Pos(), ErrUnsupported, "GROUPING SETS, ROLLUP and CUBE do not go with GROUP BY %s(...), as in Flink: group by the window_start and window_end of a window TVF instead", win.legacy)
+	}
 	inCtx.scope = win.input.scope
+	gs, err := groupingOf(keyASTs, win.input.scope)
+	if err != nil {
+		return nil, nil, err
+	}
+	keyASTs = gs.keys
+	if gs.ids != nil && len(win.partition) > 0 {
+		return nil, nil, errorf(win.partitionAt, ErrUnsupported, "sessions are computed per group key, which differs between grouping sets: a SESSION window with GROUPING SETS, ROLLUP or CUBE takes no PARTITION BY")
+	}
 
 	// Pre-projection: time column, keys, aggregate arguments and filters.
 	// A processing-time window reads the clock, not its PROCTIME() column,
@@ -197,14 +212,19 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		agg.Names = append(agg.Names, c.String())
 	}
 	agg.Input = pre
+	if gs.ids != nil {
+		agg.Input = &Expand{Input: pre, Keys: slices.Clone(agg.Keys), IDs: gs.ids}
+		agg.Keys = append(agg.Keys, len(pre.Out))
+	}
 	b.defines(agg)
-	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
+	spec := window.Spec{In: agg.Input.Schema(), Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
 	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
 
 	// Above the aggregate, names resolve to keys, window columns and
 	// aggregate results only.
 	nk := len(agg.Keys)
+	eCol := expandID(agg.out, out.scope, gs, len(keyASTs))
 	post := &exprCtx{scope: out.scope, clause: "here"}
 	post.hook = func(e parser.Expr) (expr.Expr, bool, error) {
 		col := func(i int) (expr.Expr, bool, error) {
@@ -217,6 +237,9 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 						return col(nk + 2 + i)
 					}
 				}
+			}
+			if out, ok, err := gs.call(c, win.input.scope, eCol); ok || err != nil {
+				return out, ok, err
 			}
 			if fn, aux, ok := strings.Cut(c.Name, "_"); ok && fn == win.legacy && windowAuxNames[c.Name] {
 				// As in Flink (Calcite), an auxiliary function names the
@@ -281,6 +304,52 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	post.clause = "inside another aggregate"
 	return out, post, nil
+}
+
+// expandID is the $e column of an aggregate's output out, where the keys
+// end, or nil without grouping sets. It hides the column in sc, the
+// scope of the output.
+func expandID(out types.Schema, sc *scope, gs *grouping, at int) expr.Expr {
+	if gs.ids == nil {
+		return nil
+	}
+	sc.cols[at].hidden = true
+	return &expr.Col{Index: at, Name: out[at].Name, T: out[at].Type}
+}
+
+// windowInGrouping refuses a window in GROUPING SETS, ROLLUP, CUBE or a
+// list of GROUP BY: as in Flink, the window is grouped by directly
+// (window_start and window_end of a window TVF, or TUMBLE(...)), and the
+// grouping sets are of the other keys.
+func windowInGrouping(items []parser.Expr, from *relation) error {
+	for _, it := range items {
+		if !isGroupingElement(it) {
+			continue
+		}
+		err := groupingLeaves(it, func(e parser.Expr) error {
+			if c, ok := e.(*parser.Call); ok && (c.Name == "TUMBLE" || c.Name == "HOP" || c.Name == "SESSION" || c.Name == "CUMULATE") {
+				return errorf(c.Start, ErrUnsupported, "a window may not stand in GROUPING SETS, ROLLUP, CUBE or a parenthesised list: group by it directly")
+			}
+			id, ok := e.(*parser.Ident)
+			if !ok {
+				return nil
+			}
+			i, err := from.scope.resolve(id)
+			if err != nil {
+				return nil
+			}
+			tvfCol := from.tvf != nil && i >= len(from.tvf.Input.Schema())
+			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && (i == from.win.start || i == from.win.end)
+			if tvfCol || viewCol {
+				return errorf(id.Start, ErrUnsupported, "%s may not stand in GROUPING SETS, ROLLUP, CUBE or a parenthesised list: as in Flink, a window aggregate groups by window_start and window_end directly, and the grouping sets are of its other keys", from.scope.cols[i].name)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // windowTime is window_end - 1 ms, the window's rowtime.

@@ -132,6 +132,8 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 		return bindFunc(c, e.Start, "POSITION", []parser.Expr{e.Substr, e.Expr})
 	case *parser.Star:
 		return nil, errorf(e.Start, ErrUnsupported, "'*' is only allowed in the select list and in COUNT(*)")
+	case *parser.GroupingElement:
+		return nil, errorf(e.Start, ErrUnsupported, "GROUPING SETS, ROLLUP, CUBE and parenthesised lists of expressions may only stand in GROUP BY")
 	case *parser.InQuery, *parser.Exists, *parser.ScalarQuery:
 		return nil, errorf(e.Pos(), ErrUnsupported, "subqueries in expressions are not supported yet")
 	}

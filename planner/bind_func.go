@@ -41,6 +41,10 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:
 		return nil, errorf(e.Start, ErrUnsupported, "OVER windows are not supported yet")
+	case groupingFuncs[e.Name]:
+		return nil, errorf(e.Start, ErrUnsupported, "%s may only be used in the select list, HAVING or ORDER BY of a query with GROUP BY", e.Name)
+	case e.Name == "ROLLUP" || e.Name == "CUBE":
+		return nil, errorf(e.Start, ErrUnsupported, "%s(...) may only stand in GROUP BY or in its GROUPING SETS", e.Name)
 	case e.Distinct || e.Star || e.Filter != nil:
 		return nil, errorf(e.Start, ErrType, "%s is not an aggregate function", e.Name)
 	}

@@ -253,7 +253,7 @@ func (b *binder) projectExcept(items []*parser.SelectItem, r *relation, c *exprC
 			qual := strings.Join(st.Qualifier, ".")
 			n := 0
 			for j, col := range r.scope.cols {
-				if qual != "" && !strings.EqualFold(col.qual, qual) {
+				if qual != "" && !strings.EqualFold(col.qual, qual) || col.hidden {
 					continue
 				}
 				p.Exprs = append(p.Exprs, &expr.Col{Index: j, Name: col.name, T: col.typ})

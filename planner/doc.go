@@ -84,6 +84,45 @@
 // exchange on the partition columns (compile_rank.go), or a global one at
 // parallelism 1 without them. See package rank.
 //
+// # Grouping sets
+//
+// GROUPING SETS, ROLLUP, CUBE, parenthesised lists and () in GROUP BY
+// (parser.GroupingElement) are planned as Flink plans them
+// (DecomposeGroupingSetsRule): groupingOf (grouping.go) expands the GROUP
+// BY, besides the window, into its keys, each once in the order first
+// written, and its grouping sets, the cross product of its elements' sets;
+// an Expand node under the aggregate emits each row once per set, with the
+// keys the set lacks NULL and a BIGINT $e, the set's id: bit nk-1-i is set
+// when key i is absent (the first key is the most significant bit, so
+// Flink's plans and strand's have the same $e), and the sets are in
+// ascending $e, as in Flink's Expand. The window or group aggregate above
+// groups by the keys and $e, so a NULL key value and an absent key are
+// different groups. GROUPING, GROUPING_ID and GROUP_ID are CASEs over $e,
+// or literals where every set gives one value (0 without grouping sets).
+// A set listed twice yields its rows twice, as in Calcite, whose RelBuilder
+// makes a union of aggregates for it; here its copies get their ordinal
+// above the key bits of $e, which GROUP_ID reads. A GROUP BY with one
+// grouping set needs no Expand. $e is hidden in the aggregate's output
+// scope (column.hidden): SELECT * and names do not see it.
+//
+// The Expand compiles to exec.Expand, chained into the vertex of its
+// input, so the hash exchange after it partitions the copies of a row by
+// their own keys and $e; the source drops late rows before it, so a late
+// row is counted once. An aggregate's uid over an Expand encodes its
+// grouping sets and its keys' expressions (expandCanon): GROUPING SETS
+// ((a, b), (a)) and ((a, b), (b)) have the same keys and aggregates. Other
+// aggregates' uids do not change.
+//
+// Decisions, where Flink is silent or strand cannot follow: window_start
+// and window_end must be grouped by directly (Flink's documented rule,
+// checked by windowInGrouping); the legacy GROUP BY TUMBLE(...) windows
+// take no grouping sets (FLINK-21253 asked for them; Flink's docs list
+// grouping sets among what only window TVFs have); SESSION windows are
+// formed per group key and so per grouping set, which is exact, but a
+// SESSION TVF's PARTITION BY, which must name the group keys
+// (groupWindow.checkPartition), is refused with grouping sets; at most
+// 4096 grouping sets and 62 keys (Flink's grouping id is a BIGINT too).
+//
 // # Hints
 //
 // The parser keeps the hints after a SELECT and after a table name; the

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/agg"
@@ -70,6 +71,7 @@ func (g *GroupAgg) spec(in types.Schema) groupagg.Spec {
 func groupAggCanon(g *GroupAgg) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "group-aggregate\nsources %s\nretract %t\n", strings.Join(sourceTables(g), ","), !ChangelogMode(g.Input).InsertOnly())
+	b.WriteString(expandCanon(g.Input))
 	for _, k := range g.Keys {
 		fmt.Fprintf(&b, "key %s\n", canonComputed(g.Input, k))
 	}
@@ -132,8 +134,12 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 		pre.Out = append(pre.Out, types.Field{Name: name, Type: e.Type()})
 		return len(pre.Exprs) - 1
 	}
+	gs, err := groupingOf(q.GroupBy, from.scope)
+	if err != nil {
+		return nil, nil, err
+	}
 	g := &GroupAgg{At: at}
-	for i, k := range q.GroupBy {
+	for i, k := range gs.keys {
 		e, err := bindExpr(inCtx, k)
 		if err != nil {
 			return nil, nil, err
@@ -154,13 +160,18 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 		g.Names = append(g.Names, c.String())
 	}
 	g.Input = pre
-	spec := groupagg.Spec{In: pre.Out, Keys: g.Keys, Aggs: g.Aggs}
+	if gs.ids != nil {
+		g.Input = &Expand{Input: pre, Keys: slices.Clone(g.Keys), IDs: gs.ids}
+		g.Keys = append(g.Keys, len(pre.Out))
+	}
+	spec := groupagg.Spec{In: g.Input.Schema(), Keys: g.Keys, Aggs: g.Aggs}
 	g.out = spec.Out()
 	b.defines(g)
 	out := &relation{node: g, scope: scopeOf(g.out, "")}
 
 	// Above the aggregate, names resolve to keys and aggregate results.
 	nk := len(g.Keys)
+	eCol := expandID(g.out, out.scope, gs, len(gs.keys))
 	post := &exprCtx{scope: out.scope, clause: "here"}
 	post.hook = func(e parser.Expr) (expr.Expr, bool, error) {
 		col := func(i int) (expr.Expr, bool, error) {
@@ -173,7 +184,12 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 				}
 			}
 		}
-		for i, k := range q.GroupBy {
+		if c, ok := e.(*parser.Call); ok {
+			if out, ok, err := gs.call(c, from.scope, eCol); ok || err != nil {
+				return out, ok, err
+			}
+		}
+		for i, k := range gs.keys {
 			if sameKey(from.scope, k, e) {
 				return col(i)
 			}

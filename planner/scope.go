@@ -14,6 +14,10 @@ type column struct {
 	qual string
 	name string
 	typ  types.Type
+	// hidden marks a column of the plan that SQL does not see: an
+	// aggregate's grouping id $e, which names, * and the errors that
+	// list columns skip.
+	hidden bool
 }
 
 // scope is the set of columns an expression can refer to, in the order of
@@ -68,6 +72,9 @@ func (s *scope) resolve(id *parser.Ident) (int, error) {
 	match := func(fold bool) []int {
 		var hits []int
 		for i, c := range s.cols {
+			if c.hidden {
+				continue
+			}
 			eq := c.name == name
 			if fold {
 				eq = strings.EqualFold(c.name, name)
@@ -88,7 +95,9 @@ func (s *scope) resolve(id *parser.Ident) (int, error) {
 	case 0:
 		var names []string
 		for _, c := range s.cols {
-			names = append(names, c.name)
+			if !c.hidden {
+				names = append(names, c.name)
+			}
 		}
 		return -1, errorf(id.Start, ErrUnknownColumn, "unknown column '%s' (columns: %s)", strings.Join(id.Parts, "."), strings.Join(names, ", "))
 	}

@@ -150,6 +150,7 @@ func windowCanon(w *WindowAgg) string {
 	if w.Assigned {
 		b.WriteString("assigned by window_end\n")
 	}
+	b.WriteString(expandCanon(w.Input))
 	for _, k := range w.Keys {
 		fmt.Fprintf(&b, "key %s\n", canonComputed(w.Input, k))
 	}
@@ -194,6 +195,10 @@ func topNCanon(t *TopN) string {
 // so the uids of aggregates over plain columns are those they had before
 // computed columns were encoded.
 func canonComputed(n Node, i int) string {
+	if x, ok := n.(*Expand); ok && i < len(x.Input.Schema()) {
+		// Through an Expand, its input's columns are the pre-projection's.
+		return canonComputed(x.Input, i)
+	}
 	c := canonCol(n.Schema(), i)
 	p, ok := n.(*Project)
 	if !ok {

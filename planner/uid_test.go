@@ -2,6 +2,7 @@ package planner
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -303,5 +304,36 @@ func TestAlikeSubtreesNumbered(t *testing.T) {
 	got := mustUIDs(t, "SELECT * FROM ("+aggQuery+") UNION ALL SELECT * FROM ("+aggQuery+")")
 	if len(got) != 2 || !strings.HasPrefix(got[0], "window-") || got[1] != got[0]+"-2" {
 		t.Errorf("uids %v", got)
+	}
+}
+
+// TestGroupingSetsUIDs: the uid of an aggregate after an Expand encodes
+// its grouping sets, so that a savepoint of GROUPING SETS ((i), ()) is not
+// restored into GROUPING SETS ((i), (s)), nor ((i, s), (i)) into ((i, s),
+// (s)), which have the same keys; spellings of the same sets, and what is
+// selected over them, keep it.
+func TestGroupingSetsUIDs(t *testing.T) {
+	for _, q := range []string{
+		"SELECT window_start, COUNT(*) AS n FROM " + tvf + " GROUP BY window_start, window_end, %s",
+		"SELECT COUNT(*) AS n FROM t GROUP BY %s",
+	} {
+		uid := func(groupBy string) string { return mustUIDs(t, fmt.Sprintf(q, groupBy))[0] }
+		base := uid("GROUPING SETS ((i), ())")
+		for _, same := range []string{"ROLLUP(i)", "GROUPING SETS ((), i)", "GROUPING SETS ((i), ()) HAVING GROUPING(i) >= 0"} {
+			if got := uid(same); got != base {
+				t.Errorf("%s: uid %s, want %s as for GROUPING SETS ((i), ())", same, got, base)
+			}
+		}
+		if got := mustUIDs(t, strings.Replace(fmt.Sprintf(q, "ROLLUP(i)"), "COUNT(*) AS n", "COUNT(*) AS n, GROUPING_ID(i) AS g", 1))[0]; got != base {
+			t.Errorf("GROUPING_ID selected: uid %s, want %s", got, base)
+		}
+		seen := map[string]string{base: "GROUPING SETS ((i), ())"}
+		for _, other := range []string{"GROUPING SETS ((i), (s))", "i", "GROUPING SETS ((i), (), ())", "GROUPING SETS ((i, s), (i))", "GROUPING SETS ((i, s), (s))", "CUBE(i, s)", "ROLLUP(i + 1)", "ROLLUP(i + 2)"} {
+			got := uid(other)
+			if was, ok := seen[got]; ok {
+				t.Errorf("%s has the uid %s of %s", other, got, was)
+			}
+			seen[got] = other
+		}
 	}
 }

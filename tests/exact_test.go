@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/session"
 	"github.com/strandsql/strand/types"
@@ -444,19 +445,7 @@ func TestSlidingWindowResultsAreExact(t *testing.T) {
 		query := exactQueryOf(w)
 		for _, c := range cases {
 			t.Run(fmt.Sprintf("%s%d-p%d-batch%d-mem%s", w.kind, w.slide/1000, c.p, c.batch, c.mem), func(t *testing.T) {
-				t.Chdir(t.TempDir())
-				t.Setenv("TMPDIR", t.TempDir())
-				writeFile(t, filepath.Join("in", "part-0.csv"), in.String())
-				sess := session.New(io.Discard, io.Discard)
-				sess.Parallelism = c.p
-				sess.Config[session.KeyBatchSize] = fmt.Sprint(c.batch)
-				if c.mem != "" {
-					sess.Config[session.KeyMemory] = c.mem
-				}
-				if err := sess.ExecScript(context.Background(), query); err != nil {
-					t.Fatal(planner.FormatError("query", query, err))
-				}
-				m := sess.LastMetrics
+				got, m := runExact(t, query, in.String(), c.p, c.batch, c.mem)
 				if late := m.LateRows.Load(); late != 0 {
 					t.Errorf("%d rows counted late, want 0", late)
 				}
@@ -465,19 +454,49 @@ func TestSlidingWindowResultsAreExact(t *testing.T) {
 				} else if c.mem != "" {
 					t.Logf("%d rows, %d spills", len(rows), spills)
 				}
-				got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
-				if len(got) != len(want) {
-					t.Fatalf("%d result rows, want %d", len(got), len(want))
-				}
-				bad := 0
-				for i := range want {
-					if got[i] != want[i] {
-						if bad++; bad <= 5 {
-							t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
-						}
-					}
-				}
+				compareRows(t, got, want)
 			})
 		}
+	}
+}
+
+// runExact runs query over input, the lines of in/part-0.csv, at
+// parallelism p with batches of batch rows and, unless mem is empty, that
+// memory.managed.size, in a temporary directory; it returns the lines of
+// the output, sorted, and the job's counters.
+func runExact(t *testing.T, query, input string, p, batch int, mem string) ([]string, *exec.Metrics) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	t.Setenv("TMPDIR", t.TempDir())
+	writeFile(t, filepath.Join("in", "part-0.csv"), input)
+	sess := session.New(io.Discard, io.Discard)
+	sess.Parallelism = p
+	sess.Config[session.KeyBatchSize] = fmt.Sprint(batch)
+	if mem != "" {
+		sess.Config[session.KeyMemory] = mem
+	}
+	if err := sess.ExecScript(context.Background(), query); err != nil {
+		t.Fatal(planner.FormatError("query", query, err))
+	}
+	return strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n"), sess.LastMetrics
+}
+
+// compareRows reports the rows of got that differ from want's, the first
+// five of them, and how many differ.
+func compareRows(t *testing.T, got, want []string) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d result rows, want %d", len(got), len(want))
+	}
+	bad := 0
+	for i := range want {
+		if got[i] != want[i] {
+			if bad++; bad <= 5 {
+				t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
+			}
+		}
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d rows differ", bad, len(want))
 	}
 }

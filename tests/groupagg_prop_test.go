@@ -63,6 +63,16 @@ func (s gstat) line(key string) string {
 	return fmt.Sprintf("+I[%s, %d, %d, %d, %d, %d, %s]", key, s.n, s.sum, s.lo, s.hi, len(s.distinct), f)
 }
 
+// statLines are the result lines of groups, by key, sorted.
+func statLines(groups map[string][]int64) []string {
+	var out []string
+	for k, vals := range groups {
+		out = append(out, statOf(vals).line(k))
+	}
+	sort.Strings(out)
+	return out
+}
+
 // TestGroupAggResultsAreExact: for random inputs with NULL keys, the
 // applied changelog of a group aggregate equals the reference's, at
 // parallelism 1 and 4, several batch sizes, with mini-batches and with a
@@ -83,28 +93,14 @@ func TestGroupAggResultsAreExact(t *testing.T) {
 				byKey[r.key()] = append(byKey[r.key()], r.v)
 				sums[r.key()] += r.v
 			}
-			var want []string
-			for k, vals := range byKey {
-				want = append(want, statOf(vals).line(k))
-			}
-			sort.Strings(want)
+			want := statLines(byKey)
 			// The outer level groups the inner sums by k > 2 (NULL for
 			// the NULL key).
 			outer := map[string][]int64{}
 			for k, s := range sums {
-				big := "null"
-				if k != "null" {
-					var n int64
-					fmt.Sscan(k, &n)
-					big = fmt.Sprint(n > 2)
-				}
-				outer[big] = append(outer[big], s)
+				outer[bigKey(k)] = append(outer[bigKey(k)], s)
 			}
-			var want2 []string
-			for k, vals := range outer {
-				want2 = append(want2, statOf(vals).line(k))
-			}
-			sort.Strings(want2)
+			want2 := statLines(outer)
 			// Over a LEFT JOIN, whose NULL-padded rows are retracted (-D)
 			// when their first match comes.
 			b := genJoinRows(rng, 60)
@@ -123,29 +119,56 @@ func TestGroupAggResultsAreExact(t *testing.T) {
 			}
 			sort.Strings(want3)
 
-			const aggs = "COUNT(*), SUM(%[1]s), MIN(%[1]s), MAX(%[1]s), COUNT(DISTINCT %[1]s), SUM(%[1]s) FILTER (WHERE %[1]s > 4)"
-			q1 := fmt.Sprintf("SELECT k, "+aggs+" FROM a GROUP BY k;", "v")
-			q2 := fmt.Sprintf("SELECT k > 2, "+aggs+" FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) GROUP BY k > 2;", "s")
-			q3 := fmt.Sprintf("SELECT a.k, "+aggs+" FROM a LEFT JOIN b ON a.k = b.k GROUP BY a.k;", "b.v")
-			for _, v := range []struct {
-				p, batch int
-				set      string
-			}{
-				{1, 4096, ""}, {4, 1, ""}, {4, 7, ""},
-				{4, 5, "SET 'table.exec.mini-batch.enabled' = 'true'; SET 'table.exec.mini-batch.allow-latency' = '1 s'; SET 'table.exec.mini-batch.size' = '9';"},
-				{2, 16, "SET 'memory.managed.size' = '64kb';"},
-			} {
-				for _, c := range []struct {
-					q    string
-					want []string
-				}{{q1, want}, {q2, want2}, {q3, want3}} {
-					got := runJoinQuery(t, v.set+c.q, v.p, v.batch)
-					if !slices.Equal(got, c.want) {
-						t.Fatalf("%s%s at parallelism %d, batch %d:\n got %d rows\n  %s\nwant %d rows\n  %s",
-							v.set, c.q, v.p, v.batch, len(got), strings.Join(got, "\n  "), len(c.want), strings.Join(c.want, "\n  "))
-					}
-				}
-			}
+			q1 := fmt.Sprintf("SELECT k, "+groupAggs+" FROM a GROUP BY k;", "v")
+			q2 := fmt.Sprintf("SELECT k > 2, "+groupAggs+" FROM (SELECT k, SUM(v) AS s FROM a GROUP BY k) GROUP BY k > 2;", "s")
+			q3 := fmt.Sprintf("SELECT a.k, "+groupAggs+" FROM a LEFT JOIN b ON a.k = b.k GROUP BY a.k;", "b.v")
+			checkGroupAgg(t, groupAggCase{q1, want}, groupAggCase{q2, want2}, groupAggCase{q3, want3})
 		})
+	}
+}
+
+// groupAggs are the aggregates of the group aggregate exactness tests
+// over a column (%[1]s), in the order of gstat.line.
+const groupAggs = "COUNT(*), SUM(%[1]s), MIN(%[1]s), MAX(%[1]s), COUNT(DISTINCT %[1]s), SUM(%[1]s) FILTER (WHERE %[1]s > 4)"
+
+// bigKey is the outer key of an aggregate of an aggregate's sums per k:
+// k > 2, NULL for the NULL key.
+func bigKey(k string) string {
+	if k == "null" {
+		return k
+	}
+	var n int64
+	fmt.Sscan(k, &n)
+	return fmt.Sprint(n > 2)
+}
+
+// groupAggCase is a query of a group aggregate exactness test and the
+// result its applied changelog must have.
+type groupAggCase struct {
+	q    string
+	want []string
+}
+
+// checkGroupAgg runs each case at parallelism 1, 2 and 4, several batch
+// sizes, with mini-batches and with a tiny managed memory (the cache
+// writes groups back to the store all the time), and compares its
+// applied changelog with its want.
+func checkGroupAgg(t *testing.T, cases ...groupAggCase) {
+	t.Helper()
+	for _, v := range []struct {
+		p, batch int
+		set      string
+	}{
+		{1, 4096, ""}, {4, 1, ""}, {4, 7, ""},
+		{4, 5, "SET 'table.exec.mini-batch.enabled' = 'true'; SET 'table.exec.mini-batch.allow-latency' = '1 s'; SET 'table.exec.mini-batch.size' = '9';"},
+		{2, 16, "SET 'memory.managed.size' = '64kb';"},
+	} {
+		for _, c := range cases {
+			got := runJoinQuery(t, v.set+c.q, v.p, v.batch)
+			if !slices.Equal(got, c.want) {
+				t.Fatalf("%s%s at parallelism %d, batch %d:\n got %d rows\n  %s\nwant %d rows\n  %s",
+					v.set, c.q, v.p, v.batch, len(got), strings.Join(got, "\n  "), len(c.want), strings.Join(c.want, "\n  "))
+			}
+		}
 	}
 }

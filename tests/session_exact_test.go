@@ -116,17 +116,7 @@ func TestSessionWindowResultsAreExact(t *testing.T) {
 			}
 			got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
 			want := sessionReference(kept)
-			if len(got) != len(want) {
-				t.Fatalf("%d sessions, want %d", len(got), len(want))
-			}
-			bad := 0
-			for i := range want {
-				if got[i] != want[i] {
-					if bad++; bad <= 5 {
-						t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
-					}
-				}
-			}
+			compareRows(t, got, want)
 		})
 	}
 }

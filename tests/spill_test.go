@@ -64,20 +64,7 @@ func TestWindowStateLargerThanMemory(t *testing.T) {
 				t.Errorf("%d spills: the state fit in memory, the test tests nothing", spills)
 			}
 			got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
-			if len(got) != len(want) {
-				t.Fatalf("%d result rows, want %d", len(got), len(want))
-			}
-			bad := 0
-			for i := range want {
-				if got[i] != want[i] {
-					if bad++; bad <= 5 {
-						t.Errorf("row %d:\n got  %s\n want %s", i, got[i], want[i])
-					}
-				}
-			}
-			if bad > 0 {
-				t.Errorf("%d of %d rows differ", bad, len(want))
-			}
+			compareRows(t, got, want)
 			left, err := os.ReadDir(tmp)
 			if err != nil {
 				t.Fatal(err)
