@@ -163,7 +163,9 @@ func updatesError(in Node, m Mode, what string) error {
 		at, from = u.At, fmt.Sprintf("the %s at %d:%d", u.Kind, u.At.Line, u.At.Column)
 	case *GroupAgg:
 		at, from = u.At, fmt.Sprintf("the GROUP BY at %d:%d", u.At.Line, u.At.Column)
-		if len(u.Keys) == 0 {
+		if u.What != "" {
+			from = fmt.Sprintf("the %s at %d:%d", u.What, u.At.Line, u.At.Column)
+		} else if len(u.Keys) == 0 {
 			from = fmt.Sprintf("the aggregate at %d:%d", u.At.Line, u.At.Column)
 		}
 	}
