@@ -134,13 +134,13 @@ func (t *TopN) Open(ctx *exec.TaskContext) error {
 // partition's rows and emits what that changes in the partition's first
 // rows.
 func (t *TopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
-	if err := t.key.bind(b); err != nil {
+	if err := t.key.Bind(b); err != nil {
 		return err
 	}
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
-		t.buf, p = t.key.appendSplit(t.buf[:0], r)
+		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		retract := kinds != nil && kinds[r].Retracts()
 		if err := t.change(t.buf, p, retract, out); err != nil {
 			return err
