@@ -34,8 +34,8 @@ type RowKey struct {
 	// the partition and the ORDER BY.
 	part, order int
 	layout      *memseg.Layout
-	enc    []func(dst []byte, row int) []byte
-	str    []byte // scratch for decoding strings
+	enc         []func(dst []byte, row int) []byte
+	str         []byte // scratch for decoding strings
 }
 
 // keyCol is one column of a RowKey.

@@ -203,8 +203,17 @@ type Select struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
-	OrderBy  []*OrderItem
-	Limit    Expr
+	// Windows are the WINDOW clause's named windows, in order.
+	Windows []*NamedWindow
+	OrderBy []*OrderItem
+	Limit   Expr
+}
+
+// NamedWindow is one WINDOW name AS (...) definition.
+type NamedWindow struct {
+	Start  Pos
+	Name   string
+	Window *Window
 }
 
 // SetOp combines two queries: UNION, INTERSECT or EXCEPT. With, OrderBy and
@@ -414,9 +423,11 @@ type Call struct {
 	Over     *Window
 }
 
-// Window is the OVER (...) clause of a call.
+// Window is the OVER (...) clause of a call, or, with Ref, OVER name: a
+// window of the query's WINDOW clause.
 type Window struct {
 	Start       Pos
+	Ref         string
 	PartitionBy []Expr
 	OrderBy     []*OrderItem
 	Frame       *Frame
@@ -629,6 +640,7 @@ func (n *Binary) Pos() Pos         { return n.Start }
 func (n *Call) Pos() Pos           { return n.Start }
 func (n *Window) Pos() Pos         { return n.Start }
 func (n *Frame) Pos() Pos          { return n.Start }
+func (n *NamedWindow) Pos() Pos    { return n.Start }
 func (n *FrameBound) Pos() Pos     { return n.Start }
 func (n *Cast) Pos() Pos           { return n.Start }
 func (n *Case) Pos() Pos           { return n.Start }

@@ -87,6 +87,7 @@ func Children(n Node) []Node {
 		c = add(c, n.Where)
 		c = add(c, n.GroupBy...)
 		c = add(c, n.Having)
+		c = add(c, n.Windows...)
 		c = add(c, n.OrderBy...)
 		c = add(c, n.Limit)
 	case *SetOp:
@@ -136,6 +137,8 @@ func Children(n Node) []Node {
 		c = add(c, n.Args...)
 		c = add(c, n.Filter)
 		c = add(c, n.Over)
+	case *NamedWindow:
+		c = add(c, n.Window)
 	case *Window:
 		c = add(c, n.PartitionBy...)
 		c = add(c, n.OrderBy...)

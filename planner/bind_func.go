@@ -40,7 +40,7 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case e.Over != nil && rankNames[e.Name]:
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:
-		return nil, errorf(e.Start, ErrUnsupported, "OVER windows are not supported yet")
+		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) is not supported: OVER takes the aggregates COUNT, SUM, AVG, MIN and MAX, and ROW_NUMBER() as a Top-N", e.Name)
 	case e.Distinct || e.Star || e.Filter != nil:
 		return nil, errorf(e.Start, ErrType, "%s is not an aggregate function", e.Name)
 	}

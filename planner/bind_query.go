@@ -156,7 +156,11 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 			return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT with ORDER BY or LIMIT is not supported on streams")
 		}
 	}
-	if distinct && len(q.GroupBy) == 0 && len(aggs) == 0 {
+	if calls := overCalls(q); len(calls) > 0 {
+		if base, c, err = b.overAggregate(q, from, calls); err != nil {
+			return nil, err
+		}
+	} else if distinct && len(q.GroupBy) == 0 && len(aggs) == 0 {
 		// As GROUP BY the selected columns; the aggregate is named
 		// after the DISTINCT in messages.
 		n := len(b.made)

@@ -120,7 +120,10 @@ func windowed(base *relation, at parser.Pos, what string) error {
 // a window TopN when the partition has window_start and window_end, else
 // a Rank.
 func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, call *parser.Call) (*relation, error) {
-	w := call.Over
+	w, err := namedWindow(q, call.Over)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case len(call.Args) > 0 || call.Star || call.Distinct:
 		return nil, errorf(call.Start, ErrType, "ROW_NUMBER takes no arguments")

@@ -109,7 +109,7 @@ func checkChangelog(root Node) error {
 			}
 		}
 		switch n := n.(type) {
-		case *WindowTVF, *WindowAgg, *TopN:
+		case *WindowTVF, *WindowAgg, *TopN, *Over:
 			in := n.Inputs()[0]
 			if m := ChangelogMode(in); !m.InsertOnly() {
 				err = updatesError(in, m, describeOp(n)+" takes insert-only input")
@@ -149,6 +149,8 @@ func describeOp(n Node) string {
 		return "a window aggregate"
 	case *TopN:
 		return "a window Top-N"
+	case *Over:
+		return "an OVER aggregation"
 	}
 	return fmt.Sprintf("%T", n)
 }

@@ -151,6 +151,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.join(n)
 	case *GroupAgg:
 		return c.groupAgg(n)
+	case *Over:
+		return c.over(n)
 	case *Union:
 		return c.union(n)
 	case *Sink:

@@ -163,6 +163,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *n
 		c.Input = in[0]
 		return &c
+	case *Over:
+		c := *n
+		c.Input = in[0]
+		return &c
 	case *Scan:
 		return n
 	case *SinkSet:

@@ -54,6 +54,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "groupagg-" + uidHash(groupAggCanon(n))
+	case *Over:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "over-" + uidHash(overCanon(n))
 	}
 	return ""
 }
