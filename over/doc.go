@@ -56,7 +56,12 @@
 // accumulators and no rows; a bounded one keeps the last n rows (ROWS) or
 // the rows after last - interval (RANGE), rebuilds its accumulators from
 // them at each firing, and takes the rows that leave the frame back
-// (agg.Retracter; MIN and MAX keep a multiset, agg.NewRetracting). The
+// (agg.Retracter; MIN and MAX keep a multiset, agg.NewRetracting). A
+// FLOAT or DOUBLE SUM or AVG does not retract exactly (it subtracts, and
+// the rounding would depend on which rows earlier firings held, which
+// depends on when watermarks came): a frame with one rebuilds its
+// accumulators from the frame's rows for each row it emits, so its
+// results are the same at any parallelism and after recovery. The
 // state is bounded by the disk, not the heap, which holds one firing
 // partition's rows up to the watermark. Checkpoints snapshot the store
 // (incremental); a restore takes each subtask's key groups from every old

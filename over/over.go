@@ -14,6 +14,7 @@ import (
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
 )
 
 // The operator's state names (doc.go).
@@ -34,6 +35,9 @@ type Over struct {
 
 	// accs hold one group, the frame of the row being emitted.
 	accs []agg.Acc
+	// rounds marks a bounded frame with a FLOAT or DOUBLE SUM or AVG,
+	// whose accumulators are rebuilt for each row (exactly).
+	rounds bool
 	// next is the earliest time of a timer, math.MinInt64 when it is not
 	// known (after a restore): a watermark before it fires nothing.
 	next int64
@@ -69,7 +73,7 @@ func New(spec Spec) (*Over, error) {
 	}
 	o := &Over{spec: spec, key: k, bounded: spec.Preceding != Unbounded, next: math.MinInt64}
 	for _, a := range spec.Aggs {
-		var t = spec.In[max(a.Arg, 0)].Type
+		t := spec.In[max(a.Arg, 0)].Type
 		var acc agg.Acc
 		if o.bounded {
 			acc, err = agg.NewRetracting(a, t)
@@ -81,6 +85,8 @@ func New(spec Spec) (*Over, error) {
 		}
 		acc.Grow(1)
 		o.accs = append(o.accs, acc)
+		float := t.Kind == types.Float || t.Kind == types.Double
+		o.rounds = o.rounds || o.bounded && float && (a.Kind == agg.Sum || a.Kind == agg.Avg)
 	}
 	o.one = [2][]int32{{0}, {0}}
 	return o, nil

@@ -167,10 +167,19 @@ CREATE TABLE u (k BIGINT, w BIGINT) WITH ('connector' = 'filesystem', 'path' = '
 
 func runRankQuery(t *testing.T, query string, parallelism, batch int) []string {
 	t.Helper()
+	return runRankQueryWith(t, query, parallelism, batch, nil)
+}
+
+// runRankQueryWith is runRankQuery with further session settings.
+func runRankQueryWith(t *testing.T, query string, parallelism, batch int, conf map[string]string) []string {
+	t.Helper()
 	var out bytes.Buffer
 	sess := session.New(&out, &bytes.Buffer{})
 	sess.Parallelism = parallelism
 	sess.Config[session.KeyBatchSize] = fmt.Sprint(batch)
+	for k, v := range conf {
+		sess.Config[k] = v
+	}
 	src := rankDDL + query
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatal(planner.FormatError("query", src, err))
