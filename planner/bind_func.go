@@ -37,7 +37,7 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case windowAuxNames[e.Name]:
 		fn, _, _ := strings.Cut(e.Name, "_")
 		return nil, errorf(e.Start, ErrUnsupported, "%s is only allowed in a query with GROUP BY %s(...)", e.Name, fn)
-	case e.Over != nil && rankNames[e.Name]:
+	case e.Over != nil && isRankName(e.Name):
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) is not supported: OVER takes the aggregates COUNT, SUM, AVG, MIN and MAX, and ROW_NUMBER() as a Top-N", e.Name)
@@ -277,3 +277,9 @@ func unknownFunc(pos parser.Pos, name string) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// isRankName reports whether name is a ranking function.
+func isRankName(name string) bool {
+	_, ok := rankNames[name]
+	return ok
+}

@@ -26,6 +26,8 @@ type Rank struct {
 	RowName string
 	// At is the ROW_NUMBER call, for errors about the operator.
 	At parser.Pos
+	// Func is the ranking function: ROW_NUMBER, RANK or DENSE_RANK.
+	Func rank.Func
 	// UIDHint is as for WindowAgg.
 	UIDHint string
 }
@@ -46,7 +48,7 @@ func (r *Rank) Schema() types.Schema {
 // column: the order rows arrive in), as Flink's
 // canConvertToDeduplicate decides.
 func (r *Rank) Dedup() (keepLast bool, timeCol int, ok bool) {
-	if r.RowNum || r.Start != 1 || r.End != 1 || len(r.Order) != 1 {
+	if r.Func != rank.RowNumber || r.RowNum || r.Start != 1 || r.End != 1 || len(r.Order) != 1 {
 		return false, 0, false
 	}
 	o := r.Order[0]
@@ -110,8 +112,8 @@ func (r *Rank) describe() string {
 		order[i] = in[o.Col].Name + map[bool]string{false: " ASC", true: " DESC"}[o.Desc] +
 			map[bool]string{false: " NULLS FIRST", true: " NULLS LAST"}[o.NullsLast]
 	}
-	d := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=[%s], orderBy=[%s]",
-		r.Strategy(), r.Start, r.End, strings.Join(part, ", "), strings.Join(order, ", "))
+	d := fmt.Sprintf("Rank(strategy=[%s], rankType=[%s], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=[%s], orderBy=[%s]",
+		r.Strategy(), r.Func, r.Start, r.End, strings.Join(part, ", "), strings.Join(order, ", "))
 	if r.RowNum {
 		d += fmt.Sprintf(", rownum=[%s]", r.RowName)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -102,6 +103,9 @@ func rankCanon(r *Rank) string {
 	in := r.Input.Schema()
 	var b strings.Builder
 	fmt.Fprintf(&b, "rank %s\n", r.Strategy())
+	if r.Func != rank.RowNumber {
+		fmt.Fprintf(&b, "func %s\n", r.Func)
+	}
 	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
 	for i := range in {
 		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))

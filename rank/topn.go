@@ -50,6 +50,9 @@ type Spec struct {
 	RowNum   bool
 	RowName  string
 	Strategy Strategy
+	// Func is the ranking function: RowNumber for a TopN, Rank or
+	// DenseRank for a Ranked.
+	Func Func
 }
 
 // Out is the schema of the rows the Top-N emits.
@@ -78,6 +81,9 @@ func (s *Spec) Fingerprint() string {
 		fmt.Fprintf(&b, "col %s\n", f.Type.Plain().Nullable())
 	}
 	fmt.Fprintf(&b, "part %v order %v\n", s.Partition, s.Order)
+	if s.Func != RowNumber {
+		fmt.Fprintf(&b, "func %s\n", s.Func)
+	}
 	return fmt.Sprintf("rank;%016x", memseg.Hash([]byte(b.String())))
 }
 

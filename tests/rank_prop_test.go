@@ -225,6 +225,19 @@ func TestRankResultsAreExact(t *testing.T) {
 						{fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", n+1), refTopN(rows, 2, n+1)},
 						{topNOverJoin(n), refTopNOverJoin(rows, us, n)},
 					}
+					for _, fn := range []string{"RANK", "DENSE_RANK"} {
+						q := fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, %s() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", fn, n)
+						checks = append(checks, check{q, refRanked(rows, fn == "DENSE_RANK", 2, int64(n), showKVS)})
+						q = fmt.Sprintf(`SELECT k, w, s, rn FROM (
+  SELECT t.k, u.w, t.s, %s() OVER (PARTITION BY t.k ORDER BY u.w DESC) AS rn
+  FROM t LEFT JOIN u ON t.k = u.k) WHERE rn <= %d;`, fn, n)
+						checks = append(checks, check{q, refRanked(joinedRows(rows, us), fn == "DENSE_RANK", 1, int64(n), showKVS)})
+						// Over an aggregate's counts: many ties, and
+						// rows that move up a group as their counts grow.
+						q = fmt.Sprintf("SELECT v, n, rn FROM (SELECT v, n, %s() OVER (ORDER BY n DESC) AS rn FROM (SELECT v, COUNT(*) AS n FROM t GROUP BY v)) WHERE rn <= 2;", fn)
+						counts, show := countRows(rows)
+						checks = append(checks, check{q, refRanked(counts, fn == "DENSE_RANK", 1, 2, show)})
+					}
 				} else {
 					for _, d := range []struct {
 						order     string
@@ -289,4 +302,74 @@ func refTopNOverJoin(rows []rrow, us []jrow, n int) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// refRanked is RANK() (or DENSE_RANK()) OVER (PARTITION BY k ORDER BY v
+// DESC) in lo..hi: rows that tie on v share a rank, the next rank is the
+// number of rows before plus one (or the number of distinct values before
+// plus one).
+func refRanked(rows []rrow, dense bool, lo, hi int64, show func(rrow) string) []string {
+	byKey := map[string][]rrow{}
+	for _, r := range rows {
+		byKey[showInt(r.k)] = append(byKey[showInt(r.k)], r)
+	}
+	var out []string
+	for _, part := range byKey {
+		slices.SortFunc(part, func(a, b rrow) int { return cmpNullsLastDesc(a.v, b.v) })
+		var rank, distinct int64
+		for i, r := range part {
+			if i == 0 || cmpNullsLastDesc(part[i-1].v, r.v) != 0 {
+				rank, distinct = int64(i)+1, distinct+1
+			}
+			n := rank
+			if dense {
+				n = distinct
+			}
+			if n >= lo && n <= hi {
+				out = append(out, fmt.Sprintf("+I[%s, %d]", show(r), n))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// showKVS shows a row as k, v, s.
+func showKVS(r rrow) string { return fmt.Sprintf("%s, %s, %d", showInt(r.k), showInt(r.v), r.s) }
+
+// joinedRows is t LEFT JOIN u ON t.k = u.k as rows (k, w as v, s), by
+// nested loops: a NULL key matches nothing, an unmatched row is padded.
+func joinedRows(rows []rrow, us []jrow) []rrow {
+	var out []rrow
+	for _, r := range rows {
+		matched := false
+		for _, u := range us {
+			if r.k != nil && *r.k == *u.k {
+				w := u.v
+				out = append(out, rrow{k: r.k, v: &w, s: r.s})
+				matched = true
+			}
+		}
+		if !matched {
+			out = append(out, rrow{k: r.k, s: r.s})
+		}
+	}
+	return out
+}
+
+// countRows is SELECT v, COUNT(*) AS n FROM t GROUP BY v as rows of one
+// partition (k NULL) ordered by n (as v), and how each shows: "v, n".
+func countRows(rows []rrow) ([]rrow, func(rrow) string) {
+	n := map[string]int64{}
+	for _, r := range rows {
+		n[showInt(r.v)]++
+	}
+	var out []rrow
+	var labels []string
+	for v, c := range n {
+		c := c
+		out = append(out, rrow{v: &c, s: int64(len(labels))})
+		labels = append(labels, fmt.Sprintf("%s, %d", v, c))
+	}
+	return out, func(r rrow) string { return labels[r.s] }
 }
