@@ -27,12 +27,16 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
 	} else {
 		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy(), Func: n.Func}
+		spec.Key, _ = n.UpdateFastKey()
 		for _, o := range n.Order {
 			spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
 		}
 		newOp := func() (exec.Operator, error) { return rank.NewTopN(spec) }
-		if n.Func != rank.RowNumber {
+		switch {
+		case n.Func != rank.RowNumber:
 			newOp = func() (exec.Operator, error) { return rank.NewRanked(spec) }
+		case spec.Strategy == rank.UpdateFast:
+			newOp = func() (exec.Operator, error) { return rank.NewUpdateFast(spec) }
 		}
 		if _, err := newOp(); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)

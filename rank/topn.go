@@ -27,11 +27,14 @@ const (
 	// Retract is for updating input: a retraction of one of the first
 	// rows lets the next one in, so every row is kept.
 	Retract
+	// UpdateFast is for an upsert input whose order only moves rows
+	// up (UpdateFastTopN): as AppendFast, End rows per partition.
+	UpdateFast
 )
 
 // String is the strategy as Flink's EXPLAIN names it.
 func (s Strategy) String() string {
-	return [...]string{"AppendFastStrategy", "RetractStrategy"}[s]
+	return [...]string{"AppendFastStrategy", "RetractStrategy", "UpdateFastStrategy"}[s]
 }
 
 // Spec is a Top-N outside windows: ROW_NUMBER() OVER (PARTITION BY
@@ -53,6 +56,8 @@ type Spec struct {
 	// Func is the ranking function: RowNumber for a TopN, Rank or
 	// DenseRank for a Ranked.
 	Func Func
+	// Key is the input's unique key, for UpdateFast.
+	Key []int
 }
 
 // Out is the schema of the rows the Top-N emits.
@@ -83,6 +88,9 @@ func (s *Spec) Fingerprint() string {
 	fmt.Fprintf(&b, "part %v order %v\n", s.Partition, s.Order)
 	if s.Func != RowNumber {
 		fmt.Fprintf(&b, "func %s\n", s.Func)
+	}
+	if s.Strategy == UpdateFast {
+		fmt.Fprintf(&b, "key %v\n", s.Key)
 	}
 	return fmt.Sprintf("rank;%016x", memseg.Hash([]byte(b.String())))
 }

@@ -225,6 +225,11 @@ func TestRankResultsAreExact(t *testing.T) {
 						{fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", n+1), refTopN(rows, 2, n+1)},
 						{topNOverJoin(n), refTopNOverJoin(rows, us, n)},
 					}
+					// Over an aggregate's counts per (k, v), partitioned by k:
+					// the UpdateFast strategy.
+					checks = append(checks, check{fmt.Sprintf(`SELECT k, v, n, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY n DESC) AS rn
+  FROM (SELECT k, v, COUNT(*) AS n FROM t GROUP BY k, v)) WHERE rn <= %d;`, n), refTopCounts(rows, n)})
 					for _, fn := range []string{"RANK", "DENSE_RANK"} {
 						q := fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, %s() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", fn, n)
 						checks = append(checks, check{q, refRanked(rows, fn == "DENSE_RANK", 2, int64(n), showKVS)})
@@ -372,4 +377,34 @@ func countRows(rows []rrow) ([]rrow, func(rrow) string) {
 		labels = append(labels, fmt.Sprintf("%s, %d", v, c))
 	}
 	return out, func(r rrow) string { return labels[r.s] }
+}
+
+// refTopCounts counts the rows of each (k, v) and keeps, per k, the n
+// largest counts, ties by v ascending (NULLs first), numbered.
+func refTopCounts(rows []rrow, n int) []string {
+	type group struct {
+		k, v *int64
+		n    int64
+	}
+	counts := map[string]*group{}
+	for _, r := range rows {
+		id := showInt(r.k) + "/" + showInt(r.v)
+		if counts[id] == nil {
+			counts[id] = &group{k: r.k, v: r.v}
+		}
+		counts[id].n++
+	}
+	byKey := map[string][]*group{}
+	for _, g := range counts {
+		byKey[showInt(g.k)] = append(byKey[showInt(g.k)], g)
+	}
+	var out []string
+	for _, part := range byKey {
+		slices.SortFunc(part, func(a, b *group) int { return cmp.Or(cmp.Compare(b.n, a.n), cmpNullsFirst(a.v, b.v)) })
+		for i, g := range part[:min(n, len(part))] {
+			out = append(out, fmt.Sprintf("+I[%s, %s, %d, %d]", showInt(g.k), showInt(g.v), g.n, i+1))
+		}
+	}
+	slices.Sort(out)
+	return out
 }
