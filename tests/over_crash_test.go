@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,4 +42,20 @@ func TestOverCrashRecovery(t *testing.T) {
 		t.Errorf("no kill landed: the run is too short to test recovery")
 	}
 	diffRows(t, got, want)
+}
+
+// TestOverStopResume stops an OVER aggregation (a bounded RANGE frame)
+// with a savepoint while it runs and resumes it at another parallelism:
+// the rows printed by both runs are an uninterrupted run's.
+func TestOverStopResume(t *testing.T) {
+	query := fmt.Sprintf(crashClicks, 9000, 6000) + `
+CREATE TABLE p (ts TIMESTAMP(3), user_id BIGINT, mx DOUBLE, n BIGINT) WITH ('connector' = 'print');
+INSERT INTO p SELECT ts, user_id, MAX(amount) OVER w, COUNT(*) OVER w
+FROM clicks WINDOW w AS (PARTITION BY user_id ORDER BY ts RANGE BETWEEN INTERVAL '0.2' SECOND PRECEDING AND CURRENT ROW);
+`
+	stopResume(t, query, 2, 3, func(want string) {
+		if n := strings.Count(want, "\n"); n < 5000 {
+			t.Fatalf("the reference has %d rows", n)
+		}
+	})
 }
