@@ -26,12 +26,8 @@ type overFrame struct {
 // NULLs first, then s); a RANGE frame holds the row's peers. It shares
 // no code with over/.
 func refOver(rows []rrow, f overFrame) []string {
-	byKey := map[string][]rrow{}
-	for _, r := range rows {
-		byKey[showInt(r.k)] = append(byKey[showInt(r.k)], r)
-	}
 	var out []string
-	for _, part := range byKey {
+	for _, part := range partitions(rows) {
 		slices.SortFunc(part, func(a, b rrow) int {
 			return cmp.Or(cmp.Compare(a.ts, b.ts), cmpNullsFirst(a.v, b.v), cmp.Compare(a.s, b.s))
 		})

@@ -108,16 +108,21 @@ func cmpNullsFirst(a, b *int64) int {
 	return cmp.Compare(*a, *b)
 }
 
-// refTopN is ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) in
-// lo..hi: each partition's rows sorted by v, ties by the other columns
-// (k, v, ts, s), numbered.
-func refTopN(rows []rrow, lo, hi int) []string {
+// partitions groups rows by k, NULL a partition of its own.
+func partitions(rows []rrow) map[string][]rrow {
 	byKey := map[string][]rrow{}
 	for _, r := range rows {
 		byKey[showInt(r.k)] = append(byKey[showInt(r.k)], r)
 	}
+	return byKey
+}
+
+// refTopN is ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) in
+// lo..hi: each partition's rows sorted by v, ties by the other columns
+// (k, v, ts, s), numbered.
+func refTopN(rows []rrow, lo, hi int) []string {
 	var out []string
-	for _, part := range byKey {
+	for _, part := range partitions(rows) {
 		slices.SortFunc(part, func(a, b rrow) int {
 			return cmp.Or(cmpNullsLastDesc(a.v, b.v), cmp.Compare(a.ts, b.ts), cmp.Compare(a.s, b.s))
 		})
@@ -314,12 +319,8 @@ func refTopNOverJoin(rows []rrow, us []jrow, n int) []string {
 // number of rows before plus one (or the number of distinct values before
 // plus one).
 func refRanked(rows []rrow, dense bool, lo, hi int64, show func(rrow) string) []string {
-	byKey := map[string][]rrow{}
-	for _, r := range rows {
-		byKey[showInt(r.k)] = append(byKey[showInt(r.k)], r)
-	}
 	var out []string
-	for _, part := range byKey {
+	for _, part := range partitions(rows) {
 		slices.SortFunc(part, func(a, b rrow) int { return cmpNullsLastDesc(a.v, b.v) })
 		var rank, distinct int64
 		for i, r := range part {
