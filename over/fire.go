@@ -235,7 +235,8 @@ func (o *Over) drop(kg uint16, last int64) {
 		}
 		k := o.arena[e.off:e.end]
 		if e.count > excess {
-			w.Set(uid, kg, rowsName, k, binary.AppendUvarint(nil, e.count-excess))
+			o.val = binary.AppendUvarint(o.val[:0], e.count-excess)
+			w.Set(uid, kg, rowsName, k, o.val)
 			return
 		}
 		w.Delete(uid, kg, rowsName, k)

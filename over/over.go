@@ -47,6 +47,7 @@ type Over struct {
 	in    *array.RecordBuilder // the rows of the partition firing, for the accumulators
 	buf   []byte
 	tk    []byte
+	val   []byte
 	arena []byte
 	ents  []entry
 	rows  []int // the entry of each row of in, copies of a row one after another
@@ -139,7 +140,8 @@ func (o *Over) Process(b arrow.RecordBatch, _ exec.Emitter) error {
 				return err
 			}
 		}
-		w.Set(uid, kg, rowsName, o.buf, binary.AppendUvarint(nil, n+1))
+		o.val = binary.AppendUvarint(o.val[:0], n+1)
+		w.Set(uid, kg, rowsName, o.buf, o.val)
 		o.tk = append(memseg.AppendInt64(o.tk[:0], ts, memseg.Order{}), part...)
 		w.Set(uid, kg, timersName, o.tk, nil)
 		if o.next != math.MinInt64 {
