@@ -97,13 +97,17 @@ type Vertex struct {
 }
 
 // Out is the schema of the vertex's output: its chain's last operator's,
-// or its source's.
+// its source's, or, for a union without operators, its first input's
+// (a union's inputs have one schema).
 func (v *Vertex) Out() types.Schema {
 	if len(v.Ops) > 0 {
 		return v.Ops[len(v.Ops)-1].Out
 	}
 	if v.Source != nil {
 		return v.Source.Schema
+	}
+	if len(v.Inputs) > 0 {
+		return v.Inputs[0].From.Out()
 	}
 	return nil
 }

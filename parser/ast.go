@@ -203,8 +203,17 @@ type Select struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
-	OrderBy  []*OrderItem
-	Limit    Expr
+	// Windows are the WINDOW clause's named windows, in order.
+	Windows []*NamedWindow
+	OrderBy []*OrderItem
+	Limit   Expr
+}
+
+// NamedWindow is one WINDOW name AS (...) definition.
+type NamedWindow struct {
+	Start  Pos
+	Name   string
+	Window *Window
 }
 
 // SetOp combines two queries: UNION, INTERSECT or EXCEPT. With, OrderBy and
@@ -414,9 +423,11 @@ type Call struct {
 	Over     *Window
 }
 
-// Window is the OVER (...) clause of a call.
+// Window is the OVER (...) clause of a call, or, with Ref, OVER name: a
+// window of the query's WINDOW clause.
 type Window struct {
 	Start       Pos
+	Ref         string
 	PartitionBy []Expr
 	OrderBy     []*OrderItem
 	Frame       *Frame
@@ -662,6 +673,7 @@ func (n *Trim) Pos() Pos            { return n.Start }
 func (n *Position) Pos() Pos        { return n.Start }
 func (n *TypeName) Pos() Pos        { return n.Start }
 func (n *Field) Pos() Pos           { return n.Start }
+func (n *NamedWindow) Pos() Pos     { return n.Start }
 
 func (*CreateTable) statement()    {}
 func (*CreateView) statement()     {}

@@ -460,8 +460,19 @@ func (p *parser) call(name string) (Expr, error) {
 	return c, nil
 }
 
+// window parses OVER (...) or OVER name.
 func (p *parser) window() (*Window, error) {
-	w := &Window{Start: p.next().pos}
+	start := p.next().pos
+	if p.isIdent() {
+		name, _, err := p.ident()
+		return &Window{Start: start, Ref: name}, err
+	}
+	return p.windowSpec(start)
+}
+
+// windowSpec parses a window's (PARTITION BY ... ORDER BY ... frame).
+func (p *parser) windowSpec(start Pos) (*Window, error) {
+	w := &Window{Start: start}
 	if _, err := p.expectOp("("); err != nil {
 		return nil, err
 	}

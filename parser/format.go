@@ -317,6 +317,9 @@ func (n *Select) String() string {
 	if n.Having != nil {
 		b.WriteString(" HAVING " + n.Having.String())
 	}
+	if len(n.Windows) > 0 {
+		b.WriteString(" WINDOW " + joinNodes(n.Windows))
+	}
 	b.WriteString(orderLimitSuffix(n.OrderBy, n.Limit))
 	return b.String()
 }
@@ -590,7 +593,14 @@ func (n *Call) String() string {
 	return s
 }
 
+func (n *NamedWindow) String() string {
+	return quoteIdent(n.Name) + " AS " + strings.TrimPrefix(n.Window.String(), "OVER ")
+}
+
 func (n *Window) String() string {
+	if n.Ref != "" {
+		return "OVER " + quoteIdent(n.Ref)
+	}
 	var parts []string
 	if len(n.PartitionBy) > 0 {
 		parts = append(parts, "PARTITION BY "+joinNodes(n.PartitionBy))

@@ -1071,6 +1071,24 @@ func (p *parser) selectCore() (Query, error) {
 			return nil, err
 		}
 	}
+	if p.acceptKw("WINDOW") {
+		for {
+			nw := &NamedWindow{Start: p.peek().pos}
+			if nw.Name, _, err = p.ident(); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectKw("AS"); err != nil {
+				return nil, err
+			}
+			if nw.Window, err = p.windowSpec(nw.Start); err != nil {
+				return nil, err
+			}
+			s.Windows = append(s.Windows, nw)
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+	}
 	return s, nil
 }
 

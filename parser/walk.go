@@ -87,6 +87,7 @@ func Children(n Node) []Node {
 		c = add(c, n.Where)
 		c = add(c, n.GroupBy...)
 		c = add(c, n.Having)
+		c = add(c, n.Windows...)
 		c = add(c, n.OrderBy...)
 		c = add(c, n.Limit)
 	case *SetOp:
@@ -138,6 +139,8 @@ func Children(n Node) []Node {
 		c = add(c, n.Over)
 	case *GroupingElement:
 		c = add(c, n.Items...)
+	case *NamedWindow:
+		c = add(c, n.Window)
 	case *Window:
 		c = add(c, n.PartitionBy...)
 		c = add(c, n.OrderBy...)

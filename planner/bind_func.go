@@ -37,10 +37,10 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case windowAuxNames[e.Name]:
 		fn, _, _ := strings.Cut(e.Name, "_")
 		return nil, errorf(e.Start, ErrUnsupported, "%s is only allowed in a query with GROUP BY %s(...)", e.Name, fn)
-	case e.Over != nil && rankNames[e.Name]:
+	case e.Over != nil && isRankName(e.Name):
 		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) must be a select item of its own, numbering the rows of a window Top-N", e.Name)
 	case e.Over != nil:
-		return nil, errorf(e.Start, ErrUnsupported, "OVER windows are not supported yet")
+		return nil, errorf(e.Start, ErrUnsupported, "%s() OVER (...) is not supported: OVER takes the aggregates COUNT, SUM, AVG, MIN and MAX, and ROW_NUMBER() as a Top-N", e.Name)
 	case groupingFuncs[e.Name]:
 		return nil, errorf(e.Start, ErrUnsupported, "%s may only be used in the select list, HAVING or ORDER BY of a query with GROUP BY", e.Name)
 	case e.Name == "ROLLUP" || e.Name == "CUBE":
@@ -281,3 +281,9 @@ func unknownFunc(pos parser.Pos, name string) error {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// isRankName reports whether name is a ranking function.
+func isRankName(name string) bool {
+	_, ok := rankNames[name]
+	return ok
+}

@@ -18,7 +18,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "over-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
@@ -202,6 +202,8 @@ func (b *binder) defines(n Node) {
 		what = "a join"
 	case *GroupAgg:
 		what = "a group aggregate"
+	case *Over:
+		what = "an OVER aggregation"
 	}
 	b.made = append(b.made, stateful{n, what})
 }
@@ -278,6 +280,8 @@ func setUIDHint(n Node, uid string) {
 	case *Join:
 		n.UIDHint = uid
 	case *GroupAgg:
+		n.UIDHint = uid
+	case *Over:
 		n.UIDHint = uid
 	default:
 		panic(fmt.Sprintf("planner: %T has no uid", n))

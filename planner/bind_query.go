@@ -124,9 +124,6 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	if q.From == nil {
 		return nil, errorf(q.Start, ErrUnsupported, "SELECT without FROM is not supported on streams")
 	}
-	if q.Distinct {
-		return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT is not supported on streams yet")
-	}
 	var from *relation
 	var err error
 	where := q.Where
@@ -150,7 +147,33 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	// aggregate's output; c binds expressions over it.
 	base, c := from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"}
 	aggs := collectAggs(q)
-	if len(q.GroupBy) > 0 || len(aggs) > 0 {
+	distinct := q.Distinct
+	if distinct {
+		if _, call, _ := rankItem(q.Items); call != nil {
+			return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT with %s() is not supported: number the rows in a subquery", call.Name)
+		}
+		if len(q.OrderBy) > 0 || q.Limit != nil {
+			return nil, errorf(q.Start, ErrUnsupported, "SELECT DISTINCT with ORDER BY or LIMIT is not supported on streams")
+		}
+	}
+	if calls := overCalls(q); len(calls) > 0 {
+		if base, c, err = b.overAggregate(q, from, calls); err != nil {
+			return nil, err
+		}
+	} else if distinct && len(q.GroupBy) == 0 && len(aggs) == 0 {
+		// As GROUP BY the selected columns; the aggregate is named
+		// after the DISTINCT in messages.
+		n := len(b.made)
+		q, distinct = distinctGroups(q, from), false
+		if base, c, err = b.aggregate(q, from, nil); err != nil {
+			return nil, err
+		}
+		for _, m := range b.made[n:] {
+			if g, ok := m.node.(*GroupAgg); ok {
+				g.At, g.What = q.Start, "SELECT DISTINCT"
+			}
+		}
+	} else if len(q.GroupBy) > 0 || len(aggs) > 0 {
 		if base, c, err = b.aggregate(q, from, aggs); err != nil {
 			return nil, err
 		}
@@ -168,6 +191,9 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	r, err := b.project(q.Items, base, c)
 	if err != nil {
 		return nil, err
+	}
+	if distinct {
+		return b.distinct(r, q.Start, "SELECT DISTINCT")
 	}
 	if len(q.OrderBy) > 0 || q.Limit != nil {
 		return b.orderLimit(q, base, c, r)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
+	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 )
 
@@ -17,6 +18,7 @@ import (
 type pendingRank struct {
 	col int        // the rownum column
 	at  parser.Pos // the ROW_NUMBER call
+	fn  string     // its name: ROW_NUMBER, RANK or DENSE_RANK
 	// window marks a window Top-N (a TopN), else it is a Rank.
 	window bool
 }
@@ -27,10 +29,13 @@ func (r *relation) ranked() error {
 	if r.rank == nil {
 		return nil
 	}
-	if !r.rank.window {
-		return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to bound it: WHERE rownum <= N (a Top-N), or rownum = 1 (a deduplication)")
+	if !r.rank.window && r.rank.fn != "ROW_NUMBER" {
+		return errorf(r.rank.at, ErrUnsupported, "%s() needs the enclosing query to bound it: WHERE rownum <= N (a Top-N)", r.rank.fn)
 	}
-	return errorf(r.rank.at, ErrUnsupported, "ROW_NUMBER() needs the enclosing query to keep the first rows: WHERE rownum <= N (window Top-N)")
+	if !r.rank.window {
+		return errorf(r.rank.at, ErrUnsupported, "%s() needs the enclosing query to bound it: WHERE rownum <= N (a Top-N), or rownum = 1 (a deduplication)", r.rank.fn)
+	}
+	return errorf(r.rank.at, ErrUnsupported, "%s() needs the enclosing query to keep the first rows: WHERE rownum <= N (window Top-N)", r.rank.fn)
 }
 
 // statement binds the query of a statement that runs: no enclosing query
@@ -43,22 +48,20 @@ func (b *binder) statement(q parser.Query) (*relation, error) {
 	return r, r.ranked()
 }
 
-// rankNames are the ranking functions, of which strand has ROW_NUMBER.
-var rankNames = map[string]bool{"ROW_NUMBER": true, "RANK": true, "DENSE_RANK": true}
+// rankNames are the ranking functions.
+var rankNames = map[string]rank.Func{"ROW_NUMBER": rank.RowNumber, "RANK": rank.Rank, "DENSE_RANK": rank.DenseRank}
 
-// rankItem finds the select item that is a ROW_NUMBER() OVER (...) call.
+// rankItem finds the select item that is a ROW_NUMBER(), RANK() or
+// DENSE_RANK() OVER (...) call.
 func rankItem(items []*parser.SelectItem) (int, *parser.Call, error) {
 	k, found := -1, (*parser.Call)(nil)
 	for i, it := range items {
 		c, ok := it.Expr.(*parser.Call)
-		if !ok || c.Over == nil || !rankNames[c.Name] {
+		if !ok || c.Over == nil || !isRankName(c.Name) {
 			continue
 		}
-		if c.Name != "ROW_NUMBER" {
-			return -1, nil, errorf(c.Start, ErrUnsupported, "%s is not supported yet: a window Top-N numbers rows with ROW_NUMBER()", c.Name)
-		}
 		if found != nil {
-			return -1, nil, errorf(c.Start, ErrUnsupported, "only one ROW_NUMBER() per query is supported")
+			return -1, nil, errorf(c.Start, ErrUnsupported, "only one ranking function (ROW_NUMBER, RANK, DENSE_RANK) per query is supported")
 		}
 		k, found = i, c
 	}
@@ -120,18 +123,21 @@ func windowed(base *relation, at parser.Pos, what string) error {
 // a window TopN when the partition has window_start and window_end, else
 // a Rank.
 func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, call *parser.Call) (*relation, error) {
-	w := call.Over
+	w, err := namedWindow(q, call.Over)
+	if err != nil {
+		return nil, err
+	}
 	switch {
 	case len(call.Args) > 0 || call.Star || call.Distinct:
-		return nil, errorf(call.Start, ErrType, "ROW_NUMBER takes no arguments")
+		return nil, errorf(call.Start, ErrType, "%s takes no arguments", call.Name)
 	case call.Filter != nil:
-		return nil, errorf(call.Filter.Pos(), ErrUnsupported, "ROW_NUMBER() takes no FILTER")
+		return nil, errorf(call.Filter.Pos(), ErrUnsupported, "%s() takes no FILTER", call.Name)
 	case w.Frame != nil:
-		return nil, errorf(w.Frame.Start, ErrUnsupported, "ROW_NUMBER() takes no window frame")
+		return nil, errorf(w.Frame.Start, ErrUnsupported, "%s() takes no window frame", call.Name)
 	case len(q.OrderBy) > 0:
-		return nil, errorf(q.OrderBy[0].Start, ErrUnsupported, "ORDER BY in the query of a ROW_NUMBER() is not supported: order the rows in its OVER clause")
+		return nil, errorf(q.OrderBy[0].Start, ErrUnsupported, "ORDER BY in the query of a %s() is not supported: order the rows in its OVER clause", call.Name)
 	case q.Limit != nil:
-		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT in the query of a ROW_NUMBER() is not supported: bound rownum in the enclosing query")
+		return nil, errorf(q.Limit.Pos(), ErrUnsupported, "LIMIT in the query of a %s() is not supported: bound rownum in the enclosing query", call.Name)
 	}
 	pc := &exprCtx{scope: c.scope, hook: c.hook, clause: "in OVER"}
 	var all []expr.Expr
@@ -152,6 +158,10 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	part := all
 	windowTopN := base.win != nil && base.win.start >= 0 && base.win.end >= 0 && has(base.win.start) && has(base.win.end)
 	if windowTopN {
+		if call.Name != "ROW_NUMBER" {
+			// As Flink's StreamExecWindowRank.
+			return nil, errorf(call.Start, ErrUnsupported, "%s() is not supported in a window Top-N, as in Flink: only ROW_NUMBER() is (RANK and DENSE_RANK are, outside windows)", call.Name)
+		}
 		if err := windowed(base, call.Start, "a window Top-N needs window_end"); err != nil {
 			return nil, err
 		}
@@ -161,7 +171,7 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 		})
 	}
 	if len(w.OrderBy) == 0 {
-		return nil, errorf(w.Start, ErrUnsupported, "ROW_NUMBER() needs ORDER BY in its OVER clause")
+		return nil, errorf(w.Start, ErrUnsupported, "%s() needs ORDER BY in its OVER clause", call.Name)
 	}
 	var order []orderExpr
 	for _, o := range w.OrderBy {
@@ -189,7 +199,7 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	} else {
 		var rk *Rank
 		rk, p = rankOf(r.node.(*Project), part, order)
-		rk.RowNum, rk.RowName, rk.At = true, name, call.Start
+		rk.RowNum, rk.RowName, rk.At, rk.Func = true, name, call.Start, rankNames[call.Name]
 		numbered = rk
 	}
 	// The rows as selected: rownum at its item's place, without the
@@ -213,7 +223,7 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	for _, f := range top.Out {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
-	return &relation{node: top, scope: sc, win: winThrough(top.Exprs, winThrough(p.Exprs, base.win)), rank: &pendingRank{col: at, at: call.Start, window: windowTopN}}, nil
+	return &relation{node: top, scope: sc, win: winThrough(top.Exprs, winThrough(p.Exprs, base.win)), rank: &pendingRank{col: at, at: call.Start, fn: call.Name, window: windowTopN}}, nil
 }
 
 // extend copies p, a projection, and returns it with a function that

@@ -109,7 +109,7 @@ func checkChangelog(root Node) error {
 			}
 		}
 		switch n := n.(type) {
-		case *WindowTVF, *WindowAgg, *TopN:
+		case *WindowTVF, *WindowAgg, *TopN, *Over:
 			in := n.Inputs()[0]
 			if m := ChangelogMode(in); !m.InsertOnly() {
 				err = updatesError(in, m, describeOp(n)+" takes insert-only input")
@@ -149,6 +149,8 @@ func describeOp(n Node) string {
 		return "a window aggregate"
 	case *TopN:
 		return "a window Top-N"
+	case *Over:
+		return "an OVER aggregation"
 	}
 	return fmt.Sprintf("%T", n)
 }
@@ -163,7 +165,9 @@ func updatesError(in Node, m Mode, what string) error {
 		at, from = u.At, fmt.Sprintf("the %s at %d:%d", u.Kind, u.At.Line, u.At.Column)
 	case *GroupAgg:
 		at, from = u.At, fmt.Sprintf("the GROUP BY at %d:%d", u.At.Line, u.At.Column)
-		if len(u.Keys) == 0 {
+		if u.What != "" {
+			from = fmt.Sprintf("the %s at %d:%d", u.What, u.At.Line, u.At.Column)
+		} else if len(u.Keys) == 0 {
 			from = fmt.Sprintf("the aggregate at %d:%d", u.At.Line, u.At.Column)
 		}
 	}

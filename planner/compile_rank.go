@@ -26,14 +26,22 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		}
 		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
 	} else {
-		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy()}
+		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy(), Func: n.Func}
+		spec.Key, _ = n.UpdateFastKey()
 		for _, o := range n.Order {
 			spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
 		}
-		if _, err := rank.NewTopN(spec); err != nil {
+		newOp := func() (exec.Operator, error) { return rank.NewTopN(spec) }
+		switch {
+		case n.Func != rank.RowNumber:
+			newOp = func() (exec.Operator, error) { return rank.NewRanked(spec) }
+		case spec.Strategy == rank.UpdateFast:
+			newOp = func() (exec.Operator, error) { return rank.NewUpdateFast(spec) }
+		}
+		if _, err := newOp(); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)
 		}
-		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewTopN(spec) }}
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: newOp}
 	}
 	v := c.vertex(name)
 	if len(n.Partition) == 0 {

@@ -46,8 +46,9 @@
 //     enclosing query's WHERE rownum <= N (or rownum < N, rownum = 1, N >=
 //     rownum; other conditions may be AND-ed to it and filter the numbered
 //     rows). rownum may be selected or not; when nothing reads it, it is
-//     not computed. RANK, DENSE_RANK, a lower bound on rownum and a
-//     ROW_NUMBER() without a bound are refused.
+//     not computed. RANK and DENSE_RANK (as Flink's StreamExecWindowRank),
+//     a lower bound on rownum and a ROW_NUMBER() without a bound are
+//     refused.
 //   - strand's shorthand: ORDER BY ... [LIMIT n] on a query whose rows are
 //     windowed (a window aggregate, a window TVF, or a query over them
 //     that selects window_end). Each window's rows are sorted and, with
@@ -80,9 +81,28 @@
 // a deduplication (Rank.Dedup, Flink's canConvertToDeduplicate), which is
 // why PlanQuery checks changelog modes on the optimized plan. Its changelog
 // mode (Rank.Mode) and, for a Top-N, its strategy (Rank.Strategy: by the
-// input's mode) follow Flink's; it compiles to a vertex behind a hash
-// exchange on the partition columns (compile_rank.go), or a global one at
-// parallelism 1 without them. See package rank.
+// input's mode, and UpdateFast where Rank.UpdateFastKey finds a unique
+// key and a monotonic order, rank_update_fast.go) follow Flink's; it
+// compiles to a vertex behind a hash exchange on the partition columns
+// (compile_rank.go), or a global one at parallelism 1 without them.
+// RANK() and DENSE_RANK() bind the same way (Rank.Func), never as a
+// deduplication. See package rank.
+//
+// # DISTINCT, UNION and OVER aggregations
+//
+// SELECT DISTINCT without GROUP BY or aggregates binds as GROUP BY its
+// select list (bind_distinct.go), so over a window TVF's window columns
+// it is a window aggregate, as Flink's; over an aggregate, and UNION
+// (DISTINCT) over UNION ALL, it is a GroupAgg of all columns without
+// aggregates (GroupAgg.What names it in messages). INTERSECT and EXCEPT
+// are refused. Aggregates with OVER bind to an Over node (bind_over.go,
+// over.go): one window per SELECT (inline or of the WINDOW clause),
+// ordered by an event-time attribute, with a frame that ends at the
+// current row; its input is the FROM's columns then the partition and
+// argument expressions, and the select list reads each OVER aggregate as
+// the Over's column. It compiles to package over's operator behind a hash
+// exchange on the partition (global at parallelism 1 without one), its
+// source dropping rows at or before their split's watermark as late.
 //
 // # Grouping sets
 //

@@ -27,6 +27,9 @@ type GroupAgg struct {
 	Names []string
 	// At is the GROUP BY's position (the SELECT's without one).
 	At parser.Pos
+	// What names the clause at At in messages when it is not a GROUP BY:
+	// "SELECT DISTINCT" or "UNION", which strand plans as one.
+	What string
 	// UIDHint is as for WindowAgg.
 	UIDHint string
 	out     types.Schema

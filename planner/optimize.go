@@ -20,7 +20,8 @@ import (
 //     below it, onto that side, unless the join pads that side's rows
 //     (pushIntoJoin).
 //   - A Project above a join (and a Filter between) projects the join's
-//     inputs onto the columns used above it and by the join (pruneJoin).
+//     inputs onto the columns used above it and by the join (pruneJoin),
+//     and one above an Over the Over's input (pruneOver).
 //   - A TopN or Rank whose row numbers nobody reads (the Project above,
 //     and any Filter between, do not use them) does not compute them:
 //     Flink's "no ranking output" optimization, which turns a Rank of the
@@ -56,6 +57,9 @@ func rewrite(n Node) (Node, bool) {
 			return m, true
 		}
 		if m, ok := pruneJoin(n); ok {
+			return m, true
+		}
+		if m, ok := pruneOver(n); ok {
 			return m, true
 		}
 		if in, ok := n.Input.(*Project); ok {
@@ -166,6 +170,10 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *Expand:
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *Over:
 		c := *n
 		c.Input = in[0]
 		return &c

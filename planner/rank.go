@@ -26,6 +26,8 @@ type Rank struct {
 	RowName string
 	// At is the ROW_NUMBER call, for errors about the operator.
 	At parser.Pos
+	// Func is the ranking function: ROW_NUMBER, RANK or DENSE_RANK.
+	Func rank.Func
 	// UIDHint is as for WindowAgg.
 	UIDHint string
 }
@@ -46,7 +48,7 @@ func (r *Rank) Schema() types.Schema {
 // column: the order rows arrive in), as Flink's
 // canConvertToDeduplicate decides.
 func (r *Rank) Dedup() (keepLast bool, timeCol int, ok bool) {
-	if r.RowNum || r.Start != 1 || r.End != 1 || len(r.Order) != 1 {
+	if r.Func != rank.RowNumber || r.RowNum || r.Start != 1 || r.End != 1 || len(r.Order) != 1 {
 		return false, 0, false
 	}
 	o := r.Order[0]
@@ -61,11 +63,15 @@ func (r *Rank) Dedup() (keepLast bool, timeCol int, ok bool) {
 
 // Strategy is how the Top-N keeps its rows, by its input's changelog
 // mode, as Flink's RankProcessStrategy: AppendFast for insert-only input,
-// Retract for any other (Flink's UpdateFast, for an upsert input ordered
-// monotonically, strand has not).
+// UpdateFast for an updating input with a unique key that contains the
+// partition and an order that only moves rows up (UpdateFastKey),
+// Retract for any other.
 func (r *Rank) Strategy() rank.Strategy {
 	if ChangelogMode(r.Input).InsertOnly() {
 		return rank.AppendFast
+	}
+	if _, ok := r.UpdateFastKey(); ok {
+		return rank.UpdateFast
 	}
 	return rank.Retract
 }
@@ -110,8 +116,12 @@ func (r *Rank) describe() string {
 		order[i] = in[o.Col].Name + map[bool]string{false: " ASC", true: " DESC"}[o.Desc] +
 			map[bool]string{false: " NULLS FIRST", true: " NULLS LAST"}[o.NullsLast]
 	}
-	d := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=[%s], orderBy=[%s]",
-		r.Strategy(), r.Start, r.End, strings.Join(part, ", "), strings.Join(order, ", "))
+	strategy := r.Strategy().String()
+	if key, ok := r.UpdateFastKey(); ok {
+		strategy += strings.ReplaceAll(fmt.Sprint(key), " ", ",")
+	}
+	d := fmt.Sprintf("Rank(strategy=[%s], rankType=[%s], rankRange=[rankStart=%d, rankEnd=%d], partitionBy=[%s], orderBy=[%s]",
+		strategy, r.Func, r.Start, r.End, strings.Join(part, ", "), strings.Join(order, ", "))
 	if r.RowNum {
 		d += fmt.Sprintf(", rownum=[%s]", r.RowName)
 	}

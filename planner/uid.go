@@ -7,6 +7,7 @@ import (
 
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -55,6 +56,11 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "groupagg-" + uidHash(groupAggCanon(n))
+	case *Over:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		return "over-" + uidHash(overCanon(n))
 	}
 	return ""
 }
@@ -98,6 +104,9 @@ func rankCanon(r *Rank) string {
 	in := r.Input.Schema()
 	var b strings.Builder
 	fmt.Fprintf(&b, "rank %s\n", r.Strategy())
+	if r.Func != rank.RowNumber {
+		fmt.Fprintf(&b, "func %s\n", r.Func)
+	}
 	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
 	for i := range in {
 		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))

@@ -87,7 +87,7 @@ func (d *Dedup) Open(ctx *exec.TaskContext) error {
 // its partition's kept row, which it then retracts (-U) and replaces (+U),
 // or is dropped. A partition's first row is inserted (+I).
 func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
-	if err := d.key.bind(b); err != nil {
+	if err := d.key.Bind(b); err != nil {
 		return err
 	}
 	var times *array.Timestamp
@@ -101,7 +101,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	uid := d.spec.UID
 	for r := range int(b.NumRows()) {
 		var p int
-		d.buf, p = d.key.appendSplit(d.buf[:0], r)
+		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
 		part := d.buf[:p]
 		kg := d.state.group(part)
 		old, ok, err := w.Get(uid, kg, keptName, part)

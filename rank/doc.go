@@ -57,8 +57,28 @@
 // back; Retract, for updating input (a join's, a union's), keeps every row
 // of the partition, because a retraction of one of the first rows lets the
 // next one in: its state grows with its input, as a join's does, until a
-// state TTL exists. Flink's UpdateFast strategy (an upsert input ordered
-// monotonically) is not here: such input takes Retract.
+// state TTL exists. UpdateFast (UpdateFastTopN, Flink's
+// UpdatableTopNFunction) is for an updating input with a unique key that
+// contains the partition and an order that only moves a row up (a COUNT
+// or MAX descending, a MIN ascending, of an aggregate over insert-only
+// input: planner.Rank.UpdateFastKey): as AppendFast it keeps End rows per
+// partition, with an index (state "keys") from each kept row's unique key
+// to the row, so that an update replaces the row's old version; it skips
+// the input's -U rows, which Flink's upsert input does not have.
+//
+// # RANK and DENSE_RANK
+//
+// Ranked is a Top-N by RANK() or DENSE_RANK(), which Flink refuses on
+// streams and strand has: rows that tie on the ORDER BY share a rank
+// (exec.RowKey.Ordered finds a row's ORDER BY columns in its key), so a
+// partition may have more rows in its range than End. It keeps rows as a
+// TopN (AppendFast: the rows ranked up to End; Retract: every row), reads
+// a partition's rows up to the first ranked beyond End + 1 (a retraction
+// moves a row up one rank at most) and emits, with the rank selected, -U
+// and +U for a row whose rank changed, +I for a row that came into the
+// range and -D for one that left. No deduplication shortcut: RANK() ... =
+// 1 keeps every row tied for first. A window Top-N takes ROW_NUMBER only,
+// as Flink's.
 //
 // # State
 //

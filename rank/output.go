@@ -39,7 +39,7 @@ func newChanges(alloc memory.Allocator, key *topnKey, in, out types.Schema, batc
 // add appends the row of key as kind, numbered rownum if the operator
 // numbers rows, and emits a full batch.
 func (c *changes) add(kind exec.RowKind, key []byte, rownum int64, out exec.Emitter) error {
-	if err := c.key.decode(key, c.cols); err != nil {
+	if err := c.key.Decode(key, c.cols); err != nil {
 		return err
 	}
 	if c.rn != nil {

@@ -50,6 +50,28 @@ func randChanges(rng *rand.Rand, n int, retractions bool) []change {
 	return out
 }
 
+// upsertChanges makes n changes of rows under the unique key (k, ts),
+// whose v only grows: a key's first row is +I, each later one -U of the
+// old row and +U of the new, as a group aggregate's COUNT sends them.
+func upsertChanges(rng *rand.Rand, n int) []change {
+	var out []change
+	cur := map[[2]int64]int64{}
+	for len(out) < n {
+		k, ts := int64(rng.Intn(6)), int64(rng.Intn(12))
+		old, ok := cur[[2]int64{k, ts}]
+		if !ok {
+			v := int64(rng.Intn(5))
+			cur[[2]int64{k, ts}] = v
+			out = append(out, change{kind: exec.Insert, k: k, v: v, t: ts})
+			continue
+		}
+		v := old + 1 + int64(rng.Intn(3))
+		cur[[2]int64{k, ts}] = v
+		out = append(out, change{kind: exec.UpdateBefore, k: k, v: old, t: ts}, change{kind: exec.UpdateAfter, k: k, v: v, t: ts})
+	}
+	return out
+}
+
 func changeBatch(cs []change) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, kvtSchema.Arrow())
 	defer b.Release()
@@ -131,6 +153,7 @@ func TestRestoreRescales(t *testing.T) {
 		retractions bool
 		make        func() (restorable, error)
 		other       func() (restorable, error) // another spec, same uid
+		upserts     bool                       // the stream is upsertChanges'
 	}{
 		{"topn-append-rownum", false,
 			func() (restorable, error) {
@@ -138,34 +161,58 @@ func TestRestoreRescales(t *testing.T) {
 			},
 			func() (restorable, error) {
 				return NewTopN(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 1, End: 4, RowNum: true})
-			}},
+			}, false},
 		{"topn-retract-range", true,
 			func() (restorable, error) {
 				return NewTopN(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 2, End: 3, Strategy: Retract})
 			},
 			func() (restorable, error) {
 				return NewTopN(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order[:0], Start: 2, End: 3, Strategy: Retract})
-			}},
+			}, false},
+		{"rank-append", false,
+			func() (restorable, error) {
+				return NewRanked(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 1, End: 3, RowNum: true, Func: Rank})
+			},
+			func() (restorable, error) {
+				return NewRanked(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 1, End: 3, RowNum: true, Func: DenseRank})
+			}, false},
+		{"dense-rank-retract", true,
+			func() (restorable, error) {
+				return NewRanked(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 2, End: 3, RowNum: true, Strategy: Retract, Func: DenseRank})
+			},
+			func() (restorable, error) {
+				return NewTopN(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 2, End: 3, RowNum: true, Strategy: Retract})
+			}, false},
+		{"topn-update-fast", false,
+			func() (restorable, error) {
+				return NewUpdateFast(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 1, End: 3, RowNum: true, Strategy: UpdateFast, Key: []int{0, 2}})
+			},
+			func() (restorable, error) {
+				return NewTopN(Spec{UID: "r", In: kvtSchema, Partition: []int{0}, Order: order, Start: 1, End: 3, RowNum: true, Strategy: Retract})
+			}, true},
 		{"dedup-last-rowtime", false,
 			func() (restorable, error) {
 				return NewDedup(DedupSpec{UID: "r", In: kvtSchema, Partition: []int{0}, TimeCol: 2, KeepLast: true})
 			},
 			func() (restorable, error) {
 				return NewDedup(DedupSpec{UID: "r", In: kvtSchema, Partition: []int{0}, TimeCol: 2})
-			}},
+			}, false},
 		{"dedup-first-proctime", false,
 			func() (restorable, error) {
 				return NewDedup(DedupSpec{UID: "r", In: kvtSchema, Partition: []int{0}, TimeCol: -1})
 			},
 			func() (restorable, error) {
 				return NewDedup(DedupSpec{UID: "r", In: kvtSchema, Partition: []int{0}, TimeCol: -1, KeepLast: true})
-			}},
+			}, false},
 	}
 	for seed := int64(1); seed <= 3; seed++ {
 		for _, c := range cases {
 			t.Run(fmt.Sprint(c.name, "-", seed), func(t *testing.T) {
 				rng := rand.New(rand.NewSource(seed))
 				stream := randChanges(rng, 300, c.retractions)
+				if c.upserts {
+					stream = upsertChanges(rng, 300)
+				}
 				cut := 50 + rng.Intn(200)
 				fs := vfs.NewMem()
 				storage, err := checkpoint.OpenStorage(fs, "cp")

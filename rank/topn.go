@@ -27,11 +27,14 @@ const (
 	// Retract is for updating input: a retraction of one of the first
 	// rows lets the next one in, so every row is kept.
 	Retract
+	// UpdateFast is for an upsert input whose order only moves rows
+	// up (UpdateFastTopN): as AppendFast, End rows per partition.
+	UpdateFast
 )
 
 // String is the strategy as Flink's EXPLAIN names it.
 func (s Strategy) String() string {
-	return [...]string{"AppendFastStrategy", "RetractStrategy"}[s]
+	return [...]string{"AppendFastStrategy", "RetractStrategy", "UpdateFastStrategy"}[s]
 }
 
 // Spec is a Top-N outside windows: ROW_NUMBER() OVER (PARTITION BY
@@ -50,6 +53,11 @@ type Spec struct {
 	RowNum   bool
 	RowName  string
 	Strategy Strategy
+	// Func is the ranking function: RowNumber for a TopN, Rank or
+	// DenseRank for a Ranked.
+	Func Func
+	// Key is the input's unique key, for UpdateFast.
+	Key []int
 }
 
 // Out is the schema of the rows the Top-N emits.
@@ -78,6 +86,12 @@ func (s *Spec) Fingerprint() string {
 		fmt.Fprintf(&b, "col %s\n", f.Type.Plain().Nullable())
 	}
 	fmt.Fprintf(&b, "part %v order %v\n", s.Partition, s.Order)
+	if s.Func != RowNumber {
+		fmt.Fprintf(&b, "func %s\n", s.Func)
+	}
+	if s.Strategy == UpdateFast {
+		fmt.Fprintf(&b, "key %v\n", s.Key)
+	}
 	return fmt.Sprintf("rank;%016x", memseg.Hash([]byte(b.String())))
 }
 
@@ -134,13 +148,13 @@ func (t *TopN) Open(ctx *exec.TaskContext) error {
 // partition's rows and emits what that changes in the partition's first
 // rows.
 func (t *TopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
-	if err := t.key.bind(b); err != nil {
+	if err := t.key.Bind(b); err != nil {
 		return err
 	}
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
-		t.buf, p = t.key.appendSplit(t.buf[:0], r)
+		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		retract := kinds != nil && kinds[r].Retracts()
 		if err := t.change(t.buf, p, retract, out); err != nil {
 			return err

@@ -39,12 +39,6 @@ type WindowSpec struct {
 	SpillDir string
 }
 
-// SortKey is one ORDER BY column.
-type SortKey struct {
-	Col             int
-	Desc, NullsLast bool
-}
-
 // Out is the schema of the rows a Top-N emits.
 func (s *WindowSpec) Out() types.Schema {
 	out := append(types.Schema{}, s.In...)
@@ -173,7 +167,7 @@ func (t *WindowTopN) Process(b arrow.RecordBatch, _ exec.Emitter) error {
 	if !ok {
 		return fmt.Errorf("top-n: window_end column is %s", b.Column(t.spec.WindowEnd).DataType())
 	}
-	if err := t.key.bind(b); err != nil {
+	if err := t.key.Bind(b); err != nil {
 		return err
 	}
 	var late int64
@@ -191,7 +185,7 @@ func (t *WindowTopN) Process(b arrow.RecordBatch, _ exec.Emitter) error {
 			last = end
 			t.pend(end)
 		}
-		t.buf = t.key.append(t.buf[:0], i)
+		t.buf = t.key.Append(t.buf[:0], i)
 		if err := t.add(t.buf); err != nil {
 			return err
 		}
@@ -240,10 +234,10 @@ func (t *WindowTopN) add(key []byte) error {
 
 func (t *WindowTopN) newSorter() (*memseg.Sorter, error) {
 	t.holdSpare()
-	s, err := memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
+	s, err := memseg.NewSorter(t.mem, t.key.Layout(), t.spec.SpillDir)
 	if errors.Is(err, memseg.ErrNoMemory) && len(t.spare) > 0 {
 		t.freeSpare()
-		s, err = memseg.NewSorter(t.mem, t.key.layout, t.spec.SpillDir)
+		s, err = memseg.NewSorter(t.mem, t.key.Layout(), t.spec.SpillDir)
 	}
 	return s, err
 }
@@ -379,7 +373,7 @@ func (t *WindowTopN) emitter(out exec.Emitter) *topnEmitter {
 
 // row emits key's row if it is among the first Limit of its partition.
 func (e *topnEmitter) row(key []byte) error {
-	n, err := e.t.key.partition(key)
+	n, err := e.t.key.Partition(key)
 	if err != nil {
 		return err
 	}
@@ -391,7 +385,7 @@ func (e *topnEmitter) row(key []byte) error {
 	if lim := e.t.spec.Limit; lim > 0 && e.count > lim {
 		return nil
 	}
-	if err := e.t.key.decode(key, e.cols); err != nil {
+	if err := e.t.key.Decode(key, e.cols); err != nil {
 		return err
 	}
 	if e.rn != nil {

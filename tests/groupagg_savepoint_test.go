@@ -34,56 +34,68 @@ func TestGroupAggStopResume(t *testing.T) {
 		from, to int
 	}{{"p2-to-p3", "", 2, 3}, {"mini-batch-p1-to-p2", minis, 1, 2}} {
 		t.Run(c.name, func(t *testing.T) {
-			t.Chdir(t.TempDir())
 			q := c.set + query
-			ref := spSession(2, &syncBuffer{})
-			var refOut syncBuffer
-			ref.Out = &refOut
-			ref.Durable = session.Durability{}
-			delete(ref.Config, session.KeyCheckpointInterval)
-			if err := ref.ExecScript(context.Background(), q); err != nil {
-				t.Fatal(err)
-			}
-			want := applyChangelog(refOut.String())
-			if strings.Count(want, "\n") != 50 {
-				t.Fatalf("the reference has %d groups, want 50:\n%s", strings.Count(want, "\n"), want)
-			}
-
-			var log, out syncBuffer
-			s := spSession(c.from, &log)
-			s.Out = &out
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			errc := make(chan error, 1)
-			go func() { errc <- s.ExecScript(ctx, q) }()
-			for !strings.Contains(log.String(), "checkpoint 2 completed") {
-				select {
-				case err := <-errc:
-					t.Fatalf("the job ended before its second checkpoint: %v\n%s", err, log.String())
-				case <-time.After(10 * time.Millisecond):
+			stopResume(t, q, c.from, c.to, func(want string) {
+				if strings.Count(want, "\n") != 50 {
+					t.Fatalf("the reference has %d groups, want 50:\n%s", strings.Count(want, "\n"), want)
 				}
-			}
-			path, err := s.Jobs.List()[0].Stop(ctx, "sp", false)
-			if err != nil {
-				t.Fatalf("stop: %v\n%s", err, log.String())
-			}
-			if err := <-errc; err != nil {
-				t.Fatal(err)
-			}
-			first := out.String()
-			var log2, out2 syncBuffer
-			s2 := spSession(c.to, &log2)
-			s2.Out = &out2
-			s2.Durable.FromSavepoint = path
-			if err := s2.ExecScript(context.Background(), q); err != nil {
-				t.Fatalf("resume: %v\n%s", err, log2.String())
-			}
-			if first == "" || out2.String() == "" {
-				t.Fatalf("the stop was not in the middle: %d and %d bytes of changes", len(first), len(out2.String()))
-			}
-			if got := applyChangelog(first + out2.String()); got != want {
-				t.Fatalf("stopped and resumed:\n%s\nuninterrupted:\n%s", got, want)
-			}
+			})
 		})
+	}
+}
+
+// stopResume runs q (printing its changes) uninterrupted at parallelism 2,
+// then again at parallelism from, stopped with a savepoint after its
+// second checkpoint and resumed from it at parallelism to: the changes of
+// both runs, applied, must be the uninterrupted run's result, which check
+// looks at first.
+func stopResume(t *testing.T, q string, from, to int, check func(want string)) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	ref := spSession(2, &syncBuffer{})
+	var refOut syncBuffer
+	ref.Out = &refOut
+	ref.Durable = session.Durability{}
+	delete(ref.Config, session.KeyCheckpointInterval)
+	if err := ref.ExecScript(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	want := applyChangelog(refOut.String())
+	check(want)
+
+	var log, out syncBuffer
+	s := spSession(from, &log)
+	s.Out = &out
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() { errc <- s.ExecScript(ctx, q) }()
+	for !strings.Contains(log.String(), "checkpoint 2 completed") {
+		select {
+		case err := <-errc:
+			t.Fatalf("the job ended before its second checkpoint: %v\n%s", err, log.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	path, err := s.Jobs.List()[0].Stop(ctx, "sp", false)
+	if err != nil {
+		t.Fatalf("stop: %v\n%s", err, log.String())
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	first := out.String()
+	var log2, out2 syncBuffer
+	s2 := spSession(to, &log2)
+	s2.Out = &out2
+	s2.Durable.FromSavepoint = path
+	if err := s2.ExecScript(context.Background(), q); err != nil {
+		t.Fatalf("resume: %v\n%s", err, log2.String())
+	}
+	if first == "" || out2.String() == "" {
+		t.Fatalf("the stop was not in the middle: %d and %d bytes of changes", len(first), len(out2.String()))
+	}
+	if got := applyChangelog(first + out2.String()); got != want {
+		t.Fatalf("stopped and resumed:\n%s\nuninterrupted:\n%s", got, want)
 	}
 }

@@ -108,16 +108,21 @@ func cmpNullsFirst(a, b *int64) int {
 	return cmp.Compare(*a, *b)
 }
 
-// refTopN is ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) in
-// lo..hi: each partition's rows sorted by v, ties by the other columns
-// (k, v, ts, s), numbered.
-func refTopN(rows []rrow, lo, hi int) []string {
+// partitions groups rows by k, NULL a partition of its own.
+func partitions(rows []rrow) map[string][]rrow {
 	byKey := map[string][]rrow{}
 	for _, r := range rows {
 		byKey[showInt(r.k)] = append(byKey[showInt(r.k)], r)
 	}
+	return byKey
+}
+
+// refTopN is ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) in
+// lo..hi: each partition's rows sorted by v, ties by the other columns
+// (k, v, ts, s), numbered.
+func refTopN(rows []rrow, lo, hi int) []string {
 	var out []string
-	for _, part := range byKey {
+	for _, part := range partitions(rows) {
 		slices.SortFunc(part, func(a, b rrow) int {
 			return cmp.Or(cmpNullsLastDesc(a.v, b.v), cmp.Compare(a.ts, b.ts), cmp.Compare(a.s, b.s))
 		})
@@ -167,10 +172,19 @@ CREATE TABLE u (k BIGINT, w BIGINT) WITH ('connector' = 'filesystem', 'path' = '
 
 func runRankQuery(t *testing.T, query string, parallelism, batch int) []string {
 	t.Helper()
+	return runRankQueryWith(t, query, parallelism, batch, nil)
+}
+
+// runRankQueryWith is runRankQuery with further session settings.
+func runRankQueryWith(t *testing.T, query string, parallelism, batch int, conf map[string]string) []string {
+	t.Helper()
 	var out bytes.Buffer
 	sess := session.New(&out, &bytes.Buffer{})
 	sess.Parallelism = parallelism
 	sess.Config[session.KeyBatchSize] = fmt.Sprint(batch)
+	for k, v := range conf {
+		sess.Config[k] = v
+	}
 	src := rankDDL + query
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatal(planner.FormatError("query", src, err))
@@ -215,6 +229,24 @@ func TestRankResultsAreExact(t *testing.T) {
 						{fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn <= %d;", n), refTopN(rows, 1, n)},
 						{fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", n+1), refTopN(rows, 2, n+1)},
 						{topNOverJoin(n), refTopNOverJoin(rows, us, n)},
+					}
+					// Over an aggregate's counts per (k, v), partitioned by k:
+					// the UpdateFast strategy.
+					checks = append(checks, check{fmt.Sprintf(`SELECT k, v, n, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY n DESC) AS rn
+  FROM (SELECT k, v, COUNT(*) AS n FROM t GROUP BY k, v)) WHERE rn <= %d;`, n), refTopCounts(rows, n)})
+					for _, fn := range []string{"RANK", "DENSE_RANK"} {
+						q := fmt.Sprintf("SELECT k, v, s, rn FROM (SELECT *, %s() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM t) WHERE rn BETWEEN 2 AND %d;", fn, n)
+						checks = append(checks, check{q, refRanked(rows, fn == "DENSE_RANK", 2, int64(n), showKVS)})
+						q = fmt.Sprintf(`SELECT k, w, s, rn FROM (
+  SELECT t.k, u.w, t.s, %s() OVER (PARTITION BY t.k ORDER BY u.w DESC) AS rn
+  FROM t LEFT JOIN u ON t.k = u.k) WHERE rn <= %d;`, fn, n)
+						checks = append(checks, check{q, refRanked(joinedRows(rows, us), fn == "DENSE_RANK", 1, int64(n), showKVS)})
+						// Over an aggregate's counts: many ties, and
+						// rows that move up a group as their counts grow.
+						q = fmt.Sprintf("SELECT v, n, rn FROM (SELECT v, n, %s() OVER (ORDER BY n DESC) AS rn FROM (SELECT v, COUNT(*) AS n FROM t GROUP BY v)) WHERE rn <= 2;", fn)
+						counts, show := countRows(rows)
+						checks = append(checks, check{q, refRanked(counts, fn == "DENSE_RANK", 1, 2, show)})
 					}
 				} else {
 					for _, d := range []struct {
@@ -276,6 +308,102 @@ func refTopNOverJoin(rows []rrow, us []jrow, n int) []string {
 		})
 		for i, r := range part[:min(n, len(part))] {
 			out = append(out, fmt.Sprintf("+I[%s, %s, %d, %d]", showInt(r.k), showInt(r.w), r.s, i+1))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// refRanked is RANK() (or DENSE_RANK()) OVER (PARTITION BY k ORDER BY v
+// DESC) in lo..hi: rows that tie on v share a rank, the next rank is the
+// number of rows before plus one (or the number of distinct values before
+// plus one).
+func refRanked(rows []rrow, dense bool, lo, hi int64, show func(rrow) string) []string {
+	var out []string
+	for _, part := range partitions(rows) {
+		slices.SortFunc(part, func(a, b rrow) int { return cmpNullsLastDesc(a.v, b.v) })
+		var rank, distinct int64
+		for i, r := range part {
+			if i == 0 || cmpNullsLastDesc(part[i-1].v, r.v) != 0 {
+				rank, distinct = int64(i)+1, distinct+1
+			}
+			n := rank
+			if dense {
+				n = distinct
+			}
+			if n >= lo && n <= hi {
+				out = append(out, fmt.Sprintf("+I[%s, %d]", show(r), n))
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// showKVS shows a row as k, v, s.
+func showKVS(r rrow) string { return fmt.Sprintf("%s, %s, %d", showInt(r.k), showInt(r.v), r.s) }
+
+// joinedRows is t LEFT JOIN u ON t.k = u.k as rows (k, w as v, s), by
+// nested loops: a NULL key matches nothing, an unmatched row is padded.
+func joinedRows(rows []rrow, us []jrow) []rrow {
+	var out []rrow
+	for _, r := range rows {
+		matched := false
+		for _, u := range us {
+			if r.k != nil && *r.k == *u.k {
+				w := u.v
+				out = append(out, rrow{k: r.k, v: &w, s: r.s})
+				matched = true
+			}
+		}
+		if !matched {
+			out = append(out, rrow{k: r.k, s: r.s})
+		}
+	}
+	return out
+}
+
+// countRows is SELECT v, COUNT(*) AS n FROM t GROUP BY v as rows of one
+// partition (k NULL) ordered by n (as v), and how each shows: "v, n".
+func countRows(rows []rrow) ([]rrow, func(rrow) string) {
+	n := map[string]int64{}
+	for _, r := range rows {
+		n[showInt(r.v)]++
+	}
+	var out []rrow
+	var labels []string
+	for v, c := range n {
+		c := c
+		out = append(out, rrow{v: &c, s: int64(len(labels))})
+		labels = append(labels, fmt.Sprintf("%s, %d", v, c))
+	}
+	return out, func(r rrow) string { return labels[r.s] }
+}
+
+// refTopCounts counts the rows of each (k, v) and keeps, per k, the n
+// largest counts, ties by v ascending (NULLs first), numbered.
+func refTopCounts(rows []rrow, n int) []string {
+	type group struct {
+		k, v *int64
+		n    int64
+	}
+	counts := map[string]*group{}
+	for _, r := range rows {
+		id := showInt(r.k) + "/" + showInt(r.v)
+		if counts[id] == nil {
+			counts[id] = &group{k: r.k, v: r.v}
+		}
+		counts[id].n++
+	}
+	byKey := map[string][]*group{}
+	for _, g := range counts {
+		byKey[showInt(g.k)] = append(byKey[showInt(g.k)], g)
+	}
+	var out []string
+	for _, part := range byKey {
+		slices.SortFunc(part, func(a, b *group) int { return cmp.Or(cmp.Compare(b.n, a.n), cmpNullsFirst(a.v, b.v)) })
+		for i, g := range part[:min(n, len(part))] {
+			out = append(out, fmt.Sprintf("+I[%s, %s, %d, %d]", showInt(g.k), showInt(g.v), g.n, i+1))
 		}
 	}
 	slices.Sort(out)

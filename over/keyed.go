@@ -1,0 +1,69 @@
+package over
+
+import (
+	"errors"
+	"os"
+	"slices"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/state"
+)
+
+// keyed is the operator's state, as a Top-N's: one state.Store per
+// subtask holding the subtask's key groups, written through an indexed
+// batch that the operator reads back row by row. The key group of every
+// entry is its partition key's, the key the hash exchange in front of
+// the operator routes rows by, so a restore at another parallelism hands
+// each subtask the entries of its own partitions.
+type keyed struct {
+	uid, fingerprint string
+	maxPar           int
+	lo, hi           int
+	store            *state.Store
+	tmp              string // the private store's directory, for a job without checkpoints
+	writes           *state.Batch
+}
+
+// open opens the store and, on a restore, fills it with the subtask's key
+// groups; names are the state names the operator keeps.
+func (k *keyed) open(ctx *exec.TaskContext, uid, fingerprint string, names ...string) error {
+	k.uid, k.fingerprint, k.maxPar = uid, fingerprint, ctx.MaxParallelism
+	if k.maxPar <= 0 {
+		k.maxPar = exec.DefaultMaxParallelism
+	}
+	k.lo, k.hi = exec.KeyGroups(ctx.Subtask, k.maxPar, max(ctx.Parallelism, 1))
+	var err error
+	if k.store, k.tmp, err = exec.OpenStore(ctx, uid); err != nil {
+		return err
+	}
+	k.writes = k.store.NewIndexedBatch()
+	return exec.RestoreKeyed(ctx, uid, fingerprint, k.lo, k.hi, k.writes, func(name string) bool { return slices.Contains(names, name) })
+}
+
+// group is the key group of a partition key.
+func (k *keyed) group(part []byte) uint16 { return uint16(exec.KeyGroup(part, k.maxPar)) }
+
+// snapshot commits the pending writes and snapshots the store.
+func (k *keyed) snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if err := k.writes.Commit(); err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	sn, err := k.store.Snapshot(id)
+	if err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	return exec.OperatorSnapshot{UID: k.uid, Fingerprint: k.fingerprint, KeyGroupLo: k.lo, KeyGroupHi: k.hi, State: sn}, nil
+}
+
+// close closes the store and removes a private one.
+func (k *keyed) close() error {
+	if k.store == nil {
+		return nil
+	}
+	err := k.store.Close()
+	k.store = nil
+	if k.tmp != "" {
+		err = errors.Join(err, os.RemoveAll(k.tmp))
+	}
+	return err
+}
