@@ -15,7 +15,8 @@
 //     ROW_NUMBER.
 //  2. Runs each query file unchanged except for its sink, whose blackhole
 //     becomes the print connector (q10 keeps its partitioned files), at
-//     parallelism 1 and 4, applies the printed changelog (+I and +U add a
+//     parallelism 1 with 1024-row batches and 4 with 256-row ones (why
+//     not the default 4096: see runs), applies the printed changelog (+I and +U add a
 //     row, -U and -D take one back, and taking back a row that is not
 //     there is an error), and compares the final rows with DuckDB's as
 //     multisets, every value rendered as strand prints it.
