@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test test-ui soak fuzz clean bench bench-files
+.PHONY: build demo test test-oracle test-ui soak fuzz clean bench bench-files
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -19,6 +19,15 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 14m ./...
 	$(GO) test -timeout 5m ./memseg ./parser ./window
+
+# Every Nexmark query of queries/nexmark at parallelism 1 and 4 against
+# DuckDB's formulation of it over the same events (tests/oracle, a module
+# of its own, so that DuckDB's cgo is not a dependency of strand). Not
+# part of test: cold, it downloads and links DuckDB's static library and
+# builds strand without -race, minutes on two cores that test's 15 have
+# no room for; .ci/run runs it after test.
+test-oracle: build
+	cd tests/oracle && STRAND_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v ./...
 
 # The web dashboard in headless Chromium, driven with chromedp against the
 # real binary running a job (tests/ui, a module of its own, so chromedp is

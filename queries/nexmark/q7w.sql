@@ -3,8 +3,9 @@
 -- -------------------------------------------------------------------------------------------------
 -- Query 7w: Highest Bid, the windowed half of Query 7 (strand's variant)
 -- -------------------------------------------------------------------------------------------------
--- The highest bid price per tumbling window of 10 seconds: the subquery B1 of Query 7, whose join
--- back to the bids needs joins, which strand does not have yet.
+-- The highest bid price per tumbling window of 10 seconds: the subquery B1 of Query 7 (q7.sql
+-- is the whole query, which joins it back to the bids), measured on its own against a
+-- hand-written baseline.
 -- -------------------------------------------------------------------------------------------------
 
 CREATE TABLE nexmark_q7w (

@@ -18,7 +18,7 @@ import (
 var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
-var Queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q7w", "q8", "q9", "q10", "q11", "q12", "q12e", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22"}
+var Queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q7w", "q8", "q9", "q10", "q11", "q12", "q12e", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22"}
 
 // Fill replaces the placeholders of Flink's query texts: ${NEXMARK_DIR},
 // the directory q10 writes its log under (data/output/<submit time>/bid/),
