@@ -1,0 +1,441 @@
+package join
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
+)
+
+// WindowSpec is a window join: the rows of Left and Right of the same
+// window (equal window_start and window_end) whose other key columns are
+// equal and for which Residual is TRUE, joined when the window fires, as
+// Flink's WindowJoin. Its inputs are insert-only, and so is its output.
+type WindowSpec struct {
+	UID         string
+	Kind        Kind
+	Left, Right types.Schema
+	// LeftKeys and RightKeys pair every equi-join column, the window's
+	// window_start and window_end among them: what the hash exchanges in
+	// front of the join route by.
+	LeftKeys, RightKeys []int
+	// LeftEnd and RightEnd are the sides' window_end columns: a row is
+	// kept until the watermark reaches its window_end - 1.
+	LeftEnd, RightEnd int
+	// Window describes the window (kind and sizes) for the fingerprint.
+	Window   string
+	Residual expr.Expr
+	// Out is the output schema: Left's columns then Right's (a semi or
+	// anti join's: Left's).
+	Out types.Schema
+}
+
+// windowVersion versions the window join's state layout.
+const windowVersion = "window-join/1"
+
+// Fingerprint identifies the layout of the window join's state: each
+// side's rows and keys, the window they are kept by, and what is joined
+// when it fires (kind, residual), so a savepoint is restored only by the
+// same join over windows of the same kind and size.
+func (s *WindowSpec) Fingerprint() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s kind=%s window=%s ends=%d,%d\n", windowVersion, s.Kind, s.Window, s.LeftEnd, s.RightEnd)
+	fmt.Fprintf(&b, "%s\n", s.regular().Fingerprint())
+	return fmt.Sprintf("%016x", memseg.Hash([]byte(b.String())))
+}
+
+// regular is the join without its window, for what both kinds check.
+func (s *WindowSpec) regular() *Spec {
+	return &Spec{UID: s.UID, Kind: s.Kind, Left: s.Left, Right: s.Right, LeftKeys: s.LeftKeys, RightKeys: s.RightKeys, Residual: s.Residual, Out: s.Out}
+}
+
+func (s *WindowSpec) check() error {
+	for side, c := range []int{s.LeftEnd, s.RightEnd} {
+		sc := []types.Schema{s.Left, s.Right}[side]
+		if c < 0 || c >= len(sc) || !sc[c].Type.IsTimestamp() {
+			return fmt.Errorf("join: window_end column %d of the %s side is no timestamp", c, exec.Side(side))
+		}
+		if !slices.Contains([][]int{s.LeftKeys, s.RightKeys}[side], c) {
+			return fmt.Errorf("join: the %s side's window_end is not a join key", exec.Side(side))
+		}
+	}
+	return s.regular().check()
+}
+
+// State names: each side's rows by window_end | join key | side | row
+// key, with their count, and an entry per window with rows in a key
+// group, which a restore reads to know the windows it holds.
+const (
+	windowRows = "rows"
+	windowList = "windows"
+)
+
+// WindowSegments is the fewest segments of managed memory a window join
+// subtask works with: a window's buffer takes an index and a record
+// segment, and rows of two windows pend at a time when a window's rows
+// come ahead of the watermark that fires the one before.
+const WindowSegments = 4
+
+// WindowJoin is the window join operator (exec.TwoInput). See the package
+// documentation for its state, its output and when it fires.
+type WindowJoin struct {
+	spec WindowSpec
+	keyed
+
+	batchSize int
+	mem       *memseg.Manager
+	metrics   *exec.Metrics
+	sub       *exec.SubtaskMetrics
+
+	keyEnc, rowEnc [2]memseg.KeyEncoder
+	keys, all      [2][]int
+	ends           [2]int
+	keyTypes       []memseg.Type // the join key's columns, for finding its end
+	out, cands     *rows
+	residual       *expr.Program
+	ectx           *expr.Ctx
+
+	// wm is the join's watermark; panes are the windows with rows, by
+	// end.
+	wm    int64
+	panes []*pane
+	buf   []byte
+	// spills counts the times memory ran short and every pane went to
+	// the store, for tests.
+	spills int
+
+	g group // the group being joined as a window fires
+}
+
+// pane is one window's rows: those in managed memory, as sort-buffer
+// records key group | join key | side | row key, and which key groups
+// have rows of it in the store (spilled, or there at a checkpoint).
+type pane struct {
+	end    int64
+	mem    *memseg.SortBuffer
+	stored []uint64 // a bit per key group from lo
+}
+
+func (p *pane) has(i int) bool { return p.stored != nil && p.stored[i/64]&(1<<(i%64)) != 0 }
+
+// NewWindow checks spec and returns the operator; it is an OpSpec's
+// constructor.
+func NewWindow(spec WindowSpec) (*WindowJoin, error) {
+	if err := spec.check(); err != nil {
+		return nil, err
+	}
+	j := &WindowJoin{spec: spec, wm: types.MinWatermark}
+	j.keys = [2][]int{spec.LeftKeys, spec.RightKeys}
+	j.ends = [2]int{spec.LeftEnd, spec.RightEnd}
+	for side, sc := range []types.Schema{spec.Left, spec.Right} {
+		for i := range sc {
+			j.all[side] = append(j.all[side], i)
+		}
+	}
+	for _, k := range spec.LeftKeys {
+		t, _ := memseg.TypeOf(spec.Left[k].Type.Arrow())
+		j.keyTypes = append(j.keyTypes, t)
+	}
+	if spec.Residual != nil {
+		p, err := expr.Compile(spec.Residual, append(spec.Left[:len(spec.Left):len(spec.Left)], spec.Right...))
+		if err != nil {
+			return nil, fmt.Errorf("join condition: %w", err)
+		}
+		j.residual = p
+	}
+	return j, nil
+}
+
+// Open implements exec.Opener: it opens the state store and, on a
+// restore, fills it with the subtask's key groups of the checkpoint and
+// learns which windows they hold rows of.
+func (j *WindowJoin) Open(ctx *exec.TaskContext) error {
+	j.batchSize = max(ctx.BatchSize, 1)
+	j.metrics, j.sub = ctx.Metrics, ctx.Counters()
+	if j.metrics == nil {
+		j.metrics = &exec.Metrics{}
+	}
+	alloc := ctx.Alloc
+	if alloc == nil {
+		alloc = memory.DefaultAllocator
+	}
+	j.mem = ctx.Memory
+	if j.mem == nil {
+		m, err := memseg.NewManager(0, 0)
+		if err != nil {
+			return err
+		}
+		j.mem = m
+	}
+	right := j.spec.Right
+	if j.spec.Kind.filtering() {
+		right = nil
+	}
+	j.out = newRows(alloc, j.spec.Out, j.spec.Left, right)
+	j.ectx = &expr.Ctx{Alloc: alloc, Now: ctx.Now}
+	if j.residual != nil {
+		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
+		j.cands = newRows(alloc, both, j.spec.Left, j.spec.Right)
+	}
+	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
+	if err := j.open(ctx, func(name string) bool { return name == windowRows || name == windowList }); err != nil {
+		return err
+	}
+	return j.store.Scan(j.uid, uint16(j.lo), uint16(j.hi), windowList, func(kg uint16, _ string, key, _ []byte) error {
+		end, _, rest, err := memseg.DecodeInt64(key, memseg.Order{})
+		if err != nil || len(rest) != 0 {
+			return fmt.Errorf("%w: window join window entry %x", memseg.ErrCorrupt, key)
+		}
+		j.pane(end).mark(int(kg)-j.lo, j.hi-j.lo+1)
+		return nil
+	})
+}
+
+// Process implements exec.Operator; batches come through ProcessInput.
+func (j *WindowJoin) Process(arrow.RecordBatch, exec.Emitter) error {
+	return errors.New("window join: a batch without its input side")
+}
+
+// ProcessInput implements exec.TwoInput: each row is kept in its window's
+// pane until the window fires. A row whose window has fired is late: the
+// sources drop those before they get here (a window aggregate's rows
+// come before the watermark that fires their window), so this is a safety
+// net, counted like the window aggregate's.
+func (j *WindowJoin) ProcessInput(s exec.Side, b arrow.RecordBatch, _ exec.Emitter) error {
+	side := int(s)
+	ends, ok := b.Column(j.ends[side]).(*array.Timestamp)
+	if !ok {
+		return fmt.Errorf("window join: window_end column is %s", b.Column(j.ends[side]).DataType())
+	}
+	if err := j.keyEnc[side].Reset(b, j.keys[side]); err != nil {
+		return err
+	}
+	if err := j.rowEnc[side].Reset(b, j.all[side]); err != nil {
+		return err
+	}
+	// A row with a NULL key matches nothing: only a side that shows its
+	// rows without a match keeps it.
+	unmatched := j.spec.Kind.outer(side) || j.spec.Kind == Anti && side == 0
+	var late int64
+	var p *pane
+	for r := range int(b.NumRows()) {
+		if kind := exec.KindOf(b, r); kind != exec.Insert {
+			return fmt.Errorf("window join: input row of kind %s (it takes insertions only)", kind)
+		}
+		if ends.IsNull(r) {
+			return errors.New("window join: a row without window_end")
+		}
+		end := int64(ends.Value(r))
+		if end-1 <= j.wm {
+			late++
+			continue
+		}
+		if !unmatched && nullKey(b, j.keys[side], r) {
+			continue
+		}
+		j.buf = append(j.buf[:0], 0, 0)
+		j.buf = j.keyEnc[side].Append(j.buf, r)
+		kg := j.kg(j.buf[2:])
+		binary.BigEndian.PutUint16(j.buf, kg)
+		j.buf = append(j.buf, byte(side))
+		j.buf = j.rowEnc[side].Append(j.buf, r)
+		if p == nil || p.end != end {
+			p = j.pane(end)
+		}
+		if err := j.add(p, j.buf); err != nil {
+			return err
+		}
+	}
+	if late > 0 {
+		j.metrics.LateRows.Add(late)
+		j.sub.LateRows.Add(late)
+	}
+	return j.writes.Commit()
+}
+
+// pane returns the pane of the window ending at end, made if new.
+func (j *WindowJoin) pane(end int64) *pane {
+	i, found := slices.BinarySearchFunc(j.panes, end, func(p *pane, e int64) int {
+		switch {
+		case p.end < e:
+			return -1
+		case p.end > e:
+			return 1
+		}
+		return 0
+	})
+	if !found {
+		j.panes = slices.Insert(j.panes, i, &pane{end: end})
+	}
+	return j.panes[i]
+}
+
+// add keeps a row's record in its pane's memory. When the budget cannot
+// take it, every pane's rows go to the store and the row goes in again;
+// a row that fits no buffer at all goes to the store directly.
+func (j *WindowJoin) add(p *pane, rec []byte) error {
+	err := j.buffer(p, rec)
+	if !errors.Is(err, memseg.ErrNoMemory) {
+		return err
+	}
+	j.spills++
+	if err := j.spill(); err != nil {
+		return err
+	}
+	if err := j.buffer(p, rec); !errors.Is(err, memseg.ErrNoMemory) {
+		return err
+	}
+	if p.mem.Len() == 0 {
+		p.mem.Release()
+		p.mem = nil
+	}
+	return j.put(p, binary.BigEndian.Uint16(rec), rec[2:], 1)
+}
+
+// buffer adds a record to p's memory, made if p has none.
+func (j *WindowJoin) buffer(p *pane, rec []byte) error {
+	if p.mem == nil {
+		buf, err := memseg.NewSortBuffer(j.mem, nil)
+		if err != nil {
+			return fmt.Errorf("window join: %w", err)
+		}
+		p.mem = buf
+	}
+	return p.mem.Add(rec, nil)
+}
+
+// spill writes the rows of every pane from memory to the store (when
+// memory is short, and at a checkpoint), giving the memory back.
+func (j *WindowJoin) spill() error {
+	for _, p := range j.panes {
+		if p.mem == nil {
+			continue
+		}
+		if err := j.write(p); err != nil {
+			return err
+		}
+	}
+	return j.writes.Commit()
+}
+
+// write moves a pane's rows from memory to the store: equal rows as one
+// entry with their count.
+func (j *WindowJoin) write(p *pane) error {
+	p.mem.Sort()
+	var prev []byte
+	n := uint64(0)
+	for it := p.mem.Iter(); it.Next(); {
+		rec := it.Key()
+		if n > 0 && bytes.Equal(rec, prev) {
+			n++
+			continue
+		}
+		if n > 0 {
+			if err := j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
+				return err
+			}
+		}
+		prev, n = rec, 1
+	}
+	if n > 0 {
+		if err := j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
+			return err
+		}
+	}
+	p.mem.Release()
+	p.mem = nil
+	return nil
+}
+
+// put adds n copies of the row rest (join key | side | row key) of
+// key group kg to its window's entries in the store.
+func (j *WindowJoin) put(p *pane, kg uint16, rest []byte, n uint64) error {
+	we := memseg.AppendInt64(nil, p.end, memseg.Order{})
+	key := append(we, rest...)
+	i := int(kg) - j.lo
+	if p.has(i) {
+		v, ok, err := j.writes.Get(j.uid, kg, windowRows, key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			c, k := binary.Uvarint(v)
+			if k <= 0 || k != len(v) {
+				return fmt.Errorf("%w: window join entry value %x", memseg.ErrCorrupt, v)
+			}
+			n += c
+		}
+	} else {
+		p.mark(i, j.hi-j.lo+1)
+		j.writes.Set(j.uid, kg, windowList, we, nil)
+	}
+	j.writes.Set(j.uid, kg, windowRows, key, binary.AppendUvarint(nil, n))
+	return j.commitSome()
+}
+
+// mark notes that key group lo+i has rows of p in the store.
+func (p *pane) mark(i, groups int) {
+	if p.stored == nil {
+		p.stored = make([]uint64, (groups+63)/64)
+	}
+	p.stored[i/64] |= 1 << (i % 64)
+}
+
+// OnWatermark implements exec.WatermarkHandler: it fires the windows
+// whose last millisecond wm reaches, in the order of their ends.
+func (j *WindowJoin) OnWatermark(wm int64, out exec.Emitter) error {
+	if wm <= j.wm {
+		return nil
+	}
+	j.wm = wm
+	n := 0
+	for n < len(j.panes) && j.panes[n].end-1 <= wm {
+		if err := j.fire(j.panes[n], out); err != nil {
+			return err
+		}
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	j.panes = append(j.panes[:0], j.panes[n:]...)
+	if err := j.out.flush(out); err != nil {
+		return err
+	}
+	return j.writes.Commit()
+}
+
+// Snapshot implements exec.Snapshotter: the rows in memory go to the
+// store, which then holds every pending window.
+func (j *WindowJoin) Snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if err := j.spill(); err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	return j.snapshot(id)
+}
+
+// Close implements exec.Closer.
+func (j *WindowJoin) Close() error {
+	for _, p := range j.panes {
+		if p.mem != nil {
+			p.mem.Release()
+		}
+	}
+	j.panes = nil
+	for _, r := range []*rows{j.out, j.cands} {
+		if r != nil {
+			r.release()
+		}
+	}
+	return j.close()
+}
