@@ -26,12 +26,10 @@ type WindowSpec struct {
 	Kind        Kind
 	Left, Right types.Schema
 	// LeftKeys and RightKeys pair every equi-join column, the window's
-	// window_start and window_end among them: what the hash exchanges in
-	// front of the join route by.
+	// window_start and window_end among them (the pairs Start and End):
+	// what the hash exchanges in front of the join route by.
 	LeftKeys, RightKeys []int
-	// LeftEnd and RightEnd are the sides' window_end columns: a row is
-	// kept until the watermark reaches its window_end - 1.
-	LeftEnd, RightEnd int
+	Start, End          int
 	// Window describes the window (kind and sizes) for the fingerprint.
 	Window   string
 	Residual expr.Expr
@@ -49,7 +47,7 @@ const windowVersion = "window-join/1"
 // same join over windows of the same kind and size.
 func (s *WindowSpec) Fingerprint() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s kind=%s window=%s ends=%d,%d\n", windowVersion, s.Kind, s.Window, s.LeftEnd, s.RightEnd)
+	fmt.Fprintf(&b, "%s kind=%s window=%s start=%d end=%d\n", windowVersion, s.Kind, s.Window, s.Start, s.End)
 	fmt.Fprintf(&b, "%s\n", s.regular().Fingerprint())
 	return fmt.Sprintf("%016x", memseg.Hash([]byte(b.String())))
 }
@@ -60,21 +58,40 @@ func (s *WindowSpec) regular() *Spec {
 }
 
 func (s *WindowSpec) check() error {
-	for side, c := range []int{s.LeftEnd, s.RightEnd} {
-		sc := []types.Schema{s.Left, s.Right}[side]
-		if c < 0 || c >= len(sc) || !sc[c].Type.IsTimestamp() {
-			return fmt.Errorf("join: window_end column %d of the %s side is no timestamp", c, exec.Side(side))
+	n := len(s.LeftKeys)
+	if s.Start < 0 || s.Start >= n || s.End < 0 || s.End >= n || s.Start == s.End {
+		return fmt.Errorf("join: window key pairs %d and %d of %d keys", s.Start, s.End, n)
+	}
+	for side, sc := range []types.Schema{s.Left, s.Right} {
+		keys := [][]int{s.LeftKeys, s.RightKeys}[side]
+		if len(keys) != n {
+			break // regular().check says so
 		}
-		if !slices.Contains([][]int{s.LeftKeys, s.RightKeys}[side], c) {
-			return fmt.Errorf("join: the %s side's window_end is not a join key", exec.Side(side))
+		for _, c := range []int{keys[s.Start], keys[s.End]} {
+			if !sc[c].Type.IsTimestamp() {
+				return fmt.Errorf("join: window column %s of the %s side is no timestamp", sc[c].Name, exec.Side(side))
+			}
 		}
 	}
 	return s.regular().check()
 }
 
+// userKeys are keys without the window's pairs.
+func (s *WindowSpec) userKeys(keys []int) []int {
+	var out []int
+	for i, k := range keys {
+		if i != s.Start && i != s.End {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
 // State names: each side's rows by window_end | join key | side | row
-// key, with their count, and an entry per window with rows in a key
-// group, which a restore reads to know the windows it holds.
+// key | sequence number, with their count, and an entry per window with
+// rows in a key group, which a restore reads to know the windows it
+// holds. The join key is the keys but the window's, which are the same
+// for every row of a window.
 const (
 	windowRows = "rows"
 	windowList = "windows"
@@ -97,10 +114,12 @@ type WindowJoin struct {
 	metrics   *exec.Metrics
 	sub       *exec.SubtaskMetrics
 
-	keyEnc, rowEnc [2]memseg.KeyEncoder
-	keys, all      [2][]int
-	ends           [2]int
-	keyTypes       []memseg.Type // the join key's columns, for finding its end
+	// Per side: the exchange's key (every key, for the key group), the
+	// join key (without the window's), and the row (every column).
+	routeEnc, keyEnc, rowEnc [2]memseg.KeyEncoder
+	route, keys, all         [2][]int
+	ends                     [2]int
+	keyTypes                 []memseg.Type // the join key's columns, for finding its end
 	out, cands     *rows
 	residual       *expr.Program
 	ectx           *expr.Ctx
@@ -110,6 +129,11 @@ type WindowJoin struct {
 	wm    int64
 	panes []*pane
 	buf   []byte
+	rkey  []byte // a row's exchange key
+	// seq numbers the entries written to the store, after an epoch above
+	// every earlier run's whose state this one restored, so that equal
+	// rows written at different times are different entries.
+	seq uint64
 	// spills counts the times memory ran short and every pane went to
 	// the store, for tests.
 	spills int
@@ -135,14 +159,15 @@ func NewWindow(spec WindowSpec) (*WindowJoin, error) {
 		return nil, err
 	}
 	j := &WindowJoin{spec: spec, wm: types.MinWatermark}
-	j.keys = [2][]int{spec.LeftKeys, spec.RightKeys}
-	j.ends = [2]int{spec.LeftEnd, spec.RightEnd}
+	j.route = [2][]int{spec.LeftKeys, spec.RightKeys}
+	j.keys = [2][]int{spec.userKeys(spec.LeftKeys), spec.userKeys(spec.RightKeys)}
+	j.ends = [2]int{spec.LeftKeys[spec.End], spec.RightKeys[spec.End]}
 	for side, sc := range []types.Schema{spec.Left, spec.Right} {
 		for i := range sc {
 			j.all[side] = append(j.all[side], i)
 		}
 	}
-	for _, k := range spec.LeftKeys {
+	for _, k := range j.keys[0] {
 		t, _ := memseg.TypeOf(spec.Left[k].Type.Arrow())
 		j.keyTypes = append(j.keyTypes, t)
 	}
@@ -188,6 +213,9 @@ func (j *WindowJoin) Open(ctx *exec.TaskContext) error {
 		j.cands = newRows(alloc, both, j.spec.Left, j.spec.Right)
 	}
 	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
+	if cp := ctx.Checkpoint; cp != nil && cp.Restore != nil {
+		j.seq = uint64(cp.Restore.ID+1) << 32
+	}
 	if err := j.open(ctx, func(name string) bool { return name == windowRows || name == windowList }); err != nil {
 		return err
 	}
@@ -217,6 +245,9 @@ func (j *WindowJoin) ProcessInput(s exec.Side, b arrow.RecordBatch, _ exec.Emitt
 	if !ok {
 		return fmt.Errorf("window join: window_end column is %s", b.Column(j.ends[side]).DataType())
 	}
+	if err := j.routeEnc[side].Reset(b, j.route[side]); err != nil {
+		return err
+	}
 	if err := j.keyEnc[side].Reset(b, j.keys[side]); err != nil {
 		return err
 	}
@@ -243,10 +274,9 @@ func (j *WindowJoin) ProcessInput(s exec.Side, b arrow.RecordBatch, _ exec.Emitt
 		if !unmatched && nullKey(b, j.keys[side], r) {
 			continue
 		}
-		j.buf = append(j.buf[:0], 0, 0)
+		j.rkey = j.routeEnc[side].Append(j.rkey[:0], r)
+		j.buf = binary.BigEndian.AppendUint16(j.buf[:0], j.kg(j.rkey))
 		j.buf = j.keyEnc[side].Append(j.buf, r)
-		kg := j.kg(j.buf[2:])
-		binary.BigEndian.PutUint16(j.buf, kg)
 		j.buf = append(j.buf, byte(side))
 		j.buf = j.rowEnc[side].Append(j.buf, r)
 		if p == nil || p.end != end {
@@ -357,28 +387,16 @@ func (j *WindowJoin) write(p *pane) error {
 	return nil
 }
 
-// put adds n copies of the row rest (join key | side | row key) of
-// key group kg to its window's entries in the store.
+// put writes n copies of the row rest (join key | side | row key) of
+// key group kg as a new entry of its window in the store.
 func (j *WindowJoin) put(p *pane, kg uint16, rest []byte, n uint64) error {
 	we := memseg.AppendInt64(nil, p.end, memseg.Order{})
-	key := append(we, rest...)
-	i := int(kg) - j.lo
-	if p.has(i) {
-		v, ok, err := j.writes.Get(j.uid, kg, windowRows, key)
-		if err != nil {
-			return err
-		}
-		if ok {
-			c, k := binary.Uvarint(v)
-			if k <= 0 || k != len(v) {
-				return fmt.Errorf("%w: window join entry value %x", memseg.ErrCorrupt, v)
-			}
-			n += c
-		}
-	} else {
+	if i := int(kg) - j.lo; !p.has(i) {
 		p.mark(i, j.hi-j.lo+1)
 		j.writes.Set(j.uid, kg, windowList, we, nil)
 	}
+	key := binary.BigEndian.AppendUint64(append(we, rest...), j.seq)
+	j.seq++
 	j.writes.Set(j.uid, kg, windowRows, key, binary.AppendUvarint(nil, n))
 	return j.commitSome()
 }

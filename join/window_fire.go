@@ -23,6 +23,7 @@ type group struct {
 	left  []leftRow
 	pass  []bool
 	scr   []byte
+	prev  []byte // the store entry being counted
 }
 
 // leftRow is a left row of the group: its row key in the arena, its
@@ -98,28 +99,50 @@ func (j *WindowJoin) fireMemory(p *pane, out exec.Emitter) error {
 }
 
 // fireStored joins the rows of key group kg of the window whose end is
-// encoded as we, as the store holds them.
+// encoded as we, as the store holds them: the entries of a row written at
+// different times (their sequence numbers differ) are one row with the
+// sum of their counts.
 func (j *WindowJoin) fireStored(kg uint16, we []byte, out exec.Emitter) error {
 	it, err := j.store.NewIter(j.uid, kg, windowRows, we)
 	if err != nil {
 		return err
 	}
 	defer it.Close()
+	g := &j.g
+	g.prev = g.prev[:0]
+	n := uint64(0)
 	for ok := it.First(); ok; ok = it.Next() {
+		key := it.Key()
 		v, err := it.Value()
 		if err != nil {
 			return err
 		}
-		n, k := binary.Uvarint(v)
-		if k <= 0 || k != len(v) || n == 0 {
-			return fmt.Errorf("%w: window join entry value %x", memseg.ErrCorrupt, v)
+		c, k := binary.Uvarint(v)
+		if k <= 0 || k != len(v) || c == 0 || len(key) < len(we)+seqWidth {
+			return fmt.Errorf("%w: window join entry %x: %x", memseg.ErrCorrupt, key, v)
 		}
-		if err := j.entry(kg, it.Key()[len(we):], n, out); err != nil {
+		rest := key[len(we) : len(key)-seqWidth]
+		if n > 0 && bytes.Equal(rest, g.prev) {
+			n += c
+			continue
+		}
+		if n > 0 {
+			if err := j.entry(kg, g.prev, n, out); err != nil {
+				return err
+			}
+		}
+		g.prev, n = append(g.prev[:0], rest...), c
+	}
+	if n > 0 {
+		if err := j.entry(kg, g.prev, n, out); err != nil {
 			return err
 		}
 	}
 	return it.Close()
 }
+
+// seqWidth is the width of an entry's sequence number.
+const seqWidth = 8
 
 // entry takes the next row of a firing window, in order: n copies of the
 // record rest (join key | side | row key) of key group kg. A left row is

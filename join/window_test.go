@@ -16,16 +16,17 @@ import (
 )
 
 // Both sides of the window join tests are (we TIMESTAMP(3), k BIGINT, v
-// STRING): we is the window_end, joined on k and we.
-var windowed = types.Schema{{Name: "we", Type: types.TTimestamp}, {Name: "k", Type: types.TBigInt}, {Name: "v", Type: types.TString}}
+// STRING, ws TIMESTAMP(3)): we and ws are the window's end and start,
+// joined on k, ws and we. The expected rows leave ws out.
+var windowed = types.Schema{{Name: "we", Type: types.TTimestamp}, {Name: "k", Type: types.TBigInt}, {Name: "v", Type: types.TString}, {Name: "ws", Type: types.TTimestamp}}
 
 func wjSpec(kind Kind) WindowSpec {
 	out := append(append(types.Schema{}, windowed...), windowed...)
 	if kind.filtering() {
 		out = windowed
 	}
-	return WindowSpec{UID: "window-join-test", Kind: kind, Left: windowed, Right: windowed, LeftKeys: []int{1, 0}, RightKeys: []int{1, 0},
-		LeftEnd: 0, RightEnd: 0, Window: "TUMBLE(10 s)", Out: out}
+	return WindowSpec{UID: "window-join-test", Kind: kind, Left: windowed, Right: windowed, LeftKeys: []int{1, 3, 0}, RightKeys: []int{1, 3, 0},
+		Start: 1, End: 2, Window: "TUMBLE(10 s)", Out: out}
 }
 
 // wrow is an input row: window end (s), key (nil for NULL) and value.
@@ -42,6 +43,8 @@ func wbatch(rows ...wrow) arrow.RecordBatch {
 	eb := array.NewTimestampBuilder(memory.DefaultAllocator, windowed[0].Type.Arrow().(*arrow.TimestampType))
 	kb := array.NewInt64Builder(memory.DefaultAllocator)
 	vb := array.NewStringBuilder(memory.DefaultAllocator)
+	sb := array.NewTimestampBuilder(memory.DefaultAllocator, windowed[3].Type.Arrow().(*arrow.TimestampType))
+	defer sb.Release()
 	defer eb.Release()
 	defer kb.Release()
 	defer vb.Release()
@@ -53,12 +56,14 @@ func wbatch(rows ...wrow) arrow.RecordBatch {
 			kb.Append(*r.k)
 		}
 		vb.Append(r.v)
+		sb.Append(arrow.Timestamp(r.end*1000 - 10000))
 	}
-	e, k, v := eb.NewArray(), kb.NewArray(), vb.NewArray()
+	e, k, v, ws := eb.NewArray(), kb.NewArray(), vb.NewArray(), sb.NewArray()
 	defer e.Release()
 	defer k.Release()
 	defer v.Release()
-	return array.NewRecordBatch(windowed.Arrow(), []arrow.Array{e, k, v}, int64(len(rows)))
+	defer ws.Release()
+	return array.NewRecordBatch(windowed.Arrow(), []arrow.Array{e, k, v, ws}, int64(len(rows)))
 }
 
 func openWindow(t *testing.T, s WindowSpec, mem *memseg.Manager) (*WindowJoin, *exec.Metrics) {
@@ -101,15 +106,28 @@ func runWindow(t *testing.T, j *WindowJoin, steps []wstep) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := out.take()
-		for k := range got {
-			got[k] = strings.ReplaceAll(strings.ReplaceAll(got[k], "1970-01-01T00:00:", ""), ".000Z", "")
-		}
-		slices.Sort(got)
+		got := shortRows(out.take())
 		if !slices.Equal(got, s.want) {
 			t.Fatalf("step %d: emitted\n  %s\nwant\n  %s", i, strings.Join(got, "\n  "), strings.Join(s.want, "\n  "))
 		}
 	}
+}
+
+// shortRows renders rows without their ws columns and with times in
+// seconds, sorted.
+func shortRows(rows []string) []string {
+	for k, r := range rows {
+		kind, vals, _ := strings.Cut(strings.TrimSuffix(r, "]"), "[")
+		var keep []string
+		for i, v := range strings.Split(vals, ", ") {
+			if i%len(windowed) != 3 {
+				keep = append(keep, strings.ReplaceAll(strings.ReplaceAll(v, "1970-01-01T00:00:", ""), ".000Z", ""))
+			}
+		}
+		rows[k] = kind + "[" + strings.Join(keep, ", ") + "]"
+	}
+	slices.Sort(rows)
+	return rows
 }
 
 // fullSteps are the rows of two windows, ending at 10 s and 20 s; a
@@ -154,7 +172,7 @@ func TestWindowJoinKinds(t *testing.T) {
 func TestWindowJoinResidual(t *testing.T) {
 	s := wjSpec(LeftOuter)
 	s.Residual = &expr.Call{Fn: expr.Lt, T: types.TBoolean, Args: []expr.Expr{
-		&expr.Col{Index: 2, Name: "v", T: types.TString}, &expr.Col{Index: 5, Name: "v", T: types.TString}}}
+		&expr.Col{Index: 2, Name: "v", T: types.TString}, &expr.Col{Index: 6, Name: "v", T: types.TString}}}
 	j, _ := openWindow(t, s, nil)
 	runWindow(t, j, []wstep{
 		{side: exec.Left, rows: []wrow{wr(10, 1, "a"), wr(10, 1, "q"), wr(10, 1, "z")}},
@@ -208,11 +226,7 @@ func TestWindowJoinSpills(t *testing.T) {
 	if ref.spills != 0 {
 		t.Fatalf("the reference spilled %d times", ref.spills)
 	}
-	want := out.take()
-	for k := range want {
-		want[k] = strings.ReplaceAll(strings.ReplaceAll(want[k], "1970-01-01T00:00:", ""), ".000Z", "")
-	}
-	slices.Sort(want)
+	want := shortRows(out.take())
 	if _, err := j.Snapshot(1); err != nil {
 		t.Fatal(err)
 	}
@@ -225,16 +239,16 @@ func TestWindowJoinSpills(t *testing.T) {
 	}
 }
 
-// TestWindowSpecChecks: the window_end columns must be timestamps among
+// TestWindowSpecChecks: the window's columns must be timestamps among
 // the keys, and the window is part of the fingerprint.
 func TestWindowSpecChecks(t *testing.T) {
 	s := wjSpec(Inner)
-	s.LeftEnd = 1
+	s.End = 0
 	if _, err := NewWindow(s); err == nil {
 		t.Fatal("a BIGINT window_end")
 	}
 	s = wjSpec(Inner)
-	s.LeftKeys, s.RightKeys = []int{1}, []int{1}
+	s.End = 3
 	if _, err := NewWindow(s); err == nil {
 		t.Fatal("a window_end that is no key")
 	}
