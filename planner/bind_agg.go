@@ -201,6 +201,12 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	spec := window.Spec{In: pre.Out, Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
 	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
+	if agg.TimeCol >= 0 && win.w.Kind != window.Session {
+		// Its rows are of its windows: a GROUP BY of both window columns
+		// over them is a window aggregate of the same windows (Flink's
+		// cascading window aggregate), whose rows come with their window.
+		out.win.tvf = &agg.Window
+	}
 
 	// Above the aggregate, names resolve to keys, window columns and
 	// aggregate results only.

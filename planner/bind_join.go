@@ -78,7 +78,10 @@ func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at par
 	if len(j.LeftKeys) == 0 {
 		return nil, noKey()
 	}
-	if ChangelogMode(l.node).InsertOnly() && ChangelogMode(r.node).InsertOnly() {
+	if err := windowJoin(j); err != nil {
+		return nil, err
+	}
+	if j.Window == nil && ChangelogMode(l.node).InsertOnly() && ChangelogMode(r.node).InsertOnly() {
 		// Bounds of one side's event time by the other's make an
 		// interval join, whose state the watermarks free (Flink's
 		// interval join takes append-only inputs too).

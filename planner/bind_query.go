@@ -46,8 +46,9 @@ type winCols struct {
 	start, end int
 	// proc marks a processing-time window.
 	proc bool
-	// tvf is the window of a window TVF whose rows these are (through
-	// projections and filters), nil for a window aggregate's output: a
+	// tvf is the window of a window TVF or an event-time window
+	// aggregate whose rows these are (through projections and filters),
+	// nil for a SESSION or processing-time window aggregate's output: a
 	// GROUP BY of both columns aggregates such rows per window.
 	tvf *window.Assigner
 	// session marks SESSION windows, whose rows have no window until
