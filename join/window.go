@@ -120,9 +120,9 @@ type WindowJoin struct {
 	route, keys, all         [2][]int
 	ends                     [2]int
 	keyTypes                 []memseg.Type // the join key's columns, for finding its end
-	out, cands     *rows
-	residual       *expr.Program
-	ectx           *expr.Ctx
+	out, cands               *rows
+	residual                 *expr.Program
+	ectx                     *expr.Ctx
 
 	// wm is the join's watermark; panes are the windows with rows, by
 	// end.
