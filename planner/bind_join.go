@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -190,6 +192,10 @@ func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
 // passes only while the subquery has no rows.
 func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	sub, err := b.nested(in.Query, in.Start)
+	if sel, ok := in.Query.(*parser.Select); ok && errors.Is(err, ErrUnknownColumn) {
+		// A name of the outer query: a correlated subquery.
+		return b.correlatedIn(r, in, sel)
+	}
 	if err != nil {
 		return nil, err
 	}
