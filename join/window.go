@@ -134,9 +134,6 @@ type WindowJoin struct {
 	// every earlier run's whose state this one restored, so that equal
 	// rows written at different times are different entries.
 	seq uint64
-	// spills counts the times memory ran short and every pane went to
-	// the store, for tests.
-	spills int
 
 	g group // the group being joined as a window fires
 }
@@ -318,10 +315,12 @@ func (j *WindowJoin) add(p *pane, rec []byte) error {
 	if !errors.Is(err, memseg.ErrNoMemory) {
 		return err
 	}
-	j.spills++
-	if err := j.spill(); err != nil {
+	n, err := j.spill()
+	if err != nil {
 		return err
 	}
+	j.metrics.Spills.Add(n)
+	j.sub.Spills.Add(n)
 	if err := j.buffer(p, rec); !errors.Is(err, memseg.ErrNoMemory) {
 		return err
 	}
@@ -345,17 +344,20 @@ func (j *WindowJoin) buffer(p *pane, rec []byte) error {
 }
 
 // spill writes the rows of every pane from memory to the store (when
-// memory is short, and at a checkpoint), giving the memory back.
-func (j *WindowJoin) spill() error {
+// memory is short, and at a checkpoint), giving the memory back, and
+// returns how many windows it wrote.
+func (j *WindowJoin) spill() (int64, error) {
+	n := int64(0)
 	for _, p := range j.panes {
 		if p.mem == nil {
 			continue
 		}
 		if err := j.write(p); err != nil {
-			return err
+			return n, err
 		}
+		n++
 	}
-	return j.writes.Commit()
+	return n, j.writes.Commit()
 }
 
 // write moves a pane's rows from memory to the store: equal rows as one
@@ -436,7 +438,7 @@ func (j *WindowJoin) OnWatermark(wm int64, out exec.Emitter) error {
 // Snapshot implements exec.Snapshotter: the rows in memory go to the
 // store, which then holds every pending window.
 func (j *WindowJoin) Snapshot(id int64) (exec.OperatorSnapshot, error) {
-	if err := j.spill(); err != nil {
+	if _, err := j.spill(); err != nil {
 		return exec.OperatorSnapshot{}, err
 	}
 	return j.snapshot(id)
