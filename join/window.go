@@ -14,6 +14,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -130,6 +131,9 @@ type WindowJoin struct {
 	panes []*pane
 	buf   []byte
 	rkey  []byte // a row's exchange key
+	// An entry being written: its window end, key and count.
+	we, ekey, count []byte
+	sorted          *state.Sorted // spills, reused
 	// seq numbers the entries written to the store, after an epoch above
 	// every earlier run's whose state this one restored, so that equal
 	// rows written at different times are different entries.
@@ -209,7 +213,7 @@ func (j *WindowJoin) Open(ctx *exec.TaskContext) error {
 		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
 		j.cands = newRows(alloc, both, j.spec.Left, j.spec.Right)
 	}
-	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
+	j.uid, j.fingerprint, j.ingesting = j.spec.UID, j.spec.Fingerprint(), true
 	if cp := ctx.Checkpoint; cp != nil && cp.Restore != nil {
 		j.seq = uint64(cp.Restore.ID+1) << 32
 	}
@@ -328,7 +332,8 @@ func (j *WindowJoin) add(p *pane, rec []byte) error {
 		p.mem.Release()
 		p.mem = nil
 	}
-	return j.put(p, binary.BigEndian.Uint16(rec), rec[2:], 1)
+	j.put(p, binary.BigEndian.Uint16(rec), rec[2:], 1, j.writes)
+	return j.commitSome()
 }
 
 // buffer adds a record to p's memory, made if p has none.
@@ -347,22 +352,40 @@ func (j *WindowJoin) buffer(p *pane, rec []byte) error {
 // memory is short, and at a checkpoint), giving the memory back, and
 // returns how many windows it wrote.
 func (j *WindowJoin) spill() (int64, error) {
-	n := int64(0)
+	var ps []*pane
 	for _, p := range j.panes {
-		if p.mem == nil {
-			continue
+		if p.mem != nil {
+			ps = append(ps, p)
 		}
-		if err := j.write(p); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, j.writes.Commit()
+	return int64(len(ps)), j.store1(ps...)
 }
 
-// write moves a pane's rows from memory to the store: equal rows as one
-// entry with their count.
-func (j *WindowJoin) write(p *pane) error {
+// store1 moves the rows of panes ps from memory to the store, as one
+// ingested SST (state.Sorted): their records come sorted, and a batch
+// would copy them through the memtable and a flush. The pending writes go
+// first, so that the store applies everything in order.
+func (j *WindowJoin) store1(ps ...*pane) error {
+	if err := j.writes.Commit(); err != nil {
+		return err
+	}
+	if j.sorted == nil {
+		j.sorted = j.store.NewSorted()
+	}
+	for _, p := range ps {
+		j.write(p, j.sorted)
+	}
+	return j.sorted.Commit()
+}
+
+// setter is where entries go: a state.Batch or a state.Sorted.
+type setter interface {
+	Set(uid string, kg uint16, name string, key, value []byte)
+}
+
+// write moves a pane's rows from memory to w: equal rows as one entry
+// with their count.
+func (j *WindowJoin) write(p *pane, w setter) {
 	p.mem.Sort()
 	var prev []byte
 	n := uint64(0)
@@ -373,34 +396,29 @@ func (j *WindowJoin) write(p *pane) error {
 			continue
 		}
 		if n > 0 {
-			if err := j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
-				return err
-			}
+			j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n, w)
 		}
 		prev, n = rec, 1
 	}
 	if n > 0 {
-		if err := j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
-			return err
-		}
+		j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n, w)
 	}
 	p.mem.Release()
 	p.mem = nil
-	return nil
 }
 
-// put writes n copies of the row rest (join key | side | row key) of
-// key group kg as a new entry of its window in the store.
-func (j *WindowJoin) put(p *pane, kg uint16, rest []byte, n uint64) error {
-	we := memseg.AppendInt64(nil, p.end, memseg.Order{})
+// put writes to w n copies of the row rest (join key | side | row key) of
+// key group kg as a new entry of its window.
+func (j *WindowJoin) put(p *pane, kg uint16, rest []byte, n uint64, w setter) {
+	j.we = memseg.AppendInt64(j.we[:0], p.end, memseg.Order{})
 	if i := int(kg) - j.lo; !p.has(i) {
 		p.mark(i, j.hi-j.lo+1)
-		j.writes.Set(j.uid, kg, windowList, we, nil)
+		w.Set(j.uid, kg, windowList, j.we, nil)
 	}
-	key := binary.BigEndian.AppendUint64(append(we, rest...), j.seq)
+	j.ekey = binary.BigEndian.AppendUint64(append(append(j.ekey[:0], j.we...), rest...), j.seq)
 	j.seq++
-	j.writes.Set(j.uid, kg, windowRows, key, binary.AppendUvarint(nil, n))
-	return j.commitSome()
+	j.count = binary.AppendUvarint(j.count[:0], n)
+	w.Set(j.uid, kg, windowRows, j.ekey, j.count)
 }
 
 // mark notes that key group lo+i has rows of p in the store.

@@ -48,12 +48,11 @@ func (j *WindowJoin) fire(p *pane, out exec.Emitter) error {
 		p.mem = nil
 		return err
 	}
+	var mem []*pane
 	if p.mem != nil {
-		if err := j.write(p); err != nil {
-			return err
-		}
+		mem = append(mem, p)
 	}
-	if err := j.writes.Commit(); err != nil {
+	if err := j.store1(mem...); err != nil {
 		return err
 	}
 	we := memseg.AppendInt64(nil, p.end, memseg.Order{})
