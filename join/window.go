@@ -1,7 +1,6 @@
 package join
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -172,14 +171,9 @@ func NewWindow(spec WindowSpec) (*WindowJoin, error) {
 		t, _ := memseg.TypeOf(spec.Left[k].Type.Arrow())
 		j.keyTypes = append(j.keyTypes, t)
 	}
-	if spec.Residual != nil {
-		p, err := expr.Compile(spec.Residual, append(spec.Left[:len(spec.Left):len(spec.Left)], spec.Right...))
-		if err != nil {
-			return nil, fmt.Errorf("join condition: %w", err)
-		}
-		j.residual = p
-	}
-	return j, nil
+	var err error
+	j.residual, err = spec.regular().program()
+	return j, err
 }
 
 // Open implements exec.Opener: it opens the state store and, on a
@@ -203,16 +197,8 @@ func (j *WindowJoin) Open(ctx *exec.TaskContext) error {
 		}
 		j.mem = m
 	}
-	right := j.spec.Right
-	if j.spec.Kind.filtering() {
-		right = nil
-	}
-	j.out = newRows(alloc, j.spec.Out, j.spec.Left, right)
+	j.out, j.cands = j.spec.regular().outputs(alloc, j.residual != nil)
 	j.ectx = &expr.Ctx{Alloc: alloc, Now: ctx.Now}
-	if j.residual != nil {
-		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
-		j.cands = newRows(alloc, both, j.spec.Left, j.spec.Right)
-	}
 	j.uid, j.fingerprint, j.ingesting = j.spec.UID, j.spec.Fingerprint(), true
 	if cp := ctx.Checkpoint; cp != nil && cp.Restore != nil {
 		j.seq = uint64(cp.Restore.ID+1) << 32
@@ -386,23 +372,10 @@ type setter interface {
 // write moves a pane's rows from memory to w: equal rows as one entry
 // with their count.
 func (j *WindowJoin) write(p *pane, w setter) {
-	p.mem.Sort()
-	var prev []byte
-	n := uint64(0)
-	for it := p.mem.Iter(); it.Next(); {
-		rec := it.Key()
-		if n > 0 && bytes.Equal(rec, prev) {
-			n++
-			continue
-		}
-		if n > 0 {
-			j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n, w)
-		}
-		prev, n = rec, 1
-	}
-	if n > 0 {
-		j.put(p, binary.BigEndian.Uint16(prev), prev[2:], n, w)
-	}
+	_ = p.rows(func(kg uint16, rest []byte, n uint64) error {
+		j.put(p, kg, rest, n, w)
+		return nil
+	})
 	p.mem.Release()
 	p.mem = nil
 }

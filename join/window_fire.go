@@ -70,9 +70,18 @@ func (j *WindowJoin) fire(p *pane, out exec.Emitter) error {
 	return j.finish(out)
 }
 
-// fireMemory joins a window whose rows are all in memory: sorted, equal
-// records are one row with their count.
+// fireMemory joins a window whose rows are all in memory.
 func (j *WindowJoin) fireMemory(p *pane, out exec.Emitter) error {
+	err := p.rows(func(kg uint16, rest []byte, n uint64) error { return j.entry(kg, rest, n, out) })
+	if err != nil {
+		return err
+	}
+	return j.finish(out)
+}
+
+// rows sorts p's records in memory and calls fn with each, equal records
+// as one with their count: key group, join key | side | row key, count.
+func (p *pane) rows(fn func(kg uint16, rest []byte, n uint64) error) error {
 	p.mem.Sort()
 	var prev []byte
 	n := uint64(0)
@@ -83,18 +92,16 @@ func (j *WindowJoin) fireMemory(p *pane, out exec.Emitter) error {
 			continue
 		}
 		if n > 0 {
-			if err := j.entry(binary.BigEndian.Uint16(prev), prev[2:], n, out); err != nil {
+			if err := fn(binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
 				return err
 			}
 		}
 		prev, n = rec, 1
 	}
 	if n > 0 {
-		if err := j.entry(binary.BigEndian.Uint16(prev), prev[2:], n, out); err != nil {
-			return err
-		}
+		return fn(binary.BigEndian.Uint16(prev), prev[2:], n)
 	}
-	return j.finish(out)
+	return nil
 }
 
 // fireStored joins the rows of key group kg of the window whose end is
@@ -292,15 +299,5 @@ func (j *WindowJoin) finish(out exec.Emitter) error {
 // emit adds times copies of the joined row of left and right (nil:
 // NULL-padded).
 func (j *WindowJoin) emit(left, right []byte, times uint64, out exec.Emitter) error {
-	for range times {
-		if err := j.out.add(exec.Insert, left, right); err != nil {
-			return err
-		}
-		if j.out.n >= j.batchSize {
-			if err := j.out.flush(out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return j.out.repeat(exec.Insert, left, right, times, j.batchSize, out)
 }

@@ -31,16 +31,9 @@ func (b *binder) existsJoin(r *relation, ex *parser.Exists, not bool) (*relation
 		kind = AntiJoin
 	}
 	j := &Join{Left: r.node, Right: right.node, Kind: kind, At: ex.Start}
-	if err := correlate(j, on, len(r.scope.cols), nil); err != nil {
-		return nil, err
-	}
-	if len(j.LeftKeys) == 0 {
-		return nil, errorf(sel.Where.Pos(), ErrUnsupported, "EXISTS needs an equality of a column of the subquery and one of the outer query in its WHERE, such as o.uid = u.uid (strand has no nested-loop join on streams)")
-	}
-	if err := windowJoin(j); err != nil {
-		return nil, err
-	}
-	return b.filtered(r, j), nil
+	return b.correlate(r, j, on, nil, func() error {
+		return errorf(sel.Where.Pos(), ErrUnsupported, "EXISTS needs an equality of a column of the subquery and one of the outer query in its WHERE, such as o.uid = u.uid (strand has no nested-loop join on streams)")
+	})
 }
 
 // correlated binds the FROM and WHERE of a subquery (of EXISTS or IN, as
@@ -99,11 +92,13 @@ func (b *binder) correlated(r *relation, sel *parser.Select, at parser.Pos, what
 	return sub, on, nil
 }
 
-// correlate makes the correlated conditions on of a semi or anti join j
-// its keys (the equalities of an outer column and one of the subquery,
-// whose columns start at n) and its residual condition, with more terms
-// of the same.
-func correlate(j *Join, on []expr.Expr, n int, more []expr.Expr) error {
+// correlate makes the correlated conditions on of r's semi or anti join
+// j its keys (the equalities of an outer column and one of the subquery)
+// and its residual condition, with more terms of the same, and returns r
+// filtered by it, a window join where it joins windows alike; noKey is the
+// error of a join left without a key.
+func (b *binder) correlate(r *relation, j *Join, on, more []expr.Expr, noKey func() error) (*relation, error) {
+	n := len(r.scope.cols)
 	var rest []expr.Expr
 	for _, c := range on {
 		if lk, rk, ok := equiKey(c, n); ok {
@@ -113,7 +108,13 @@ func correlate(j *Join, on []expr.Expr, n int, more []expr.Expr) error {
 		rest = append(rest, c)
 	}
 	j.Residual = conjunction(append(rest, more...))
-	return nil
+	if len(j.LeftKeys) == 0 {
+		return nil, noKey()
+	}
+	if err := windowJoin(j); err != nil {
+		return nil, err
+	}
+	return b.filtered(r, j), nil
 }
 
 // correlatedIn binds x [NOT] IN (SELECT y FROM t WHERE cond) whose cond
@@ -134,13 +135,9 @@ func (b *binder) correlatedIn(r *relation, in *parser.InQuery, sel *parser.Selec
 	if err != nil {
 		return nil, err
 	}
-	x, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	xc, err := inColumn(r, in)
 	if err != nil {
 		return nil, err
-	}
-	xc, ok := keyCol(x)
-	if !ok {
-		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
 	}
 	y, err := bindExpr(&exprCtx{scope: sub.scope, clause: "in SELECT"}, sel.Items[0].Expr)
 	if err != nil {
@@ -170,16 +167,9 @@ func (b *binder) correlatedIn(r *relation, in *parser.InQuery, sel *parser.Selec
 			call(expr.IsNull, types.TBoolean.WithNotNull(true), xc),
 			call(expr.IsNull, types.TBoolean.WithNotNull(true), right)))
 	}
-	if err := correlate(j, on, n, more); err != nil {
-		return nil, err
-	}
-	if len(j.LeftKeys) == 0 {
-		return nil, errorf(sel.Where.Pos(), ErrUnsupported, "NOT IN with a correlated subquery over columns that may be NULL needs an equality of a column of the subquery and one of the outer query in its WHERE, such as o.uid = u.uid (strand has no nested-loop join on streams)")
-	}
-	if err := windowJoin(j); err != nil {
-		return nil, err
-	}
-	return b.filtered(r, j), nil
+	return b.correlate(r, j, on, more, func() error {
+		return errorf(sel.Where.Pos(), ErrUnsupported, "NOT IN with a correlated subquery over columns that may be NULL needs an equality of a column of the subquery and one of the outer query in its WHERE, such as o.uid = u.uid (strand has no nested-loop join on streams)")
+	})
 }
 
 // errNoSubquery says that a WHERE term is no subquery predicate.

@@ -205,13 +205,9 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	if n := len(sub.scope.cols); n != 1 {
 		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column, not %d", n)
 	}
-	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	col, err := inColumn(r, in)
 	if err != nil {
 		return nil, err
-	}
-	col, ok := keyCol(e)
-	if !ok {
-		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
 	}
 	st := sub.scope.cols[0].typ
 	if !encodesAlike(col.T, st) {
@@ -223,6 +219,19 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 		j.NullAware = !col.T.NotNull || !sub.node.Schema()[0].Type.NotNull
 	}
 	return b.filtered(r, j), nil
+}
+
+// inColumn binds the column of r left of IN (subquery).
+func inColumn(r *relation, in *parser.InQuery) (*expr.Col, error) {
+	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	if err != nil {
+		return nil, err
+	}
+	col, ok := keyCol(e)
+	if !ok {
+		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
+	}
+	return col, nil
 }
 
 // filtered is r filtered by the semi or anti join j of r with another
