@@ -98,7 +98,7 @@ func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at par
 	for i, c := range append(append([]column{}, l.scope.cols...), r.scope.cols...) {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}, nil
+	return &relation{node: j, scope: sc, win: joinWin(j)}, nil
 }
 
 // conjunction ANDs terms together: nil for none.
@@ -243,5 +243,5 @@ func (b *binder) filtered(r *relation, j *Join) *relation {
 	for i, c := range r.scope.cols {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}
+	return &relation{node: j, scope: sc, win: joinWin(j)}
 }

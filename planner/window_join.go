@@ -92,6 +92,18 @@ func windowJoin(j *Join) error {
 	return nil
 }
 
+// joinWin locates the window columns of a window join's output for the
+// binder, as of a window aggregate's rows: a GROUP BY of both of them is a window aggregate of the same windows (a cascade), a window
+// Top-N may follow; nil for a join that is no window join or pads both
+// sides.
+func joinWin(j *Join) *winCols {
+	p := windowPropsOf(j)
+	if p == nil || p.Start < 0 || p.End < 0 {
+		return nil
+	}
+	return &winCols{start: p.Start, end: p.End, tvf: &j.Window.Window, agg: true}
+}
+
 // windowJoin starts a vertex reading both inputs behind hash exchanges on
 // all the join keys, window_start and window_end among them, so the rows
 // of a key and window meet in one subtask, and a join without other keys
