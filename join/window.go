@@ -347,10 +347,13 @@ func (j *WindowJoin) spill() (int64, error) {
 	return int64(len(ps)), j.store1(ps...)
 }
 
-// store1 moves the rows of panes ps from memory to the store, as one
-// ingested SST (state.Sorted): their records come sorted, and a batch
-// would copy them through the memtable and a flush. The pending writes go
-// first, so that the store applies everything in order.
+// store1 moves the rows of panes ps from memory to the store as ingested
+// SSTs (state.Sorted): a batch would copy them through the memtable and a
+// flush. The panes' records are merged into the store's key order (key
+// group, then window, then row), so that an SST of spillEntries entries is
+// written whenever that many are collected, each after the last: a spill
+// holds little on the heap, and its SSTs do not overlap. The pending
+// writes go first, so that the store applies everything in order.
 func (j *WindowJoin) store1(ps ...*pane) error {
 	if err := j.writes.Commit(); err != nil {
 		return err
@@ -358,35 +361,59 @@ func (j *WindowJoin) store1(ps ...*pane) error {
 	if j.sorted == nil {
 		j.sorted = j.store.NewSorted()
 	}
-	for _, p := range ps {
-		j.write(p, j.sorted)
+	heads := make([]*records, len(ps))
+	for i, p := range ps {
+		heads[i] = p.records()
+		heads[i].advance()
 	}
-	return j.sorted.Commit()
+	for {
+		kg, any := uint16(0), false
+		for _, h := range heads {
+			if h.rec != nil && (!any || h.kg() < kg) {
+				kg, any = h.kg(), true
+			}
+		}
+		if !any {
+			break
+		}
+		for i, h := range heads {
+			for ; h.rec != nil && h.kg() == kg; h.advance() {
+				j.put(ps[i], kg, h.rec[2:], h.n, j.sorted)
+				if j.sorted.Len() >= spillEntries {
+					if err := j.sorted.Commit(); err != nil {
+						return err
+					}
+				}
+			}
+		}
+	}
+	for _, p := range ps {
+		p.mem.Release()
+		p.mem = nil
+	}
+	if err := j.sorted.Commit(); err != nil {
+		return err
+	}
+	return j.writes.Commit()
 }
+
+// spillEntries is the most entries an SST of a spill holds (a few MiB of
+// heap while it is collected).
+const spillEntries = 1 << 15
 
 // setter is where entries go: a state.Batch or a state.Sorted.
 type setter interface {
 	Set(uid string, kg uint16, name string, key, value []byte)
 }
 
-// write moves a pane's rows from memory to w: equal rows as one entry
-// with their count.
-func (j *WindowJoin) write(p *pane, w setter) {
-	_ = p.rows(func(kg uint16, rest []byte, n uint64) error {
-		j.put(p, kg, rest, n, w)
-		return nil
-	})
-	p.mem.Release()
-	p.mem = nil
-}
-
 // put writes to w n copies of the row rest (join key | side | row key) of
-// key group kg as a new entry of its window.
+// key group kg as a new entry of its window, and lists the window in the
+// key group with the pending writes.
 func (j *WindowJoin) put(p *pane, kg uint16, rest []byte, n uint64, w setter) {
 	j.we = memseg.AppendInt64(j.we[:0], p.end, memseg.Order{})
 	if i := int(kg) - j.lo; !p.has(i) {
 		p.mark(i, j.hi-j.lo+1)
-		w.Set(j.uid, kg, windowList, j.we, nil)
+		j.writes.Set(j.uid, kg, windowList, j.we, nil)
 	}
 	j.ekey = binary.BigEndian.AppendUint64(append(append(j.ekey[:0], j.we...), rest...), j.seq)
 	j.seq++

@@ -72,37 +72,52 @@ func (j *WindowJoin) fire(p *pane, out exec.Emitter) error {
 
 // fireMemory joins a window whose rows are all in memory.
 func (j *WindowJoin) fireMemory(p *pane, out exec.Emitter) error {
-	err := p.rows(func(kg uint16, rest []byte, n uint64) error { return j.entry(kg, rest, n, out) })
-	if err != nil {
-		return err
+	for rs := p.records(); rs.advance(); {
+		if err := j.entry(rs.kg(), rs.rec[2:], rs.n, out); err != nil {
+			return err
+		}
 	}
 	return j.finish(out)
 }
 
-// rows sorts p's records in memory and calls fn with each, equal records
-// as one with their count: key group, join key | side | row key, count.
-func (p *pane) rows(fn func(kg uint16, rest []byte, n uint64) error) error {
-	p.mem.Sort()
-	var prev []byte
-	n := uint64(0)
-	for it := p.mem.Iter(); it.Next(); {
-		rec := it.Key()
-		if n > 0 && bytes.Equal(rec, prev) {
-			n++
-			continue
-		}
-		if n > 0 {
-			if err := fn(binary.BigEndian.Uint16(prev), prev[2:], n); err != nil {
-				return err
-			}
-		}
-		prev, n = rec, 1
-	}
-	if n > 0 {
-		return fn(binary.BigEndian.Uint16(prev), prev[2:], n)
-	}
-	return nil
+// records reads a pane's records from memory in order, equal records as
+// one with their count. They alias the pane's memory.
+type records struct {
+	it   *memseg.BufferIter
+	rec  []byte // key group | join key | side | row key; nil at the end
+	n    uint64 // rec's copies
+	next []byte // the record after rec's copies, nil at the end
 }
+
+// records sorts p's records and returns a reader of them.
+func (p *pane) records() *records {
+	p.mem.Sort()
+	r := &records{it: p.mem.Iter()}
+	if r.it.Next() {
+		r.next = r.it.Key()
+	}
+	return r
+}
+
+// advance moves to the next record and reports whether there is one.
+func (r *records) advance() bool {
+	r.rec, r.n = r.next, 0
+	if r.rec == nil {
+		return false
+	}
+	for r.next = nil; r.next == nil; {
+		r.n++
+		if !r.it.Next() {
+			break
+		}
+		if k := r.it.Key(); !bytes.Equal(k, r.rec) {
+			r.next = k
+		}
+	}
+	return true
+}
+
+func (r *records) kg() uint16 { return binary.BigEndian.Uint16(r.rec) }
 
 // fireStored joins the rows of key group kg of the window whose end is
 // encoded as we, as the store holds them: the entries of a row written at
@@ -199,6 +214,18 @@ func (j *WindowJoin) keyLen(rest []byte) (int, bool, error) {
 	return len(rest) - len(b), null, nil
 }
 
+// shrink gives the heap back after a large group: one key's rows of a
+// window can be many (a join keyed by the windows alone holds a whole
+// window's left rows), and are not kept for the next.
+func (g *group) shrink() {
+	if cap(g.arena) > groupHeap {
+		g.arena, g.left, g.pass = nil, nil, nil
+	}
+}
+
+// groupHeap is the most heap a group keeps for the next one.
+const groupHeap = 1 << 20
+
 func (g *group) row(i int) []byte { return g.arena[g.left[i].off:g.left[i].end:g.left[i].end] }
 
 // right joins n copies of a right row with the group's left rows: each
@@ -280,6 +307,7 @@ func (j *WindowJoin) finish(out exec.Emitter) error {
 		return nil
 	}
 	g.open = false
+	defer g.shrink()
 	kind := j.spec.Kind
 	if kind != Semi && kind != Anti && !kind.outer(0) {
 		return nil
