@@ -109,17 +109,13 @@ func joinWin(j *Join) *winCols {
 // of a key and window meet in one subtask, and a join without other keys
 // still spreads its windows over the subtasks.
 //
-// Its inputs never bring late rows: a window TVF below made its source
-// drop, per split, the rows whose first window had fired (c.fires), and
-// a window aggregate's or window join's rows come before the watermark
-// that fires their window. It emits a window's rows when the window
-// fires, before that watermark goes on, so its output is windowed too.
+// Its inputs never bring late rows: their windows come from a window TVF
+// (windowPropsOf), which made its source drop, per split, the rows whose
+// first window had fired (c.fires), or from a window aggregate, window
+// Top-N or window join, whose rows of a window come before the watermark
+// that fires it. It emits a window's rows when the window fires, before
+// that watermark goes on, so its output is windowed too.
 func (c *compiler) windowJoin(n *Join, l, r *stage) (*stage, error) {
-	for _, s := range []*stage{l, r} {
-		if !s.windowed && (s.src == nil || s.src.Fires == nil) {
-			return nil, errorf(n.At, ErrUnsupported, "a window join over this input is not supported yet: its windows must come from a window TVF, a window aggregate or a window join")
-		}
-	}
 	v := c.vertex("WindowJoin")
 	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
 	out := n.Schema()
