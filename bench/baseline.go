@@ -175,6 +175,7 @@ var baselines = map[string]func(opts map[string]string) (digest, error){
 	"q7w":  baselineQ7w,
 	"q11":  baselineQ11,
 	"q3":   baselineQ3,
+	"q5":   baselineQ5,
 	"q8":   baselineQ8,
 	"q20":  baselineQ20,
 }

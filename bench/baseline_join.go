@@ -5,6 +5,7 @@ import (
 	"hash/maphash"
 	"io"
 	"maps"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,7 +15,7 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// The baselines of the join queries (q3, q8, q20) read the generator's
+// The baselines of the join queries (q3, q5, q8, q20) read the generator's
 // auctions and persons through its source, split after split, as Arrow
 // batches of the columns they need, and join them in Go maps: the result
 // of a join does not depend on the order of its inputs' rows.
@@ -188,5 +189,58 @@ func baselineQ20(opts map[string]string) (digest, error) {
 		}
 		return nil
 	})
+	return d, err
+}
+
+// The windows of q5: 10 seconds long, one starting every 2 seconds.
+const (
+	hopSize  = 10_000 // ms
+	hopSlide = 2_000  // ms
+)
+
+// baselineQ5 finds the hot items of each hopping window of dateTime: the
+// auctions with as many bids in the window as the most bid-on auction of
+// that window, (auction, bids). Bids come in time order, so a window is
+// complete, and digested, when a bid at or after its end comes.
+func baselineQ5(opts map[string]string) (digest, error) {
+	var d digest
+	counts := map[int64]map[int64]int64{} // window start -> auction -> bids
+	flush := func(before int64) {
+		for start, byAuction := range counts {
+			if start+hopSize > before {
+				continue
+			}
+			top := int64(0)
+			for _, n := range byAuction {
+				top = max(top, n)
+			}
+			for auction, n := range byAuction {
+				if n >= top {
+					d.sum += mix(mix(rowSeed, uint64(auction)), uint64(n))
+					d.rows++
+				}
+			}
+			delete(counts, start)
+		}
+	}
+	next := int64(math.MinInt64) // the end of the earliest window open
+	err := connector.GenerateBids(opts, []string{"auction", "dateTime"}, baselineBatch, func(b *connector.Bids) error {
+		for i, ts := range b.DateTime {
+			if ts >= next {
+				flush(ts)
+				next = ts - ts%hopSlide + hopSlide
+			}
+			for start := ts - ts%hopSlide; start > ts-hopSize; start -= hopSlide {
+				w := counts[start]
+				if w == nil {
+					w = map[int64]int64{}
+					counts[start] = w
+				}
+				w[b.Auction[i]]++
+			}
+		}
+		return nil
+	})
+	flush(math.MaxInt64)
 	return d, err
 }

@@ -27,6 +27,7 @@ import (
 type Config struct {
 	Queries     []string      // Nexmark query names, in order (see ParseQueries)
 	Events      int64         // events of all types per query; 0: the DDL's events.num
+	Rate        int64         // events per second of event time; 0: the DDL's first-event.rate
 	Parallelism int           // subtasks per operator; 0: the number of CPUs
 	Interval    time.Duration // exactly-once checkpoint interval; 0: none
 	Baseline    bool          // also run the hand-written loops and compare results
@@ -75,8 +76,8 @@ func ParseQueries(list string) ([]string, error) {
 // errOut and the run goes on; Nexmark then returns an error that is
 // ErrMismatch. Any other error ends the run.
 func Nexmark(ctx context.Context, cfg Config, out, errOut io.Writer) error {
-	if cfg.Events < 0 || cfg.Parallelism < 0 || cfg.Interval < 0 {
-		return errors.New("--events, --parallelism and --checkpoint-interval must not be negative")
+	if cfg.Events < 0 || cfg.Rate < 0 || cfg.Parallelism < 0 || cfg.Interval < 0 {
+		return errors.New("--events, --rate, --parallelism and --checkpoint-interval must not be negative")
 	}
 	if cfg.Parallelism == 0 {
 		cfg.Parallelism = runtime.NumCPU()
@@ -235,8 +236,12 @@ func prepare(ctx context.Context, q string, cfg Config) (compiled, map[string]st
 		return fail(fmt.Errorf("%s.sql has no INSERT", q))
 	}
 	for _, name := range sess.Catalog.Tables() {
-		if t := sess.Catalog.Table(name); t.Options["connector"] == "nexmark" && cfg.Events > 0 {
+		t := sess.Catalog.Table(name)
+		if t.Options["connector"] == "nexmark" && cfg.Events > 0 {
 			t.Options["events.num"] = strconv.FormatInt(cfg.Events, 10)
+		}
+		if t.Options["connector"] == "nexmark" && cfg.Rate > 0 {
+			t.Options["first-event.rate"] = strconv.FormatInt(cfg.Rate, 10)
 		}
 	}
 	bid := sess.Catalog.Table("bid")

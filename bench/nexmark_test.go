@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -45,21 +46,37 @@ func TestParseQueries(t *testing.T) {
 	}
 }
 
-// TestJoinQueriesMatchBaselines runs the join queries q3, q8 and q20 over
+// TestJoinQueriesMatchBaselines runs the join queries q3, q5, q8 and q20 over
 // a few thousand events at parallelism 1 and 3, and checks each result
 // against its baseline: the join computed in Go maps over the generator's
 // rows.
 func TestJoinQueriesMatchBaselines(t *testing.T) {
-	for _, q := range []string{"q3", "q8", "q20"} {
-		// A result of no rows would match too easily.
-		d, err := baselines[q](map[string]string{"events.num": "10000", "first-event.rate": "10000000"})
-		if err != nil || d.rows == 0 {
+	matchBaselines(t, Config{Queries: []string{"q3", "q5", "q8", "q20"}, Events: 10000, Rate: 10000000}, 1)
+}
+
+// TestWindowJoinQueriesMatchBaselines runs q5 and q8, whose window joins
+// fire per window, at a rate of 500 events per second of event time, so
+// that 20000 events span 40 seconds (some twenty of q5's hopping windows,
+// four of q8's tumbling ones).
+func TestWindowJoinQueriesMatchBaselines(t *testing.T) {
+	matchBaselines(t, Config{Queries: []string{"q5", "q8"}, Events: 20000, Rate: 500}, 20)
+}
+
+// matchBaselines checks that each query's baseline has at least min rows
+// (a result of no rows would match too easily) and runs the queries of
+// cfg at parallelism 1 and 3 against their baselines.
+func matchBaselines(t *testing.T, cfg Config, min int64) {
+	t.Helper()
+	opts := map[string]string{"events.num": fmt.Sprint(cfg.Events), "first-event.rate": fmt.Sprint(cfg.Rate)}
+	for _, q := range cfg.Queries {
+		if d, err := baselines[q](opts); err != nil || d.rows < min {
 			t.Fatalf("%s's baseline: %v, %v", q, d, err)
 		}
 	}
+	cfg.Baseline, cfg.JSON = true, true
 	for _, p := range []int{1, 3} {
 		var out, errb bytes.Buffer
-		cfg := Config{Queries: []string{"q3", "q8", "q20"}, Events: 10000, Baseline: true, JSON: true, Parallelism: p}
+		cfg.Parallelism = p
 		if err := Nexmark(context.Background(), cfg, &out, &errb); err != nil {
 			t.Fatalf("parallelism %d: %v; stderr: %s", p, err, errb.String())
 		}

@@ -30,12 +30,23 @@ func CommitLarge(w *state.Batch) error {
 // under the task's scratch space, returned as tmp for the operator to
 // remove when it closes.
 func OpenStore(ctx *TaskContext, uid string) (st *state.Store, tmp string, err error) {
+	return openStore(ctx, uid, state.Open)
+}
+
+// OpenIngestingStore is OpenStore for an operator that writes its state
+// mostly as ingested SSTs (state.OpenIngesting): a window join's spilled
+// windows, read once when they fire and then deleted.
+func OpenIngestingStore(ctx *TaskContext, uid string) (st *state.Store, tmp string, err error) {
+	return openStore(ctx, uid, state.OpenIngesting)
+}
+
+func openStore(ctx *TaskContext, uid string, open func(vfs.FS, string) (*state.Store, error)) (st *state.Store, tmp string, err error) {
 	if cp := ctx.Checkpoint; cp != nil {
 		dir := filepath.Join(cp.WorkDir, fmt.Sprintf("%s-%d", uid, ctx.Subtask))
 		if err := cp.FS.RemoveAll(dir); err != nil {
 			return nil, "", err
 		}
-		st, err := state.Open(cp.FS, dir)
+		st, err := open(cp.FS, dir)
 		return st, "", err
 	}
 	parent, err := ctx.Scratch.Dir()
@@ -45,7 +56,7 @@ func OpenStore(ctx *TaskContext, uid string) (st *state.Store, tmp string, err e
 	if tmp, err = os.MkdirTemp(parent, "state-"); err != nil {
 		return nil, "", err
 	}
-	if st, err = state.Open(vfs.Default, tmp); err != nil {
+	if st, err = open(vfs.Default, tmp); err != nil {
 		return nil, "", err
 	}
 	return st, tmp, nil

@@ -1,9 +1,10 @@
 // Package join is strand's joins of two unbounded streams: the regular
 // join (Join), [INNER | LEFT | RIGHT | FULL OUTER] JOIN ... ON with
 // equi-keys and a residual condition, as Flink's StreamingJoinOperator,
-// with its semi and anti kinds (IN, EXISTS, NOT EXISTS, NOT IN); and the
+// with its semi and anti kinds (IN, EXISTS, NOT EXISTS, NOT IN); the
 // interval join (IntervalJoin), whose condition also bounds one side's
-// event time by the other's. Both are two-input operators (exec.TwoInput);
+// event time by the other's; and the window join (WindowJoin), of two
+// windowed inputs within each window. All are two-input operators (exec.TwoInput);
 // the planner puts a hash exchange on the join key in front of each input,
 // so rows with equal keys meet in the subtask that owns their key group.
 // Both keep their state the same way (keyed, below).
@@ -118,4 +119,59 @@
 // The regular and the interval join keep and checkpoint their state
 // alike (keyed: the store, the pending writes, the snapshot and the
 // rescaling restore described under State).
+//
+// # Window joins
+//
+// A window join (WindowSpec, as Flink's WindowJoin) joins rows of the
+// same window: its keys include both sides' window_start and window_end
+// (the pairs Start and End), and each row comes with its window's end.
+// The planner hashes both inputs on all the keys, the window's included,
+// so a key's rows of one window meet in one subtask, and a join keyed by
+// the windows alone (Nexmark q5) still runs in parallel, window by window.
+// Its inputs are insert-only and so is its output.
+//
+// Rows are kept per window (a pane per window end) as sort-buffer records
+// in managed memory (memseg.SortBuffer): key group | join key (the keys
+// but the window's, the same for every row of a window) | side | row key,
+// every column of the row as a normalized key. When the watermark reaches
+// a window's end less a millisecond, the window fires: its records are
+// sorted, so that equal records are one row with a count and each key's
+// left rows come before its right rows; the left rows of a key are held
+// (on the heap, as Flink's WindowJoinOperator holds a key's rows of a
+// window) while its right rows pass, each right row joined with every left
+// row the residual condition accepts (a batch of pairs evaluated at once),
+// a right row without a match padded if the right side is outer; then the
+// key's left rows without a match (padded, or an anti join's) or with one
+// (a semi join's) are emitted. The output of a window is so in the order
+// of key groups, join keys and rows, whatever order the rows came in. A
+// row with a NULL key matches nothing; only a side that shows its rows
+// without a match keeps it. The window's memory is then given back and its
+// stored rows deleted (one range deletion per key group).
+//
+// The panes' records go to the subtask's store (keyed: one Pebble DB,
+// state "rows", key group of the exchange's key, key window end | join
+// key | side | row key | sequence number, value the count) when the
+// managed memory cannot take a row (every pane spills, counted in the
+// Spills metrics) and at a checkpoint, so that the store then holds every
+// pending window; "windows" lists, per key group, the windows it has rows
+// of, which is what a restore reads to rebuild its panes. A fired window
+// whose rows are partly stored writes the rest there too and reads them
+// back key group by key group, in the order memory would have given. The
+// sequence numbers start above an epoch greater than every earlier run's
+// (the restored checkpoint's id + 1), so entries are only ever added,
+// never read back and rewritten; copies of a row in several entries are
+// summed when they are read. A restore takes the subtask's key groups from
+// every old subtask (exec.RestoreKeyed), so a window join rescales. The
+// fingerprint covers the window's kind and sizes: a savepoint of one
+// window is refused by a join of another.
+//
+// The window join drops nothing itself. A row whose window has fired is
+// late; the sources of a window TVF below drop those, per split, by the
+// row's first window, and a window aggregate's or window join's rows come
+// before the watermark that fires their window. A row that still reached
+// a fired window would be counted as late and dropped, as the window
+// aggregate's safety net does. Its output is emitted when the window
+// fires, before the watermark that fired it goes on, with the inputs'
+// window_time (window_end - 1 ms) as its event time, so a window after it
+// finds no row late.
 package join

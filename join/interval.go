@@ -135,14 +135,9 @@ func NewInterval(spec IntervalSpec) (*IntervalJoin, error) {
 			j.keyTypes[side] = append(j.keyTypes[side], t)
 		}
 	}
-	if spec.Residual != nil {
-		p, err := expr.Compile(spec.Residual, append(spec.Left[:len(spec.Left):len(spec.Left)], spec.Right...))
-		if err != nil {
-			return nil, fmt.Errorf("join condition: %w", err)
-		}
-		j.residual = p
-	}
-	return j, nil
+	var err error
+	j.residual, err = spec.regular().program()
+	return j, err
 }
 
 // Open implements exec.Opener.
@@ -388,17 +383,7 @@ func (j *IntervalJoin) emit(side int, mine, theirs []byte, times uint64, out exe
 	if side == 1 {
 		left, right = theirs, mine
 	}
-	for range times {
-		if err := j.out.add(exec.Insert, left, right); err != nil {
-			return err
-		}
-		if j.out.n >= j.batchSize {
-			if err := j.out.flush(out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return j.out.repeat(exec.Insert, left, right, times, j.batchSize, out)
 }
 
 // OnInputWatermark implements exec.InputWatermarkHandler: side's

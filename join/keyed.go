@@ -18,6 +18,8 @@ type keyed struct {
 	store            *state.Store
 	tmp              string // the private store's directory, for a job without checkpoints
 	writes           *state.Batch
+	// ingesting opens the store for ingested SSTs (a window join's).
+	ingesting bool
 }
 
 // open opens the subtask's store and, on a restore, fills it with the
@@ -26,8 +28,12 @@ type keyed struct {
 func (k *keyed) open(ctx *exec.TaskContext, known func(name string) bool) error {
 	k.maxPar = ctx.MaxParallelism
 	k.lo, k.hi = exec.KeyGroups(ctx.Subtask, ctx.MaxParallelism, ctx.Parallelism)
+	open := exec.OpenStore
+	if k.ingesting {
+		open = exec.OpenIngestingStore
+	}
 	var err error
-	if k.store, k.tmp, err = exec.OpenStore(ctx, k.uid); err != nil {
+	if k.store, k.tmp, err = open(ctx, k.uid); err != nil {
 		return err
 	}
 	k.writes = k.store.NewIndexedBatch()

@@ -35,6 +35,23 @@ func newRows(alloc memory.Allocator, out types.Schema, left, right types.Schema)
 	return r
 }
 
+// outputs makes the rows a join of s emits (its left columns then its
+// right ones, or its left ones alone for a semi or anti join) and, with a
+// residual condition, the pairs of both sides' columns it is evaluated
+// over.
+func (s *Spec) outputs(alloc memory.Allocator, residual bool) (out, cands *rows) {
+	right := s.Right
+	if s.Kind.filtering() {
+		right = nil
+	}
+	out = newRows(alloc, s.Out, s.Left, right)
+	if residual {
+		both := append(s.Left[:len(s.Left):len(s.Left)], s.Right...)
+		cands = newRows(alloc, both, s.Left, s.Right)
+	}
+	return out, cands
+}
+
 // add appends a joined row of kind k: left's and right's columns from
 // their row keys, a nil key padding its side with NULLs.
 func (r *rows) add(k exec.RowKind, left, right []byte) error {
@@ -60,6 +77,22 @@ func (r *rows) side(bld []array.Builder, ts []memseg.Type, key []byte) error {
 	for i, t := range ts {
 		if key, err = memseg.DecodeColumn(bld[i], t, memseg.Order{}, key, &r.scratch); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// repeat adds times copies of the joined row of left and right, of kind
+// k, emitting a batch whenever batch rows are built.
+func (r *rows) repeat(k exec.RowKind, left, right []byte, times uint64, batch int, out exec.Emitter) error {
+	for range times {
+		if err := r.add(k, left, right); err != nil {
+			return err
+		}
+		if r.n >= batch {
+			if err := r.flush(out); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

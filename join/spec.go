@@ -95,6 +95,19 @@ func (s *Spec) Fingerprint() string {
 	return fmt.Sprintf("%016x", memseg.Hash([]byte(b.String())))
 }
 
+// program compiles the residual condition over a row of Left's columns
+// then Right's; nil without one.
+func (s *Spec) program() (*expr.Program, error) {
+	if s.Residual == nil {
+		return nil, nil
+	}
+	p, err := expr.Compile(s.Residual, append(s.Left[:len(s.Left):len(s.Left)], s.Right...))
+	if err != nil {
+		return nil, fmt.Errorf("join condition: %w", err)
+	}
+	return p, nil
+}
+
 // check reports a spec the operator cannot run: a column without a
 // normalized key encoding (the rows are stored as their keys), or key
 // pairs that would not encode alike.

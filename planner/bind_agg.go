@@ -139,6 +139,11 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			win.partition, win.partitionAt = from.tvf.Partition, from.tvf.PartitionAt
 		}
 	}
+	if win == nil && from.win != nil && from.win.agg && windowCols["window_start"] != windowCols["window_end"] {
+		// One window column of a window aggregate's rows is a plain
+		// key: a group aggregate, as in Flink.
+		keyASTs, windowCols = q.GroupBy, nil
+	}
 	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
 		if from.win.session {
 			return nil, nil, errSessionTVF(from.win.at)
@@ -220,6 +225,12 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	spec := window.Spec{In: agg.Input.Schema(), Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
 	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
+	if agg.TimeCol >= 0 && win.w.Kind != window.Session {
+		// Its rows are of its windows: a GROUP BY of both window columns
+		// over them is a window aggregate of the same windows (Flink's
+		// cascading window aggregate), whose rows come with their window.
+		out.win.tvf, out.win.agg = &agg.Window, true
+	}
 
 	// Above the aggregate, names resolve to keys, window columns and
 	// aggregate results only.

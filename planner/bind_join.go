@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"errors"
+
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/types"
@@ -78,7 +80,10 @@ func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at par
 	if len(j.LeftKeys) == 0 {
 		return nil, noKey()
 	}
-	if ChangelogMode(l.node).InsertOnly() && ChangelogMode(r.node).InsertOnly() {
+	if err := windowJoin(j); err != nil {
+		return nil, err
+	}
+	if j.Window == nil && ChangelogMode(l.node).InsertOnly() && ChangelogMode(r.node).InsertOnly() {
 		// Bounds of one side's event time by the other's make an
 		// interval join, whose state the watermarks free (Flink's
 		// interval join takes append-only inputs too).
@@ -93,7 +98,7 @@ func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at par
 	for i, c := range append(append([]column{}, l.scope.cols...), r.scope.cols...) {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}, nil
+	return &relation{node: j, scope: sc, win: joinWin(j)}, nil
 }
 
 // conjunction ANDs terms together: nil for none.
@@ -187,6 +192,10 @@ func whereTerms(e parser.Expr, dst []parser.Expr) []parser.Expr {
 // passes only while the subquery has no rows.
 func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	sub, err := b.nested(in.Query, in.Start)
+	if sel, ok := in.Query.(*parser.Select); ok && errors.Is(err, ErrUnknownColumn) {
+		// A name of the outer query: a correlated subquery.
+		return b.correlatedIn(r, in, sel)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -196,13 +205,9 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	if n := len(sub.scope.cols); n != 1 {
 		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column, not %d", n)
 	}
-	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	col, err := inColumn(r, in)
 	if err != nil {
 		return nil, err
-	}
-	col, ok := keyCol(e)
-	if !ok {
-		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
 	}
 	st := sub.scope.cols[0].typ
 	if !encodesAlike(col.T, st) {
@@ -216,6 +221,19 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	return b.filtered(r, j), nil
 }
 
+// inColumn binds the column of r left of IN (subquery).
+func inColumn(r *relation, in *parser.InQuery) (*expr.Col, error) {
+	e, err := bindExpr(&exprCtx{scope: r.scope, clause: "in WHERE"}, in.Expr)
+	if err != nil {
+		return nil, err
+	}
+	col, ok := keyCol(e)
+	if !ok {
+		return nil, errorf(in.Expr.Pos(), ErrUnsupported, "IN (subquery) needs a column on its left (compute an expression in a subquery first)")
+	}
+	return col, nil
+}
+
 // filtered is r filtered by the semi or anti join j of r with another
 // relation: r's columns, plain.
 func (b *binder) filtered(r *relation, j *Join) *relation {
@@ -225,5 +243,5 @@ func (b *binder) filtered(r *relation, j *Join) *relation {
 	for i, c := range r.scope.cols {
 		sc.cols = append(sc.cols, column{qual: c.qual, name: c.name, typ: out[i].Type})
 	}
-	return &relation{node: j, scope: sc}
+	return &relation{node: j, scope: sc, win: joinWin(j)}
 }

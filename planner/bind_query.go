@@ -46,8 +46,9 @@ type winCols struct {
 	start, end int
 	// proc marks a processing-time window.
 	proc bool
-	// tvf is the window of a window TVF whose rows these are (through
-	// projections and filters), nil for a window aggregate's output: a
+	// tvf is the window of a window TVF or an event-time window
+	// aggregate whose rows these are (through projections and filters),
+	// nil for a SESSION or processing-time window aggregate's output: a
 	// GROUP BY of both columns aggregates such rows per window.
 	tvf *window.Assigner
 	// session marks SESSION windows, whose rows have no window until
@@ -55,6 +56,9 @@ type winCols struct {
 	// computes them. at is where the SESSION call is.
 	session bool
 	at      parser.Pos
+	// agg marks a window aggregate's rows, which a GROUP BY of one of
+	// the window columns groups as a plain key.
+	agg bool
 }
 
 // winThrough locates w's columns in a projection of them, or returns nil
@@ -63,7 +67,7 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at, agg: w.agg}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {

@@ -457,6 +457,9 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	if n.Interval != nil {
 		return c.intervalJoin(n, l, r)
 	}
+	if n.Window != nil {
+		return c.windowJoin(n, l, r)
+	}
 	v := c.vertex("Join")
 	v.Inputs = []*exec.Edge{{From: l.v, Kind: exec.Hash, Keys: n.LeftKeys}, {From: r.v, Kind: exec.Hash, Keys: n.RightKeys}}
 	if n.NullAware {

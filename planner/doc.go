@@ -182,6 +182,28 @@
 // inputs by forward edges, so a retraction keeps its place behind what it
 // retracts. A table scanned twice gets a second source uid (sourceUID).
 //
+// # Window joins
+//
+// Every node may have window properties (windowPropsOf, as Flink's
+// RelWindowProperties): the columns holding window_start, window_end and
+// window_time of one window spec. A window TVF, a window aggregate and a
+// window join make them; a Filter, a TopN and a Project that keeps the
+// columns (renames, views, subqueries and CTEs are projections once bound)
+// pass them on. When both inputs of a join have them and its keys equate
+// both window_start and window_end, the join is a window join (Join.Window,
+// window_join.go), checked where it is bound so that its refusals have the
+// JOIN's position: windows that differ, one of the columns equated, SESSION
+// or processing-time windows, an updating input. A window TVF below a
+// window join stays an operator (exec.AssignWindow) that gives each row
+// its windows, as Flink's window join takes rows that carry them; its
+// source drops late rows per split as for any window. Semi and anti joins
+// of IN and EXISTS subqueries correlated on the windows become window
+// joins the same way (correlatedIn binds a correlated IN as EXISTS is
+// bound). At the binder's level (winCols), an event-time window
+// aggregate's rows count as windowed, so GROUP BY window_start, window_end
+// over them is a window aggregate of rows that come with their window
+// (WindowAgg.Assigned), Flink's cascading window aggregate.
+//
 // # Statement sets and LIKE
 //
 // PlanQuery plans a statement set (EXECUTE STATEMENT SET) as a SinkSet of

@@ -63,6 +63,8 @@ type Join struct {
 	NullAware bool
 	// Interval, when set, makes the join an interval join.
 	Interval *Interval
+	// Window, when set, makes the join a window join (window_join.go).
+	Window *JoinWindow
 	// At is the join's position (its JOIN keyword), for errors about it.
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
@@ -74,14 +76,16 @@ func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }
 func (j *Join) Schema() types.Schema {
 	var out types.Schema
 	if j.Kind.filtering() {
-		for _, f := range j.Left.Schema() {
-			f.Type = f.Type.Plain()
+		for i, f := range j.Left.Schema() {
+			if !j.keepsTime(0, i) {
+				f.Type = f.Type.Plain()
+			}
 			out = append(out, f)
 		}
 		return out
 	}
-	for _, f := range j.Left.Schema() {
-		if j.Interval == nil || j.Kind.RightOuter() {
+	for i, f := range j.Left.Schema() {
+		if !j.keepsTime(0, i) {
 			f.Type = f.Type.Plain()
 		}
 		if j.Kind.RightOuter() {
@@ -89,8 +93,8 @@ func (j *Join) Schema() types.Schema {
 		}
 		out = append(out, f)
 	}
-	for _, f := range j.Right.Schema() {
-		if j.Interval == nil || j.Kind.LeftOuter() {
+	for i, f := range j.Right.Schema() {
+		if !j.keepsTime(1, i) {
 			f.Type = f.Type.Plain()
 		}
 		if j.Kind.LeftOuter() {
@@ -101,6 +105,24 @@ func (j *Join) Schema() types.Schema {
 	return out
 }
 
+// keepsTime reports whether column i of side (0 left, 1 right) keeps its
+// time attribute in the join's output: an interval join keeps those of a
+// side never padded, a window join its window_time there, which it emits
+// when the window fires, ahead of the watermark.
+func (j *Join) keepsTime(side, i int) bool {
+	padded := j.Kind.RightOuter()
+	if side == 1 {
+		padded = j.Kind.LeftOuter()
+	}
+	switch {
+	case padded:
+		return false
+	case j.Window != nil:
+		return i == [2]int{j.Window.LeftTime, j.Window.RightTime}[side]
+	}
+	return j.Interval != nil && !j.Kind.filtering()
+}
+
 // Mode is the join's changelog mode. An inner join of insert-only inputs
 // is insert-only; one of updating inputs passes their kinds on. An outer
 // join also inserts and deletes NULL-padded rows, so it always produces a
@@ -109,6 +131,10 @@ func (j *Join) Mode() Mode {
 	l, r := ChangelogMode(j.Left).Kinds, ChangelogMode(j.Right).Kinds
 	k := l | r
 	switch {
+	case j.Window != nil:
+		// Of insert-only inputs (windowJoin's condition), joined once
+		// when the window fires.
+		k = Inserts
 	case j.Interval != nil:
 		// Of insert-only inputs (intervalOf's condition), with outer
 		// rows padded only once no match can come: nothing is retracted.
@@ -141,6 +167,12 @@ func (j *Join) describe() string {
 	}
 	s := j.Schema()
 	d := fmt.Sprintf("Join(joinType=[%s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
+	if w := j.Window; w != nil {
+		ls, rs := j.Left.Schema(), j.Right.Schema()
+		lk, rk := without(j.LeftKeys, w.Start, w.End), without(j.RightKeys, w.Start, w.End)
+		d = fmt.Sprintf("WindowJoin(joinType=[%s], window=[%s], leftWindow=[%s, %s], rightWindow=[%s, %s], leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), windowSpec(w.Window),
+			ls[j.LeftKeys[w.Start]].Name, ls[j.LeftKeys[w.End]].Name, rs[j.RightKeys[w.Start]].Name, rs[j.RightKeys[w.End]].Name, names(ls, lk), names(rs, rk))
+	}
 	if j.Interval != nil {
 		d = fmt.Sprintf("IntervalJoin(joinType=[%s], %s, leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), j.Interval, names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
 	}
@@ -151,4 +183,15 @@ func (j *Join) describe() string {
 		d += fmt.Sprintf(", where=[%s]", j.Residual)
 	}
 	return d + fmt.Sprintf(", select=[%s])", strings.Join(s.Names(), ", "))
+}
+
+// without returns keys without the entries at positions a and b.
+func without(keys []int, a, b int) []int {
+	var out []int
+	for i, k := range keys {
+		if i != a && i != b {
+			out = append(out, k)
+		}
+	}
+	return out
 }

@@ -147,6 +147,17 @@ func pruneJoin(p *Project) (Node, bool) {
 	for i := range j.LeftKeys {
 		c.LeftKeys[i], c.RightKeys[i] = at[j.LeftKeys[i]], at[n+j.RightKeys[i]]-len(left)
 	}
+	if w := j.Window; w != nil {
+		cw := *w
+		cw.LeftTime, cw.RightTime = -1, -1
+		if w.LeftTime >= 0 && used[w.LeftTime] {
+			cw.LeftTime = at[w.LeftTime]
+		}
+		if w.RightTime >= 0 && used[n+w.RightTime] {
+			cw.RightTime = at[n+w.RightTime] - len(left)
+		}
+		c.Window = &cw
+	}
 	if iv := j.Interval; iv != nil {
 		c.Interval = &Interval{LeftTime: at[iv.LeftTime], RightTime: at[n+iv.RightTime] - len(left), Lower: iv.Lower, Upper: iv.Upper}
 	}

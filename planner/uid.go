@@ -77,6 +77,9 @@ func joinCanon(j *Join) string {
 	if j.Interval != nil {
 		fmt.Fprintf(&b, "interval %s\n", j.Interval)
 	}
+	if w := j.Window; w != nil {
+		fmt.Fprintf(&b, "window %v %d %d %d\n", w.Window.Kind, w.Window.Size, w.Window.Slide, w.Window.Offset)
+	}
 	for side, in := range []Node{j.Left, j.Right} {
 		s := in.Schema()
 		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/session"
 )
@@ -114,10 +115,22 @@ WITH ('connector' = 'filesystem', 'path' = 'b', 'format' = 'csv');
 
 func runInterval(t *testing.T, query string, parallelism, batch int) []string {
 	t.Helper()
+	got, _ := runTimed(t, query, parallelism, batch, "")
+	return got
+}
+
+// runTimed runs query over the tables a and b of intervalDDL at a
+// parallelism and batch size, with managed memory mem (or the default,
+// ""), and returns the rows it printed, sorted, and the job's counters.
+func runTimed(t *testing.T, query string, parallelism, batch int, mem string) ([]string, *exec.Metrics) {
+	t.Helper()
 	var out bytes.Buffer
 	sess := session.New(&out, &bytes.Buffer{})
 	sess.Parallelism = parallelism
 	sess.Config[session.KeyBatchSize] = fmt.Sprint(batch)
+	if mem != "" {
+		sess.Config[session.KeyMemory] = mem
+	}
 	src := intervalDDL + query
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatal(planner.FormatError("query", src, err))
@@ -129,7 +142,7 @@ func runInterval(t *testing.T, query string, parallelism, batch int) []string {
 		}
 	}
 	sort.Strings(got)
-	return got
+	return got, sess.LastMetrics
 }
 
 // TestIntervalJoinResultsAreExact: for random inputs, out of order within

@@ -70,6 +70,7 @@ func (c *checkpointsCmd) Run(std *stdio) error {
 type nexmarkCmd struct {
 	Query              string    `default:"all" help:"Queries to run: a comma-separated list of q0, q1, q2, q3, q4, q5, q6, q7, q7w, q8, q9, q10, q11, q12, q12e, q14, q15, q16, q17, q18, q19, q20, q21, q22, or all." placeholder:"LIST"`
 	Events             int64     `help:"Events of all types per query (default: the DDL's events.num)." placeholder:"N"`
+	Rate               int64     `help:"Events per second of event time (default: the DDL's first-event.rate, 10M)." placeholder:"N"`
 	Parallelism        int       `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`
 	CheckpointInterval *duration `name:"checkpoint-interval" help:"Take exactly-once checkpoints this often, e.g. 10s." placeholder:"DURATION"`
 	Baseline           bool      `help:"Also run the hand-written baseline loops and check the results against them."`
@@ -82,12 +83,12 @@ func (*nexmarkCmd) Help() string {
 }
 
 func (c *nexmarkCmd) Run(std *stdio) error {
-	cfg := bench.Config{Events: c.Events, Parallelism: c.Parallelism, Baseline: c.Baseline, JSON: c.Format == "json"}
+	cfg := bench.Config{Events: c.Events, Rate: c.Rate, Parallelism: c.Parallelism, Baseline: c.Baseline, JSON: c.Format == "json"}
 	if c.CheckpointInterval != nil {
 		cfg.Interval = c.CheckpointInterval.d
 	}
-	if cfg.Events < 0 || cfg.Parallelism < 0 {
-		fmt.Fprintln(std.errOut, "strand bench: --events and --parallelism must not be negative")
+	if cfg.Events < 0 || cfg.Rate < 0 || cfg.Parallelism < 0 {
+		fmt.Fprintln(std.errOut, "strand bench: --events, --rate and --parallelism must not be negative")
 		return exitStatus(2)
 	}
 	var err error
