@@ -63,7 +63,7 @@ func (t *Table) PhysicalSchema() types.Schema {
 
 // Source is the table as its connector reads it.
 func (t *Table) Source() connector.Table {
-	return connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Metadata: t.Meta, Partitions: t.Partitions, Options: t.Options}
+	return connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Metadata: t.Meta, Partitions: t.Partitions, PrimaryKey: t.PrimaryKey, Options: t.Options}
 }
 
 // Sink is the table as its connector writes it: without its VIRTUAL
