@@ -321,7 +321,7 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	sub := t.tc.counters()
 	sub.LateRows.Add(late)
 	sub.BadRows.Add(bad)
-	kept := expr.Take(t.tc.Alloc, b, t.sel)
+	kept := WithKinds(expr.Take(t.tc.Alloc, b, t.sel), TakeKinds(b, t.sel))
 	b.Release()
 	return t.chain.push(kept)
 }
@@ -377,7 +377,7 @@ func (t *sourceTask) fan(st *splitState, b arrow.RecordBatch, ts, cand *array.Ti
 		case len(sel) == 0:
 			continue
 		default:
-			part = expr.Take(t.tc.Alloc, b, sel)
+			part = WithKinds(expr.Take(t.tc.Alloc, b, sel), TakeKinds(b, sel))
 		}
 		if err := outs[k].Emit(part); err != nil {
 			return err
@@ -403,7 +403,7 @@ func (t *sourceTask) compute(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for _, c := range cols {
 		c.Release()
 	}
-	return out, nil
+	return Rekind(out, b), nil // a changelog source's kinds stay with its rows
 }
 
 func (t *sourceTask) advance(wm int64) error {

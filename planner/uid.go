@@ -54,6 +54,10 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "groupagg-" + uidHash(groupAggCanon(n))
+	case *Normalize:
+		return n.uid()
+	case *Materialize:
+		return n.uid()
 	}
 	return ""
 }

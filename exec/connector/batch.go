@@ -138,6 +138,34 @@ func (c *column) str(v []byte) {
 	c.offs = append(c.offs, int32(len(c.data)))
 }
 
+// repeatLast appends a copy of the last value.
+func (c *column) repeatLast() { c.copyLast(c) }
+
+// copyLast appends the last value of from, a column of the same type.
+func (c *column) copyLast(from *column) {
+	i := len(from.valid) - 1
+	if !from.valid[i] {
+		c.null()
+		return
+	}
+	switch c.st {
+	case sInt32:
+		c.int32(from.i32[i])
+	case sInt64:
+		c.int64(from.i64[i])
+	case sFloat32:
+		c.float32(from.f32[i])
+	case sFloat64:
+		c.float64(from.f64[i])
+	case sDecimal:
+		c.decimal(from.dec[i])
+	case sBool:
+		c.bool(from.bools[i])
+	case sString:
+		c.str(from.data[from.offs[i]:from.offs[i+1]])
+	}
+}
+
 // truncate drops the values appended after the first n rows.
 func (c *column) truncate(n int) {
 	c.valid = c.valid[:n]

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -96,7 +97,11 @@ func (s *kafkaSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, err
 	w.val = s.cfg.value.encoder(pick(names, w.valCols))
 	w.valSchema = cols(out, w.valCols).Arrow()
 	if s.cfg.key != nil {
-		w.key = s.cfg.key.encoder(pick(names, w.keyCols))
+		keyNames := pick(names, w.keyCols)
+		for i := range keyNames {
+			keyNames[i] = strings.TrimPrefix(keyNames[i], s.cfg.keyPrefix)
+		}
+		w.key = s.cfg.key.encoder(keyNames)
 		w.keySchema = cols(out, w.keyCols).Arrow()
 	}
 	s.mu.Lock()
@@ -225,7 +230,7 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			return err
 		}
 	}
-	vals := project(b, w.valSchema, w.valCols)
+	vals := exec.Rekind(project(b, w.valSchema, w.valCols), b) // debezium-json writes each row's kind
 	defer vals.Release()
 	var keys arrow.RecordBatch
 	if w.key != nil {
@@ -234,10 +239,20 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 	}
 	// One buffer and one slice of records per batch: the client keeps
 	// them until the records are acknowledged.
-	var buf []byte
+	buf := make([]byte, 0, 64*n) // never nil: a nil slice is a null key or value
 	ends := make([]int, 0, 2*n)
 	var err error
+	// none marks the rows written without a value: an upsert-kafka
+	// retraction is a tombstone, as is the raw format's NULL.
+	var none []bool
+	raw := w.s.cfg.value.name == "raw"
 	for row := range n {
+		if w.s.cfg.upsert && exec.KindOf(b, row).Retracts() || raw && vals.Column(0).IsNull(row) {
+			if none == nil {
+				none = make([]bool, n)
+			}
+			none[row] = true
+		}
 		if keys != nil {
 			if buf, err = w.key.encode(buf, keys, row); err != nil {
 				return fmt.Errorf("kafka sink: key: %w", err)
@@ -245,10 +260,12 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			buf = buf[:len(buf)-1] // the line break
 			ends = append(ends, len(buf))
 		}
-		if buf, err = w.val.encode(buf, vals, row); err != nil {
-			return fmt.Errorf("kafka sink: %w", err)
+		if none == nil || !none[row] {
+			if buf, err = w.val.encode(buf, vals, row); err != nil {
+				return fmt.Errorf("kafka sink: %w", err)
+			}
+			buf = buf[:len(buf)-1]
 		}
-		buf = buf[:len(buf)-1]
 		ends = append(ends, len(buf))
 	}
 	recs := make([]kgo.Record, n)
@@ -262,7 +279,9 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			start = ends[e]
 			e++
 		}
-		r.Value = buf[start:ends[e]:ends[e]]
+		if none == nil || !none[i] {
+			r.Value = buf[start:ends[e]:ends[e]]
+		}
 		start = ends[e]
 		e++
 		w.cl.Produce(ctx, r, w.promise)

@@ -32,6 +32,9 @@ type kafkaSource struct {
 	// ALL the value has them), the value's and the metadata's, as
 	// indexes into schema.
 	keyCols, valueCols, metaCols []int
+	// keySchema are the key's columns as its format names them (without
+	// key.fields-prefix), nil without a key format.
+	keySchema types.Schema
 
 	once   sync.Once
 	splits []exec.Split
@@ -61,6 +64,12 @@ func newKafkaSource(t Table, c kafkaConfig) *kafkaSource {
 	// and its values win, as in Flink: the key is not decoded.
 	if c.key != nil && !slices.Contains(c.valueCols, c.keyCols[0]) {
 		s.keyCols = c.keyCols
+	}
+	if c.key != nil {
+		s.keySchema = cols(t.Schema, c.keyCols)
+		for i := range s.keySchema {
+			s.keySchema[i].Name = strings.TrimPrefix(s.keySchema[i].Name, c.keyPrefix)
+		}
 	}
 	for i, k := range t.Metadata {
 		if k != "" {
@@ -280,9 +289,15 @@ func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOption
 		r.next = off.Pos - 1
 	}
 	r.vdec = s.cfg.value.decoder(cols(s.schema, s.valueCols))
-	if s.keyCols != nil {
-		r.kb = newBatch(cols(s.schema, s.keyCols))
-		r.kdec = s.cfg.key.decoder(cols(s.schema, s.keyCols))
+	switch {
+	case s.keyCols != nil:
+		r.kb = newBatch(s.keySchema)
+		r.kdec = s.cfg.key.decoder(s.keySchema)
+	case s.cfg.upsert:
+		// The value has the key's columns; a tombstone's come from its
+		// key, decoded aside.
+		r.tk = newBatch(s.keySchema)
+		r.kdec = s.cfg.key.decoder(s.keySchema)
 	}
 	r.mb = newBatch(cols(s.schema, s.metaCols))
 	if pr.stop >= 0 && r.next >= pr.stop {
@@ -448,6 +463,9 @@ type kafkaReader struct {
 	// the same rows; kb is nil unless the key is decoded.
 	kb, vb, mb *batch
 	kdec, vdec decoder
+	// tk holds the key of an upsert-kafka tombstone when the value has
+	// the key's columns (value.fields-include ALL).
+	tk *batch
 }
 
 func (r *kafkaReader) Next() (arrow.RecordBatch, error) {
@@ -510,11 +528,14 @@ func (r *kafkaReader) finish() {
 	}
 }
 
-// take decodes one record into a row. A tombstone (no value) or a blank
-// value is no row. A malformed key or value is an error naming the topic,
-// partition and offset, or, with ignore-parse-errors, skipped (reported).
+// take decodes one record into its rows: one, two for a debezium-json
+// update, none for a blank value. A tombstone (no value) is a deletion of
+// its key in upsert-kafka, a NULL in the raw format, and otherwise no row.
+// A malformed key or value is an error naming the topic, partition and
+// offset, or, with ignore-parse-errors, skipped (reported).
 func (r *kafkaReader) take(rec *kgo.Record) (skipped bool, err error) {
-	if rec.Value == nil {
+	upsert := r.src.cfg.upsert
+	if rec.Value == nil && (upsert && rec.Key == nil || !upsert && r.src.cfg.value.name != "raw") {
 		return false, nil
 	}
 	n := r.vb.n
@@ -532,21 +553,68 @@ func (r *kafkaReader) take(rec *kgo.Record) (skipped bool, err error) {
 			return r.bad(rec, err, r.src.cfg.key.ignore, "key")
 		}
 	}
-	if err = r.vdec.decode(rec.Value, r.vb); err != nil || r.vb.n == n {
+	part := "value"
+	switch {
+	case rec.Value == nil && upsert:
+		part, err = "key", r.deletion(rec)
+	case rec.Value == nil: // the raw format's NULL, as Flink reads it
+		r.vb.cols[0].null()
+		r.vb.commit()
+	default:
+		err = r.vdec.decode(rec.Value, r.vb)
+	}
+	if err != nil || r.vb.n == n {
 		if r.kb != nil {
-			r.kb.n = n
-			r.kb.rollback()
+			r.kb.drop(n)
 		}
 		if err != nil {
-			return r.bad(rec, err, r.src.cfg.value.ignore, "value")
+			ignore := r.src.cfg.value.ignore
+			if part == "key" {
+				ignore = r.src.cfg.key.ignore
+			}
+			return r.bad(rec, err, ignore, part)
 		}
 		return false, nil
 	}
-	for i, c := range r.src.metaCols {
-		r.meta(&r.mb.cols[i], r.src.meta[c], rec)
+	for range r.vb.n - n {
+		if r.kb != nil && r.kb.n < r.vb.n { // a second row of the message
+			for i := range r.kb.cols {
+				r.kb.cols[i].repeatLast()
+			}
+			r.kb.commit()
+		}
+		for i, c := range r.src.metaCols {
+			r.meta(&r.mb.cols[i], r.src.meta[c], rec)
+		}
+		r.mb.commit()
 	}
-	r.mb.commit()
 	return false, nil
+}
+
+// deletion adds the deletion of an upsert-kafka tombstone's key: its key
+// columns, from the record's key, and NULL value columns. A blank key
+// deletes nothing.
+func (r *kafkaReader) deletion(rec *kgo.Record) error {
+	if r.tk == nil {
+		for i := range r.vb.cols {
+			r.vb.cols[i].null()
+		}
+		r.vb.commitAs(exec.Delete)
+		return nil
+	}
+	if err := r.kdec.decode(rec.Key, r.tk); err != nil || r.tk.n == 0 {
+		return err
+	}
+	defer r.tk.drop(0)
+	for i, c := range r.src.valueCols {
+		if k := slices.Index(r.src.cfg.keyCols, c); k >= 0 {
+			r.vb.cols[i].copyLast(&r.tk.cols[k])
+		} else {
+			r.vb.cols[i].null()
+		}
+	}
+	r.vb.commitAs(exec.Delete)
+	return nil
 }
 
 func (r *kafkaReader) bad(rec *kgo.Record, err error, ignore bool, part string) (bool, error) {
@@ -640,6 +708,8 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 		}
 		rec.Release()
 	}
+	kinds := r.vb.kinds // a changelog format's, handed over with the batch
+	r.vb.kinds = nil
 	place(r.kb, r.src.keyCols)
 	place(r.vb, r.src.valueCols)
 	place(r.mb, r.src.metaCols)
@@ -647,7 +717,7 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 	for _, a := range arrs {
 		a.Release()
 	}
-	return out
+	return exec.WithKinds(out, kinds)
 }
 
 func (r *kafkaReader) Offset() exec.Offset { return exec.Offset{Pos: r.next + 1, Line: r.line} }
