@@ -52,9 +52,7 @@ func SinkChangelog(t Table) (Changelog, string) {
 	case valueFormat(t) == "debezium-json":
 		return Retracts, ""
 	case conn == "filesystem":
-		return Appends, fmt.Sprintf("the filesystem connector with format '%s' appends rows; format 'debezium-json' writes a changelog", t.Options["format"])
-	case conn == "kafka":
-		return Appends, fmt.Sprintf("format '%s' appends rows; value.format 'debezium-json' writes a changelog, connector 'upsert-kafka' upserts by a PRIMARY KEY", valueFormat(t))
+		return Appends, fmt.Sprintf("the filesystem connector with format '%s' appends rows", t.Options["format"])
 	}
 	return Appends, fmt.Sprintf("connector '%s' appends rows", conn)
 }
