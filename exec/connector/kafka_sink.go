@@ -50,7 +50,11 @@ func checkKafkaSink(c kafkaConfig, t Table) error {
 	if c.pattern != nil || len(c.topics) != 1 {
 		return &OptionError{Key: "topic", Msg: fmt.Sprintf("a kafka sink writes one topic; table %s names %s", t.Name, describeTopics(c))}
 	}
-	return nil
+	prefix := "value."
+	if c.value.key == "format" {
+		prefix = ""
+	}
+	return c.value.dbz.checkWrite(prefix)
 }
 
 func describeTopics(c kafkaConfig) string {

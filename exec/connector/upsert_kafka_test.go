@@ -1,0 +1,211 @@
+package connector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+func upsertTable(addr string, kv ...string) Table {
+	t := Table{Name: "u", Schema: kSchema, PrimaryKey: []string{"id"}, Options: map[string]string{
+		"connector": "upsert-kafka", "topic": "in", "properties.bootstrap.servers": addr,
+		"key.format": "json", "value.format": "json", "scan.bounded.mode": "latest-offset",
+	}}
+	for i := 0; i < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			delete(t.Options, kv[i])
+		} else {
+			t.Options[kv[i]] = kv[i+1]
+		}
+	}
+	return t
+}
+
+// consumeKV reads a topic from its start to its end as "key=value" in
+// offset order of each partition, partitions in turn; a tombstone's value
+// shows as <nil>.
+func consumeKV(t testing.TB, addr, topic string, committed bool) []string {
+	t.Helper()
+	o := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords()}
+	if committed {
+		o = append(o, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
+	}
+	cl := must(kgo.NewClient(o...))
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	list := adm.ListEndOffsets
+	if committed {
+		list = adm.ListCommittedOffsets
+	}
+	ends := must(list(context.Background(), topic))
+	left := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			left[o.Partition] = o.Offset
+		}
+	})
+	byPart := map[int32][]string{}
+	for deadline := time.Now().Add(10 * time.Second); len(left) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		fs := cl.PollFetches(ctx)
+		cancel()
+		fs.EachRecord(func(r *kgo.Record) {
+			v := "<nil>"
+			if r.Value != nil {
+				v = string(r.Value)
+			}
+			if !r.Attrs.IsControl() {
+				byPart[r.Partition] = append(byPart[r.Partition], string(r.Key)+"="+v)
+			}
+			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
+				delete(left, r.Partition)
+			}
+		})
+	}
+	var out []string
+	for p := range int32(len(byPart)) {
+		out = append(out, byPart[p]...)
+	}
+	return out
+}
+
+// TestUpsertKafkaSource: a keyed record is a row, a tombstone the
+// deletion of its key, with the key's columns from the record key; with
+// value.fields-include ALL too, where the value holds the key's columns.
+func TestUpsertKafkaSource(t *testing.T) {
+	addr := broker(t, 1, "in")
+	rec := func(id int, v string) *kgo.Record {
+		r := &kgo.Record{Topic: "in", Key: fmt.Appendf(nil, `{"id":%d}`, id)}
+		if v != "" {
+			r.Value = fmt.Appendf(nil, `{"id":%d,"name":"%s"}`, id, v)
+		}
+		return r
+	}
+	produce(t, addr, rec(1, "a"), rec(2, "b"), rec(1, "c"), rec(2, ""), &kgo.Record{Topic: "in"})
+	want := []string{"+I[1, a]", "+I[2, b]", "+I[1, c]", "-D[2, null]"}
+	for _, kv := range [][]string{nil, {"value.fields-include", "EXCEPT_KEY"}} {
+		got, err := readAll(t, must(NewSource(upsertTable(addr, kv...))), exec.ReadOptions{BatchSize: 3})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%v: got %v, %v; want %v", kv, got, err, want)
+		}
+	}
+}
+
+// TestUpsertKafkaSink: +I and +U are records of their key, -U and -D
+// tombstones; a read_committed reader sees them after the commit.
+func TestUpsertKafkaSink(t *testing.T) {
+	addr := broker(t, 1, "out")
+	tab := upsertTable(addr, "topic", "out", "sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "up",
+		"key.fields-prefix", "", "value.fields-include", "EXCEPT_KEY")
+	sk := must(NewSink(tab, Env{}))
+	release := must(sk.(exec.Holder).Hold())
+	defer release()
+	w := must(sk.Open(kSchema, 0, 1))
+	b := exec.WithKinds(makeBatch(t, kSchema, [][]any{{1, "a"}, {2, "b"}, {1, "a"}, {1, "c"}, {2, "b"}}),
+		[]exec.RowKind{exec.Insert, exec.Insert, exec.UpdateBefore, exec.UpdateAfter, exec.Delete})
+	defer b.Release()
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := consumeKV(t, addr, "out", true); len(got) != 0 {
+		t.Fatalf("read_committed sees %v before the commit", got)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`{"id":1}={"name":"a"}`, `{"id":2}={"name":"b"}`, `{"id":1}=<nil>`, `{"id":1}={"name":"c"}`, `{"id":2}=<nil>`}
+	if got := consumeKV(t, addr, "out", true); !slices.Equal(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	// Read back, the topic is the table's final state's upserts.
+	got, err := readAll(t, must(NewSource(upsertTable(addr, "topic", "out", "value.fields-include", "EXCEPT_KEY"))), exec.ReadOptions{})
+	if want := []string{"+I[1, a]", "+I[2, b]", "-D[1, null]", "+I[1, c]", "-D[2, null]"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("read back %v, %v; want %v", got, err, want)
+	}
+}
+
+// TestKafkaDebezium writes a changelog as debezium-json values and reads
+// it back with its kinds.
+func TestKafkaDebezium(t *testing.T) {
+	addr := broker(t, 1, "in")
+	tab := kafkaTable(addr, kSchema, "format", "debezium-json")
+	w := must(must(NewSink(tab, Env{})).Open(kSchema, 0, 1))
+	b := exec.WithKinds(makeBatch(t, kSchema, [][]any{{1, "a"}, {1, "a"}, {1, "b"}, {1, "b"}}),
+		[]exec.RowKind{exec.Insert, exec.UpdateBefore, exec.UpdateAfter, exec.Delete})
+	defer b.Release()
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, addr, &kgo.Record{Topic: "in", Value: []byte(`{"before":{"id":1,"name":"b"},"after":{"id":1,"name":"c"},"op":"u","ts_ms":1}`)})
+	got, err := readAll(t, must(NewSource(tab)), exec.ReadOptions{BatchSize: 2})
+	want := []string{"+I[1, a]", "-D[1, a]", "+I[1, b]", "-D[1, b]", "-U[1, b]", "+U[1, c]"}
+	if err != nil || !slices.Equal(got, want) {
+		t.Fatalf("got %v, %v; want %v", got, err, want)
+	}
+}
+
+// TestKafkaRawNull: the raw format writes NULL as a tombstone and reads
+// a tombstone as NULL, as Flink's; an empty value is the empty string.
+func TestKafkaRawNull(t *testing.T) {
+	addr := broker(t, 1, "in")
+	s := types.Schema{{Name: "v", Type: types.TString}}
+	tab := kafkaTable(addr, s, "format", "raw")
+	w := must(must(NewSink(tab, Env{})).Open(s, 0, 1))
+	b := makeBatch(t, s, [][]any{{""}, {nil}, {"x"}})
+	defer b.Release()
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := consumeKV(t, addr, "in", false); !slices.Equal(got, []string{"=", "=<nil>", "=x"}) {
+		t.Fatalf("records %q", got)
+	}
+	got, err := readAll(t, must(NewSource(tab)), exec.ReadOptions{})
+	if want := []string{"+I[]", "+I[null]", "+I[x]"}; err != nil || !slices.Equal(got, want) {
+		t.Fatalf("got %q, %v; want %q", got, err, want)
+	}
+}
+
+func TestUpsertKafkaOptionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		kv  []string
+		key string
+	}{
+		{[]string{"key.fields", "id"}, "key.fields"},
+		{[]string{"format", "json"}, "format"},
+		{[]string{"scan.startup.mode", "earliest-offset"}, "scan.startup.mode"},
+		{[]string{"key.format", ""}, "connector"},
+		{[]string{"key.format", "debezium-json"}, "key.format"},
+		{[]string{"key.fields-prefix", "k_"}, "key.fields-prefix"},
+		{[]string{"value.debezium-json.schema-include", "true", "value.format", "debezium-json"}, "value.debezium-json.schema-include"},
+	} {
+		tab := upsertTable("127.0.0.1:1", tc.kv...)
+		err := Validate(tab, false)
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Key != tc.key {
+			t.Errorf("%v: got %v, want an option error on %s", tc.kv, err, tc.key)
+		}
+	}
+	tab := upsertTable("127.0.0.1:1")
+	tab.PrimaryKey = nil
+	var oe *OptionError
+	if err := Validate(tab, true); !errors.As(err, &oe) || oe.Key != "connector" {
+		t.Errorf("without a primary key: got %v", err)
+	}
+}
