@@ -164,7 +164,7 @@ func (b *binder) hintedRef(t *parser.TableRef) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &relation{node: &Scan{Table: tab}, scope: r.scope}, nil
+	return &relation{node: &Scan{Table: tab, At: scan.At}, scope: r.scope}, nil
 }
 
 // checkHints checks the hints of q and the queries within it without

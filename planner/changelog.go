@@ -171,7 +171,7 @@ func updatesError(in Node, m Mode, what string) error {
 			from = fmt.Sprintf("the aggregate at %d:%d", u.At.Line, u.At.Column)
 		}
 	case *Scan:
-		from = fmt.Sprintf("the changelog source table '%s'", u.Table.Name)
+		at, from = u.At, fmt.Sprintf("the changelog source table '%s' at %d:%d", u.Table.Name, u.At.Line, u.At.Column)
 	}
 	return errorf(at, ErrUnsupported, "%s, but %s produces updates (changelog mode %s)", what, from, m)
 }

@@ -525,6 +525,9 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 	if n.DropBefore {
 		c.dropBefore(s)
 	}
+	if n.Table != nil {
+		s = c.sinkParallelism(s, n.Table)
+	}
 	if len(s.v.Ops) == 0 {
 		if err := c.calc(s, nil, nil, s.schema); err != nil {
 			return nil, err

@@ -26,6 +26,8 @@ type Node interface {
 // table's watermark.
 type Scan struct {
 	Table *Table
+	// At is where the query names the table, for errors about it.
+	At parser.Pos
 }
 
 // Filter keeps rows for which Cond is TRUE.

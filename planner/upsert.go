@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/strandsql/strand/exec"
@@ -366,6 +367,22 @@ func (c *compiler) keyedStage(s *stage, name, desc, uid, fp string, key []int, o
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: key}}
 	v.Ops = append(v.Ops, exec.OpSpec{Name: desc + " uid=" + uid, UID: uid, Fingerprint: fp, Out: s.schema, New: op})
 	return &stage{v: v, schema: s.schema}, nil
+}
+
+// sinkParallelism gives an upsert sink the parallelism of its
+// sink.parallelism option: a vertex of its own behind a hash exchange on
+// its primary key, so that all changes of a key are written by one
+// subtask, in order, as Flink's sink does when its parallelism differs.
+func (c *compiler) sinkParallelism(s *stage, t *Table) *stage {
+	p, err := strconv.Atoi(t.Options["sink.parallelism"])
+	if err != nil || p == s.v.Parallelism {
+		return s // no such option (the connector checked its value)
+	}
+	v := c.vertex("Sink: " + t.Name)
+	v.Parallelism = p
+	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: t.keyCols(s.schema)}}
+	v.SinkName, v.SinkUID, s.v.SinkName, s.v.SinkUID = s.v.SinkName, s.v.SinkUID, "", ""
+	return &stage{v: v, schema: s.schema}
 }
 
 // dropBefore adds the operator that drops -U rows in front of an upsert

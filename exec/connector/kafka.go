@@ -172,6 +172,9 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.partitioner, err = o.choice("sink.partitioner", "default", "default", "round-robin", "fixed"); err != nil {
 		return c, err
 	}
+	if _, err = o.integer("sink.parallelism", 0, 1, 1<<15); err != nil {
+		return c, err
+	}
 	return c, nil
 }
 
