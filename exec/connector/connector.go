@@ -84,6 +84,9 @@ func NewSource(t Table) (exec.Source, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c.discovery > 0 {
+			return discoveringKafka{newKafkaSource(t, c)}, nil
+		}
 		return newKafkaSource(t, c), nil
 	case "nexmark":
 		if t.Read != nil {

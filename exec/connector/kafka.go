@@ -33,6 +33,8 @@ type kafkaConfig struct {
 	// keyPrefix is key.fields-prefix: the key columns' names start with
 	// it, their fields in the key do not.
 	keyPrefix string
+	// discovery is scan.topic-partition-discovery.interval, 0 for none.
+	discovery time.Duration
 }
 
 // offsetSpec says where a split starts or stops reading.
@@ -61,7 +63,7 @@ var kafkaKeys = []string{
 	"connector", "topic", "topic-pattern", "format", "key.format", "key.fields", "value.format", "value.fields-include",
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.startup.specific-offsets",
 	"scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
-	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.partitioner",
+	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.partitioner", "scan.topic-partition-discovery.interval",
 }
 
 // upsertKafkaKeys are the upsert-kafka connector's options: Flink's, and
@@ -69,7 +71,7 @@ var kafkaKeys = []string{
 var upsertKafkaKeys = []string{
 	"connector", "topic", "topic-pattern", "key.format", "key.fields-prefix", "value.format", "value.fields-include",
 	"scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
-	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.parallelism",
+	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.parallelism", "scan.topic-partition-discovery.interval",
 }
 
 func parseKafka(t Table) (kafkaConfig, error) {
@@ -174,6 +176,16 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	}
 	if _, err = o.integer("sink.parallelism", 0, 1, 1<<15); err != nil {
 		return c, err
+	}
+	if v, ok := o.get("scan.topic-partition-discovery.interval"); ok {
+		d, err := types.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, badValue("scan.topic-partition-discovery.interval", v, "must be a duration such as '1 min', or 0 for none")
+		}
+		if d > 0 && c.bound.mode != "" {
+			return c, &OptionError{Key: "scan.topic-partition-discovery.interval", Msg: "option 'scan.topic-partition-discovery.interval' cannot be used with 'scan.bounded.mode': a bounded read reads the partitions its start finds"}
+		}
+		c.discovery = d
 	}
 	return c, nil
 }

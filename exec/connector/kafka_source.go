@@ -36,10 +36,14 @@ type kafkaSource struct {
 	// key.fields-prefix), nil without a key format.
 	keySchema types.Schema
 
-	once   sync.Once
-	splits []exec.Split
-	ranges map[string]partRange
-	err    error
+	once sync.Once
+	err  error
+	// smu guards splits and ranges, which partition discovery extends,
+	// and when it last looked.
+	smu        sync.Mutex
+	splits     []exec.Split
+	ranges     map[string]partRange
+	discovered time.Time
 
 	mu       sync.Mutex
 	fetchers map[int]*fetcher // by subtask
@@ -53,6 +57,9 @@ type partRange struct {
 	topic       string
 	part        int32
 	start, stop int64
+	// earliest is the partition's first offset when it was found, where
+	// a new split (exec.Split.New) starts.
+	earliest int64
 }
 
 // adminTimeout bounds each metadata and offset request of a source.
@@ -81,13 +88,102 @@ func newKafkaSource(t Table, c kafkaConfig) *kafkaSource {
 
 func (s *kafkaSource) Schema() types.Schema { return s.schema }
 
+// discoveringKafka is a kafka source with partition discovery.
+type discoveringKafka struct{ *kafkaSource }
+
+// DiscoverEvery implements exec.Discovering.
+func (s discoveringKafka) DiscoverEvery() time.Duration { return s.cfg.discovery }
+
 func (s *kafkaSource) Bounded() bool { return s.cfg.bound.mode != "" }
 
 // Splits resolves the topics and their partitions, and each partition's
-// start and stop offsets, once: every subtask sees the same splits.
+// start and stop offsets, once: every subtask sees the same splits. With
+// partition discovery, a call at least the interval after the last
+// looks again, and appends the partitions it finds (discover).
 func (s *kafkaSource) Splits() ([]exec.Split, error) {
 	s.once.Do(func() { s.err = s.resolve() })
-	return s.splits, s.err
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if s.cfg.discovery > 0 && time.Since(s.discovered) >= s.cfg.discovery {
+		if err := s.discover(); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Clone(s.splits), nil
+}
+
+// partition returns the range of split id.
+func (s *kafkaSource) partition(id string) (partRange, bool) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	r, ok := s.ranges[id]
+	return r, ok
+}
+
+// topicPartitions lists the subscribed topics (sorted) and their
+// partitions; a named topic that does not exist is an error.
+func (s *kafkaSource) topicPartitions(ctx context.Context, adm *kadm.Client) ([]string, kadm.TopicDetails, error) {
+	details, err := adm.ListTopics(ctx, s.cfg.topics...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("kafka source: listing topics: %w", err)
+	}
+	var topics []string
+	for name, d := range details {
+		switch {
+		case s.cfg.pattern != nil && (d.IsInternal || !s.cfg.pattern.MatchString(name)):
+		case d.Err != nil:
+			return nil, nil, fmt.Errorf("kafka source: topic %s: %w", name, d.Err)
+		default:
+			topics = append(topics, name)
+		}
+	}
+	for _, t := range s.cfg.topics {
+		if _, ok := details[t]; !ok {
+			return nil, nil, fmt.Errorf("kafka source: topic %s does not exist", t)
+		}
+	}
+	slices.Sort(topics)
+	return topics, details, nil
+}
+
+// discover appends the partitions of the subscribed topics (or of the
+// topics the pattern matches now) that the source does not have yet,
+// sorted, as new splits read from their earliest offset. Which subtask
+// reads one depends on when it is found (its index), not on the data:
+// results stay exact, but which subtask's watermark a new partition holds
+// back, and so which rows of it are late, depends on that timing.
+func (s *kafkaSource) discover() error {
+	s.discovered = time.Now()
+	cl, err := s.cfg.client.newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	topics, details, err := s.topicPartitions(ctx, adm)
+	if err != nil || len(topics) == 0 {
+		return err
+	}
+	earliest, err := s.offsets(ctx, adm, topics, "start", offsetSpec{mode: "earliest-offset"}, "none")
+	if err != nil {
+		return err
+	}
+	for _, t := range topics {
+		for _, p := range slices.Sorted(maps.Keys(details[t].Partitions)) {
+			id := fmt.Sprintf("%s-%d", t, p)
+			if _, ok := s.ranges[id]; ok {
+				continue
+			}
+			s.splits = append(s.splits, exec.Split{ID: id, Index: len(s.splits), New: true})
+			s.ranges[id] = partRange{topic: t, part: p, start: earliest[t][p], stop: -1, earliest: earliest[t][p]}
+		}
+	}
+	return nil
 }
 
 func (s *kafkaSource) resolve() error {
@@ -99,28 +195,11 @@ func (s *kafkaSource) resolve() error {
 	adm := kadm.NewClient(cl)
 	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
 	defer cancel()
-	details, err := adm.ListTopics(ctx, s.cfg.topics...)
-	if err != nil {
-		return fmt.Errorf("kafka source: listing topics: %w", err)
-	}
-	var topics []string
-	for name, d := range details {
-		switch {
-		case s.cfg.pattern != nil && (d.IsInternal || !s.cfg.pattern.MatchString(name)):
-		case d.Err != nil:
-			return fmt.Errorf("kafka source: topic %s: %w", name, d.Err)
-		default:
-			topics = append(topics, name)
-		}
-	}
-	for _, t := range s.cfg.topics {
-		if _, ok := details[t]; !ok {
-			return fmt.Errorf("kafka source: topic %s does not exist", t)
-		}
-	}
-	slices.Sort(topics)
-	if len(topics) == 0 {
-		return nil
+	s.discovered = time.Now()
+	s.ranges = map[string]partRange{}
+	topics, details, err := s.topicPartitions(ctx, adm)
+	if err != nil || len(topics) == 0 {
+		return err
 	}
 	starts, err := s.offsets(ctx, adm, topics, "start", s.cfg.start, s.cfg.client.reset)
 	if err != nil {
@@ -132,10 +211,15 @@ func (s *kafkaSource) resolve() error {
 			return err
 		}
 	}
-	s.ranges = map[string]partRange{}
+	earliest := starts
+	if s.cfg.discovery > 0 && s.cfg.start.mode != "earliest-offset" {
+		if earliest, err = s.offsets(ctx, adm, topics, "start", offsetSpec{mode: "earliest-offset"}, "none"); err != nil {
+			return err
+		}
+	}
 	for _, t := range topics {
 		for _, p := range slices.Sorted(maps.Keys(details[t].Partitions)) {
-			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1}
+			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1, earliest: earliest[t][p]}
 			if stops != nil {
 				r.stop = stops[t][p]
 			}
@@ -252,7 +336,7 @@ func (s *kafkaSource) Completed(splits []checkpoint.SplitState) {
 	}
 	offs := kadm.Offsets{}
 	for _, sp := range splits {
-		if r, ok := s.ranges[sp.ID]; ok && sp.Pos > 0 {
+		if r, ok := s.partition(sp.ID); ok && sp.Pos > 0 {
 			offs.Add(kadm.Offset{Topic: r.topic, Partition: r.part, At: sp.Pos - 1, LeaderEpoch: -1})
 		}
 	}
@@ -277,9 +361,12 @@ func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOption
 	if _, err := s.Splits(); err != nil {
 		return nil, err
 	}
-	pr, ok := s.ranges[split.ID]
+	pr, ok := s.partition(split.ID)
 	if !ok {
 		return nil, fmt.Errorf("kafka source: no partition %s", split.ID)
+	}
+	if split.New {
+		pr.start = pr.earliest // found later, or unknown to the checkpoint: read from its start, as Flink
 	}
 	if ro.BatchSize <= 0 {
 		ro.BatchSize = 1024

@@ -209,3 +209,44 @@ func TestUpsertKafkaOptionErrors(t *testing.T) {
 		t.Errorf("without a primary key: got %v", err)
 	}
 }
+
+// TestKafkaPartitionDiscovery: with scan.topic-partition-discovery.interval
+// a later Splits finds a topic the pattern matches that was created after
+// the start, appended as a new split, read from its earliest offset even
+// when the startup mode is latest-offset.
+func TestKafkaPartitionDiscovery(t *testing.T) {
+	addr := broker(t, 1, "d1")
+	src := must(NewSource(kafkaTable(addr, kSchema, "topic", "", "topic-pattern", "d.*", "scan.bounded.mode", "",
+		"scan.startup.mode", "latest-offset", "scan.topic-partition-discovery.interval", "100 ms")))
+	if _, ok := src.(exec.Discovering); !ok {
+		t.Fatal("the source does not discover")
+	}
+	if got := must(src.Splits()); len(got) != 1 || got[0].ID != "d1-0" {
+		t.Fatalf("splits %v", got)
+	}
+	cl := must(kgo.NewClient(kgo.SeedBrokers(addr)))
+	defer cl.Close()
+	if _, err := kadm.NewClient(cl).CreateTopics(context.Background(), 2, 1, nil, "d2"); err != nil {
+		t.Fatal(err)
+	}
+	produce(t, addr, &kgo.Record{Topic: "d2", Partition: 1, Value: []byte(`{"id":7}`)})
+	time.Sleep(150 * time.Millisecond)
+	got := must(src.Splits())
+	if len(got) != 3 || got[1].ID != "d2-0" || got[2].ID != "d2-1" || !got[2].New || got[2].Index != 2 {
+		t.Fatalf("splits after discovery %+v", got)
+	}
+	r := must(src.Open(got[2], exec.Offset{}, exec.ReadOptions{BatchSize: 10}))
+	defer r.Close()
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
+		b := must(r.Next())
+		rows := rowsOf(b)
+		b.Release()
+		if len(rows) > 0 {
+			if rows[0] != "+I[7, null]" {
+				t.Fatalf("read %v", rows)
+			}
+			return
+		}
+	}
+	t.Fatal("the discovered partition's record never came")
+}
