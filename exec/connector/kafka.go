@@ -59,6 +59,11 @@ var kafkaMetaKeys = []metaKey{
 	{"key", types.TString},
 }
 
+// kafkaWritable are the metadata keys a kafka sink writes, as Flink's:
+// the record's headers (a JSON object of strings, as the source reads
+// them) and its timestamp.
+var kafkaWritable = []string{"headers", "timestamp"}
+
 var kafkaKeys = []string{
 	"connector", "topic", "topic-pattern", "format", "key.format", "key.fields", "value.format", "value.fields-include",
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.startup.specific-offsets",

@@ -2,8 +2,10 @@ package connector
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,6 +33,7 @@ import (
 type kafkaSink struct {
 	cfg    kafkaConfig
 	schema types.Schema
+	meta   []string // per column, its metadata key; nil if none
 	topic  string
 	ids    *regexp.Regexp // this sink's transactional ids
 
@@ -41,7 +44,7 @@ type kafkaSink struct {
 }
 
 func newKafkaSink(t Table, c kafkaConfig) *kafkaSink {
-	return &kafkaSink{cfg: c, schema: t.Schema, topic: c.topics[0], committed: map[string]bool{},
+	return &kafkaSink{cfg: c, schema: t.Schema, meta: t.Metadata, topic: c.topics[0], committed: map[string]bool{},
 		ids: regexp.MustCompile("^" + regexp.QuoteMeta(c.txnPrefix) + `-\d+-\d+$`)}
 }
 
@@ -97,7 +100,15 @@ func (s *kafkaSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, err
 	if len(s.schema) == len(out) {
 		names = s.schema.Names()
 	}
-	w := &kafkaWriter{s: s, subtask: subtask, valCols: s.cfg.valueCols, keyCols: s.cfg.keyCols}
+	w := &kafkaWriter{s: s, subtask: subtask, valCols: s.cfg.valueCols, keyCols: s.cfg.keyCols, headers: -1, stamp: -1}
+	for i, k := range s.meta {
+		switch k {
+		case "headers":
+			w.headers = i
+		case "timestamp":
+			w.stamp = i
+		}
+	}
 	w.val = s.cfg.value.encoder(pick(names, w.valCols))
 	w.valSchema = cols(out, w.valCols).Arrow()
 	if s.cfg.key != nil {
@@ -167,6 +178,9 @@ type kafkaWriter struct {
 	keyCols, valCols     []int
 	keySchema, valSchema *arrow.Schema
 	fixed                int32 // the partition of sink.partitioner 'fixed'
+	// headers and stamp are the columns of the headers and timestamp
+	// metadata the records carry, -1 for none.
+	headers, stamp int
 
 	cl    *kgo.Client // nil until the first row, and between transactions
 	txn   string      // cl's transactional id
@@ -288,9 +302,73 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 		}
 		start = ends[e]
 		e++
+		if err := w.metadata(r, b, i); err != nil {
+			return err
+		}
 		w.cl.Produce(ctx, r, w.promise)
 	}
 	return nil
+}
+
+// metadata sets the headers and timestamp of the record of row i of b,
+// from the metadata columns declared without VIRTUAL; NULL sets none.
+func (w *kafkaWriter) metadata(r *kgo.Record, b arrow.RecordBatch, i int) error {
+	if w.stamp >= 0 {
+		if a := b.Column(w.stamp).(*array.Timestamp); a.IsValid(i) {
+			unit := a.DataType().(*arrow.TimestampType).Unit
+			r.Timestamp = time.UnixMilli(int64(a.Value(i)) * unit.Multiplier().Nanoseconds() / 1e6)
+		}
+	}
+	if w.headers < 0 {
+		return nil
+	}
+	a := b.Column(w.headers).(*array.String)
+	if !a.IsValid(i) {
+		return nil
+	}
+	hs, err := parseHeaders(a.Value(i))
+	if err != nil {
+		return fmt.Errorf("kafka sink: column '%s' (metadata 'headers'): %w", w.s.schema[w.headers].Name, err)
+	}
+	r.Headers = hs
+	return nil
+}
+
+// parseHeaders reads headers as the source shows them: a JSON object whose
+// values are strings (or null, an empty header), in order.
+func parseHeaders(s string) ([]kgo.RecordHeader, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	bad := fmt.Errorf("%q is not a JSON object of strings", s)
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, bad
+	}
+	var hs []kgo.RecordHeader
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, bad
+		}
+		v, err := d.Token()
+		if err != nil {
+			return nil, bad
+		}
+		h := kgo.RecordHeader{Key: k.(string)}
+		switch v := v.(type) {
+		case string:
+			h.Value = []byte(v)
+		case nil:
+		default:
+			return nil, bad
+		}
+		hs = append(hs, h)
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('}') {
+		return nil, bad
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, bad
+	}
+	return hs, nil
 }
 
 // project returns the columns idx of b as a batch of schema s.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,40 @@ func TestKafkaPartitionDiscovery(t *testing.T) {
 		}
 	}
 	t.Fatal("the discovered partition's record never came")
+}
+
+// TestKafkaSinkMetadata: metadata columns declared without VIRTUAL set
+// the records' headers and timestamp, which the source reads back; other
+// metadata cannot be written.
+func TestKafkaSinkMetadata(t *testing.T) {
+	addr := broker(t, 1, "in")
+	s := types.Schema{{Name: "id", Type: types.TBigInt}, {Name: "h", Type: types.TString}, {Name: "ts", Type: types.TTimestampLTZ}}
+	tab := kafkaTable(addr, s)
+	tab.Metadata = []string{"", "headers", "timestamp"}
+	w := must(must(NewSink(tab, Env{})).Open(s, 0, 1))
+	b := makeBatch(t, s, [][]any{{1, `{"a":"x","b":null}`, "2024-01-01 00:00:01.500"}, {2, nil, nil}})
+	defer b.Release()
+	if err := w.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAll(t, must(NewSource(tab)), exec.ReadOptions{})
+	if err != nil || len(got) != 2 || got[0] != `+I[1, {"a":"x","b":""}, 2024-01-01 00:00:01.500]` || got[1][:11] != `+I[2, {}, 2` {
+		t.Fatalf("read back %q, %v", got, err)
+	}
+	bad := makeBatch(t, s, [][]any{{3, `["a"]`, nil}})
+	defer bad.Release()
+	w = must(must(NewSink(tab, Env{})).Open(s, 0, 1))
+	if err := w.Write(bad); err == nil || !strings.Contains(err.Error(), "metadata 'headers'") {
+		t.Fatalf("headers that are no object: %v", err)
+	}
+	w.Abort()
+	tab.Metadata = []string{"", "headers", "offset"}
+	tab.Schema[2].Type = types.TBigInt
+	var ce *ColumnError
+	if err := Validate(tab, false); !errors.As(err, &ce) || ce.Column != "ts" {
+		t.Fatalf("writing offset: %v", err)
+	}
 }
