@@ -123,6 +123,22 @@
 // inputs by forward edges, so a retraction keeps its place behind what it
 // retracts. A table scanned twice gets a second source uid (sourceUID).
 //
+// # Changelog sources and sinks
+//
+// A scan's mode is its connector's (connector.SourceChangelog): a
+// debezium-json table is a retract stream, an upsert-kafka one upserts by
+// its primary key. After the optimizer's rules, planSinks (upsert.go)
+// puts a Normalize (Flink's ChangelogNormalize, rank.Normalize) over each
+// upsert scan, and decides how each sink with a primary key fed updates
+// takes them, from the upsert keys of its input (UpsertKeys): a
+// Materialize (Flink's SinkUpsertMaterializer, rank.Materialize) keyed by
+// the primary key when no upsert key lies within it, else the changelog
+// as it is, without its -U rows for an upsert sink keyed exactly by one
+// (Sink.DropBefore). checkChangelog refuses updates to a sink that
+// appends (connector.SinkChangelog), naming the changelog source or the
+// operator that makes them; a window over a changelog source is refused
+// as one over a join's updates is.
+//
 // # Statement sets and LIKE
 //
 // PlanQuery plans a statement set (EXECUTE STATEMENT SET) as a SinkSet of
