@@ -342,7 +342,13 @@ func (c *compiler) normalize(n *Normalize) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	spec := rank.NormalizeSpec{UID: n.uid(), In: s.schema, Key: n.Key}
+	uid := n.uid()
+	if scan, ok := n.Input.(*Scan); ok && s.src != nil {
+		// A table read twice (a self-join, two INSERTs of a statement
+		// set) has a second source uid (sourceUID), and a second state.
+		uid += strings.TrimPrefix(s.src.UID, "source-"+scan.Table.Name)
+	}
+	spec := rank.NormalizeSpec{UID: uid, In: s.schema, Key: n.Key}
 	return c.keyedStage(s, "ChangelogNormalize", n.describe(), spec.UID, spec.Fingerprint(), n.Key,
 		func() (exec.Operator, error) { return rank.NewNormalize(spec) })
 }
