@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -30,15 +29,9 @@ func applyUpserts(out string, n int) string {
 			other = append(other, line)
 		}
 	}
-	var lines []string
+	count := map[string]int{}
 	for _, row := range rows {
-		lines = append(lines, "+I"+row)
+		count[row]++
 	}
-	sort.Strings(lines)
-	sort.Strings(other)
-	lines = append(lines, other...)
-	if len(lines) == 0 {
-		return ""
-	}
-	return strings.Join(lines, "\n") + "\n"
+	return resultRows(count, other)
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
@@ -79,43 +78,14 @@ INSERT INTO city_stats SELECT city, COUNT(*), SUM(amount) FROM users GROUP BY ci
 // tombstone deletes it.
 func readTable(t *testing.T, addr, topic string) map[string]string {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	ends, err := kadm.NewClient(cl).ListCommittedOffsets(context.Background(), topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	left := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			left[o.Partition] = o.Offset
+	table := map[string]string{}
+	eachCommitted(t, addr, topic, func(r *kgo.Record) {
+		if r.Value == nil {
+			delete(table, string(r.Key))
+		} else {
+			table[string(r.Key)] = string(r.Value)
 		}
 	})
-	table := map[string]string{}
-	for deadline := time.Now().Add(30 * time.Second); len(left) > 0; {
-		if time.Now().After(deadline) {
-			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		fs.EachRecord(func(r *kgo.Record) {
-			switch {
-			case r.Attrs.IsControl():
-			case r.Value == nil:
-				delete(table, string(r.Key))
-			default:
-				table[string(r.Key)] = string(r.Value)
-			}
-			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
-				delete(left, r.Partition)
-			}
-		})
-	}
 	return table
 }
 

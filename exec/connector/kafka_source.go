@@ -157,14 +157,22 @@ func (s *kafkaSource) topicPartitions(ctx context.Context, adm *kadm.Client) ([]
 // back, and so which rows of it are late, depends on that timing.
 func (s *kafkaSource) discover() error {
 	s.discovered = time.Now()
+	return s.withAdmin(s.discoverWith)
+}
+
+// withAdmin calls f with an admin client and a context of adminTimeout.
+func (s *kafkaSource) withAdmin(f func(context.Context, *kadm.Client) error) error {
 	cl, err := s.cfg.client.newClient()
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
 	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
 	defer cancel()
+	return f(ctx, kadm.NewClient(cl))
+}
+
+func (s *kafkaSource) discoverWith(ctx context.Context, adm *kadm.Client) error {
 	topics, details, err := s.topicPartitions(ctx, adm)
 	if err != nil || len(topics) == 0 {
 		return err
@@ -187,16 +195,12 @@ func (s *kafkaSource) discover() error {
 }
 
 func (s *kafkaSource) resolve() error {
-	cl, err := s.cfg.client.newClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
-	defer cancel()
 	s.discovered = time.Now()
 	s.ranges = map[string]partRange{}
+	return s.withAdmin(s.resolveWith)
+}
+
+func (s *kafkaSource) resolveWith(ctx context.Context, adm *kadm.Client) error {
 	topics, details, err := s.topicPartitions(ctx, adm)
 	if err != nil || len(topics) == 0 {
 		return err

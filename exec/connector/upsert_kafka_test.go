@@ -16,64 +16,25 @@ import (
 )
 
 func upsertTable(addr string, kv ...string) Table {
-	t := Table{Name: "u", Schema: kSchema, PrimaryKey: []string{"id"}, Options: map[string]string{
-		"connector": "upsert-kafka", "topic": "in", "properties.bootstrap.servers": addr,
-		"key.format": "json", "value.format": "json", "scan.bounded.mode": "latest-offset",
-	}}
-	for i := 0; i < len(kv); i += 2 {
-		if kv[i+1] == "" {
-			delete(t.Options, kv[i])
-		} else {
-			t.Options[kv[i]] = kv[i+1]
-		}
-	}
+	t := kafkaTable(addr, kSchema, append([]string{"connector", "upsert-kafka", "format", "", "scan.startup.mode", "",
+		"key.format", "json", "value.format", "json"}, kv...)...)
+	t.Name, t.PrimaryKey = "u", []string{"id"}
 	return t
 }
 
-// consumeKV reads a topic from its start to its end as "key=value" in
-// offset order of each partition, partitions in turn; a tombstone's value
-// shows as <nil>.
+// consumeKV reads a topic from its start to its end as "key=value", in
+// each partition's order, partitions in turn; a tombstone's value shows
+// as <nil>.
 func consumeKV(t testing.TB, addr, topic string, committed bool) []string {
 	t.Helper()
-	o := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords()}
-	if committed {
-		o = append(o, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
-	}
-	cl := must(kgo.NewClient(o...))
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	list := adm.ListEndOffsets
-	if committed {
-		list = adm.ListCommittedOffsets
-	}
-	ends := must(list(context.Background(), topic))
-	left := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			left[o.Partition] = o.Offset
-		}
-	})
 	byPart := map[int32][]string{}
-	for deadline := time.Now().Add(10 * time.Second); len(left) > 0; {
-		if time.Now().After(deadline) {
-			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
+	readTopic(t, addr, topic, committed, func(r *kgo.Record) {
+		v := "<nil>"
+		if r.Value != nil {
+			v = string(r.Value)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		fs.EachRecord(func(r *kgo.Record) {
-			v := "<nil>"
-			if r.Value != nil {
-				v = string(r.Value)
-			}
-			if !r.Attrs.IsControl() {
-				byPart[r.Partition] = append(byPart[r.Partition], string(r.Key)+"="+v)
-			}
-			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
-				delete(left, r.Partition)
-			}
-		})
-	}
+		byPart[r.Partition] = append(byPart[r.Partition], string(r.Key)+"="+v)
+	})
 	var out []string
 	for p := range int32(len(byPart)) {
 		out = append(out, byPart[p]...)
