@@ -154,7 +154,7 @@
 // requires: the key columns are the record key):
 //
 //	topic, topic-pattern, properties.*  as kafka (a sink: one topic)
-//	key.format, value.format       required  as kafka's (value.format may be debezium-json too)
+//	key.format, value.format       required  as kafka's, insert-only ones (not debezium-json)
 //	key.fields-prefix, value.fields-include  as kafka
 //	scan.bounded.mode (and its .timestamp-millis, .specific-offsets)  as kafka: strand's, for a
 //	                                         bounded read; reading always starts at the earliest offset

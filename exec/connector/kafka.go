@@ -140,6 +140,9 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.value, err = parseFormat(o, key, valuePrefix); err != nil {
 		return c, err
 	}
+	if c.upsert && c.value.name == "debezium-json" {
+		return c, &OptionError{Key: "value.format", AtValue: true, Msg: "connector 'upsert-kafka' takes an insert-only value format, as in Flink: its records are upserts by their key, not a changelog of their own"}
+	}
 	if err := c.parseColumns(o, t); err != nil {
 		return c, err
 	}
