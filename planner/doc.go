@@ -103,8 +103,8 @@
 //
 // Every node has a changelog mode (ChangelogMode, derived bottom-up as
 // Flink's FlinkChangelogModeInferenceProgram; EXPLAIN shows it per node):
-// the row kinds it emits, and an upsert key. Scans, windows and Top-N are
-// insert-only; a Join and a Union derive theirs from their inputs
+// the row kinds it emits, and an upsert key. Windows and Top-N are
+// insert-only, and so are scans but those of changelog sources (below); a Join and a Union derive theirs from their inputs
 // (Join.Mode, Union.Mode). checkChangelog, run by PlanQuery, refuses a
 // window operator or an append-only sink (Table.Appends) fed updates, at
 // the sink and naming the join that makes them. A Join binds FROM a JOIN b
