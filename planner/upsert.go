@@ -201,7 +201,7 @@ func within(a, b []int) bool {
 // that row (its retraction and its replacement) is made by one subtask in
 // order. A group aggregate's are its group keys (none: the empty key, one
 // row); a deduplication's its partition key; a Top-N's its partition key
-// and row number when the number is output, or its partition key when it
+// and row number when the number is output, and its partition key when it
 // keeps one row; a normalized upsert source's its primary key. A join's
 // are the unions of a key of each side that contain the side's join keys,
 // and one side's keys when the other side is unique on its join keys and
@@ -228,10 +228,10 @@ func UpsertKeys(n Node) [][]int {
 			return append(in, slices.Clone(n.Partition))
 		}
 		if n.RowNum {
-			return append(in, append(slices.Clone(n.Partition), len(n.Input.Schema())))
+			in = append(in, append(slices.Clone(n.Partition), len(n.Input.Schema())))
 		}
 		if n.End == 1 {
-			return append(in, slices.Clone(n.Partition))
+			in = append(in, slices.Clone(n.Partition))
 		}
 		return in
 	case *Filter:
