@@ -18,7 +18,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "normalize-", "materialize-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
