@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz FuzzParse -fuzztime 60s ./parser
 	$(GO) test -run '^$$' -fuzz FuzzCSV -fuzztime 60s ./exec/connector
 	$(GO) test -run '^$$' -fuzz FuzzJSON -fuzztime 60s ./exec/connector
+	$(GO) test -run '^$$' -fuzz FuzzDebezium -fuzztime 60s ./exec/connector
 	$(GO) test -run '^$$' -fuzz FuzzParseExpr -fuzztime 60s ./parser
 	$(GO) test -run '^$$' -fuzz FuzzKeyOrder -fuzztime 60s ./memseg
 	$(GO) test -run '^$$' -fuzz FuzzLoad -fuzztime 60s ./window

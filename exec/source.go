@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"time"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
@@ -37,6 +39,19 @@ type Notified interface {
 	Completed(splits []checkpoint.SplitState)
 }
 
+// Discovering is a Source whose splits grow while the job runs (Kafka
+// partition discovery). Every DiscoverEvery, each subtask calls Splits
+// again; the list only grows within a run, so a split keeps its Index and
+// subtask i opens the new splits i, i+P, ... A split found after the job
+// started, or, on a restore, one the checkpoint does not know, has New
+// set: it is read from its beginning (Flink reads a partition discovered
+// later from its earliest offset). A subtask without splits stays
+// running, emitting no watermark, until it gets one.
+type Discovering interface {
+	Source
+	DiscoverEvery() time.Duration
+}
+
 // Sized is implemented by a source whose splits have a size in bytes,
 // such as files: the job then counts bytes read of the total
 // (Metrics.BytesRead and BytesTotal), so that a user can see how far a
@@ -60,6 +75,9 @@ type Split struct {
 	// in [Start, End), End 0 meaning the end of the file. Both are 0 for
 	// a whole file and for splits that are not files.
 	Start, End int64
+	// New marks a split of a Discovering source found after the job
+	// started, or unknown to the checkpoint restored from.
+	New bool
 }
 
 // Offset is a position in a split from which reading can resume: a byte

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,28 +58,48 @@ func (t *sourceTask) run() error {
 	if err := t.compile(); err != nil {
 		return err
 	}
-	states := make([]*splitState, len(t.split))
-	for i, s := range t.split {
-		off, wm := Offset{}, types.MinWatermark
-		if st, ok := t.restored[s.ID]; ok {
-			off, wm = Offset{Pos: st.Pos, Line: st.Line}, st.Watermark
-		}
-		r, err := t.spec.Source.Open(s, off, t.opts)
+	states := make([]*splitState, 0, len(t.split))
+	defer func() { closeSplits(states) }()
+	for _, s := range t.split {
+		st, err := t.open(s)
 		if err != nil {
-			closeSplits(states)
 			return err
 		}
-		states[i] = &splitState{split: s, r: r, wm: wm, pos: -1}
-		if err := t.sized(states[i], off); err != nil {
-			closeSplits(states)
-			return err
-		}
+		states = append(states, st)
 	}
-	defer closeSplits(states)
 
 	emitted := types.MinWatermark
 	live := len(states)
-	for live > 0 {
+	disc, discovering := t.spec.Source.(Discovering)
+	var nextDiscovery time.Time
+	if discovering {
+		nextDiscovery = time.Now().Add(disc.DiscoverEvery())
+	}
+	for live > 0 || discovering {
+		if discovering && !time.Now().Before(nextDiscovery) {
+			found, err := t.discover(states)
+			if err != nil {
+				return err
+			}
+			states = append(states, found...)
+			live += len(found)
+			nextDiscovery = time.Now().Add(disc.DiscoverEvery())
+		}
+		if live == 0 {
+			// Nothing to read until a split is found: answer checkpoints.
+			if stop, err := t.poll(states); err != nil || stop {
+				if err == nil {
+					err = t.stop()
+				}
+				return err
+			}
+			select {
+			case <-t.ctx.Done():
+				return context.Cause(t.ctx)
+			case <-time.After(discoveryIdle):
+			}
+			continue
+		}
 		for _, st := range states {
 			if st.done {
 				continue
@@ -124,6 +145,56 @@ func (t *sourceTask) run() error {
 		return err
 	}
 	return t.stop()
+}
+
+// discoveryIdle is how long a discovering subtask without splits waits
+// between looking at checkpoints and the next discovery.
+const discoveryIdle = 50 * time.Millisecond
+
+// open opens split s at its restored offset, or, unknown to the
+// checkpoint of a restore of a discovering source, as a new split.
+func (t *sourceTask) open(s Split) (*splitState, error) {
+	off, wm := Offset{}, types.MinWatermark
+	if st, ok := t.restored[s.ID]; ok {
+		off, wm = Offset{Pos: st.Pos, Line: st.Line}, st.Watermark
+	} else if _, ok := t.spec.Source.(Discovering); ok && t.restored != nil {
+		s.New = true
+	}
+	r, err := t.spec.Source.Open(s, off, t.opts)
+	if err != nil {
+		return nil, err
+	}
+	st := &splitState{split: s, r: r, wm: wm, pos: -1}
+	if err := t.sized(st, off); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return st, nil
+}
+
+// discover opens the subtask's splits the source has found since it last
+// looked: those whose index is the subtask's modulo the parallelism.
+func (t *sourceTask) discover(have []*splitState) ([]*splitState, error) {
+	splits, err := t.spec.Source.Splits()
+	if err != nil {
+		return nil, err
+	}
+	known := map[string]bool{}
+	for _, st := range have {
+		known[st.split.ID] = true
+	}
+	var found []*splitState
+	for i := t.tc.Subtask; i < len(splits); i += max(t.tc.Parallelism, 1) {
+		if s := splits[i]; !known[s.ID] {
+			st, err := t.open(s)
+			if err != nil {
+				closeSplits(found)
+				return nil, err
+			}
+			found = append(found, st)
+		}
+	}
+	return found, nil
 }
 
 // sized counts the split's size in Metrics.BytesTotal and what lies
@@ -321,7 +392,7 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 	sub := t.tc.counters()
 	sub.LateRows.Add(late)
 	sub.BadRows.Add(bad)
-	kept := expr.Take(t.tc.Alloc, b, t.sel)
+	kept := WithKinds(expr.Take(t.tc.Alloc, b, t.sel), TakeKinds(b, t.sel))
 	b.Release()
 	return t.chain.push(kept)
 }
@@ -377,7 +448,7 @@ func (t *sourceTask) fan(st *splitState, b arrow.RecordBatch, ts, cand *array.Ti
 		case len(sel) == 0:
 			continue
 		default:
-			part = expr.Take(t.tc.Alloc, b, sel)
+			part = WithKinds(expr.Take(t.tc.Alloc, b, sel), TakeKinds(b, sel))
 		}
 		if err := outs[k].Emit(part); err != nil {
 			return err
@@ -403,7 +474,7 @@ func (t *sourceTask) compute(b arrow.RecordBatch) (arrow.RecordBatch, error) {
 	for _, c := range cols {
 		c.Release()
 	}
-	return out, nil
+	return Rekind(out, b), nil // a changelog source's kinds stay with its rows
 }
 
 func (t *sourceTask) advance(wm int64) error {

@@ -130,9 +130,9 @@ func bindCreateTable(st *parser.CreateTable) (*Table, error) {
 
 // bindPrimaryKey resolves PRIMARY KEY (cols) NOT ENFORCED, declared on
 // the table or on one column, to its columns' names. As in Flink, the key
-// is a declaration that is not enforced: strand's connectors are
-// append-only ones, whose Flink counterparts use it for nothing but the
-// columns' NOT NULL; so does strand.
+// is a declaration that is not enforced: its columns are NOT NULL, a sink
+// fed updates takes them by it (planSinks), and upsert-kafka's record key
+// is it.
 func bindPrimaryKey(st *parser.CreateTable) ([]string, error) {
 	var names []string
 	var at parser.Pos

@@ -18,7 +18,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "over-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "over-", "normalize-", "materialize-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
@@ -164,7 +164,7 @@ func (b *binder) hintedRef(t *parser.TableRef) (*relation, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &relation{node: &Scan{Table: tab}, scope: r.scope}, nil
+	return &relation{node: &Scan{Table: tab, At: scan.At}, scope: r.scope}, nil
 }
 
 // checkHints checks the hints of q and the queries within it without

@@ -403,7 +403,7 @@ func (b *binder) named(id *parser.Ident) (*relation, error) {
 		return renameColumns(r, identsOf(v.Columns))
 	}
 	if t := b.cat.Table(name); t != nil {
-		return &relation{node: &Scan{Table: t}, scope: scopeOf(t.Schema, t.Name)}, nil
+		return &relation{node: &Scan{Table: t, At: id.Start}, scope: scopeOf(t.Schema, t.Name)}, nil
 	}
 	return nil, errorf(id.Start, ErrUnknownTable, "unknown table or view '%s'%s", name, b.known())
 }

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -63,7 +62,7 @@ func (t *Table) PhysicalSchema() types.Schema {
 
 // Source is the table as its connector reads it.
 func (t *Table) Source() connector.Table {
-	return connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Metadata: t.Meta, Partitions: t.Partitions, Options: t.Options}
+	return connector.Table{Name: t.Name, Schema: t.PhysicalSchema(), Metadata: t.Meta, Partitions: t.Partitions, PrimaryKey: t.PrimaryKey, Options: t.Options}
 }
 
 // Sink is the table as its connector writes it: without its VIRTUAL
@@ -129,16 +128,10 @@ func (c *Catalog) Tables() []string { return slices.Sorted(maps.Keys(c.tables)) 
 func (c *Catalog) Views() []string { return slices.Sorted(maps.Keys(c.views)) }
 
 // Appends says why the table, as a sink, takes insert-only input, or is
-// empty when it takes any changelog: the print and blackhole connectors
-// do, the filesystem connector writes append-only files in every format
-// it has (csv, json), as Flink's does.
+// empty when it takes a changelog (connector.SinkChangelog): print,
+// blackhole, the debezium-json format and upsert-kafka do; csv, json and
+// raw append rows, as in Flink.
 func (t *Table) Appends() string {
-	switch c := t.Options["connector"]; c {
-	case "print", "blackhole":
-		return ""
-	case "filesystem":
-		return fmt.Sprintf("the filesystem connector with format '%s' appends rows", t.Options["format"])
-	default:
-		return fmt.Sprintf("connector '%s' appends rows", c)
-	}
+	_, why := connector.SinkChangelog(t.Sink())
+	return why
 }

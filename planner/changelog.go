@@ -62,12 +62,14 @@ func ChangelogMode(n Node) Mode {
 		return m.Mode()
 	}
 	switch n := n.(type) {
-	case *Scan, *WindowTVF, *WindowAgg, *TopN:
+	case *Scan:
+		return scanMode(n.Table)
+	case *WindowTVF, *WindowAgg, *TopN:
 		return InsertOnly
 	case *Filter:
 		return ChangelogMode(n.Input)
 	case *Sink:
-		return ChangelogMode(n.Input)
+		return n.mode()
 	case *Project:
 		in := ChangelogMode(n.Input)
 		if in.Key == nil {
@@ -134,6 +136,8 @@ func checkChangelog(root Node) error {
 				err = updatesError(n.Input, m, fmt.Sprintf("table '%s' takes insert-only input (%s), as in Flink", n.Table.Name, why))
 				err.(*Error).Pos = n.At
 			}
+		case *Normalize, *Materialize:
+			// They take any changelog.
 		}
 	}
 	walk(root)
@@ -170,13 +174,18 @@ func updatesError(in Node, m Mode, what string) error {
 		} else if len(u.Keys) == 0 {
 			from = fmt.Sprintf("the aggregate at %d:%d", u.At.Line, u.At.Column)
 		}
+	case *Scan:
+		at, from = u.At, fmt.Sprintf("the changelog source table '%s' at %d:%d", u.Table.Name, u.At.Line, u.At.Column)
 	}
 	return errorf(at, ErrUnsupported, "%s, but %s produces updates (changelog mode %s)", what, from, m)
 }
 
 // updater finds the node under n, nearest first, that turns insertions
-// into updates: a Join or a GroupAgg.
+// into updates: a Join or a GroupAgg, or the scan of a changelog source.
 func updater(n Node) Node {
+	if s, ok := n.(*Scan); ok && !scanMode(s.Table).InsertOnly() {
+		return s
+	}
 	_, isJoin := n.(*Join)
 	_, isAgg := n.(*GroupAgg)
 	if isJoin && !ChangelogMode(n).InsertOnly() || isAgg {

@@ -157,6 +157,10 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.over(n)
 	case *Union:
 		return c.union(n)
+	case *Normalize:
+		return c.normalize(n)
+	case *Materialize:
+		return c.materialize(n)
 	case *Sink:
 		return c.sink(n)
 	case *SinkSet:
@@ -524,6 +528,12 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if n.DropBefore {
+		c.dropBefore(s)
+	}
+	if n.Table != nil {
+		s = c.sinkParallelism(s, n.Table)
 	}
 	if len(s.v.Ops) == 0 {
 		if err := c.calc(s, nil, nil, s.schema); err != nil {

@@ -162,8 +162,8 @@
 //
 // Every node has a changelog mode (ChangelogMode, derived bottom-up as
 // Flink's FlinkChangelogModeInferenceProgram; EXPLAIN shows it per node):
-// the row kinds it emits, and an upsert key. Scans, windows and Top-N are
-// insert-only; a Join and a Union derive theirs from their inputs
+// the row kinds it emits, and an upsert key. Windows and Top-N are
+// insert-only, and so are scans but those of changelog sources (below); a Join and a Union derive theirs from their inputs
 // (Join.Mode, Union.Mode). checkChangelog, run by PlanQuery, refuses a
 // window operator or an append-only sink (Table.Appends) fed updates, at
 // the sink and naming the join that makes them. A Join binds FROM a JOIN b
@@ -203,6 +203,22 @@
 // aggregate's rows count as windowed, so GROUP BY window_start, window_end
 // over them is a window aggregate of rows that come with their window
 // (WindowAgg.Assigned), Flink's cascading window aggregate.
+//
+// # Changelog sources and sinks
+//
+// A scan's mode is its connector's (connector.SourceChangelog): a
+// debezium-json table is a retract stream, an upsert-kafka one upserts by
+// its primary key. After the optimizer's rules, planSinks (upsert.go)
+// puts a Normalize (Flink's ChangelogNormalize, rank.Normalize) over each
+// upsert scan, and decides how each sink with a primary key fed updates
+// takes them, from the upsert keys of its input (UpsertKeys): a
+// Materialize (Flink's SinkUpsertMaterializer, rank.Materialize) keyed by
+// the primary key when no upsert key lies within it, else the changelog
+// as it is, without its -U rows for an upsert sink keyed exactly by one
+// (Sink.DropBefore). checkChangelog refuses updates to a sink that
+// appends (connector.SinkChangelog), naming the changelog source or the
+// operator that makes them; a window over a changelog source is refused
+// as one over a join's updates is.
 //
 // # Statement sets and LIKE
 //

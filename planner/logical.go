@@ -26,6 +26,8 @@ type Node interface {
 // table's watermark.
 type Scan struct {
 	Table *Table
+	// At is where the query names the table, for errors about it.
+	At parser.Pos
 }
 
 // Filter keeps rows for which Cond is TRUE.
@@ -113,6 +115,9 @@ type Sink struct {
 	Table *Table
 	// At is where the statement names the table, for errors about it.
 	At parser.Pos
+	// DropBefore drops the input's -U rows: an upsert sink whose primary
+	// key is an upsert key of its input (planSinks).
+	DropBefore bool
 }
 
 func (s *Scan) Schema() types.Schema      { return s.Table.Schema }
@@ -219,6 +224,16 @@ func (s *Sink) describe() string {
 		return fmt.Sprintf("Collect(fields=[%s])", strings.Join(s.Input.Schema().Names(), ", "))
 	}
 	return fmt.Sprintf("Sink(table=[%s], fields=[%s])", s.Table.Name, strings.Join(s.Input.Schema().Names(), ", "))
+}
+
+// mode is what the sink writes: its input, without the -U rows it drops,
+// by its primary key when it is an upsert sink.
+func (s *Sink) mode() Mode {
+	m := ChangelogMode(s.Input)
+	if s.DropBefore {
+		m = Mode{Kinds: m.Kinds &^ UpdatesBefore, Key: s.Table.keyCols(s.Input.Schema())}
+	}
+	return m
 }
 
 func describeWindow(in types.Schema, col int, w window.Assigner) string {

@@ -26,11 +26,14 @@ import (
 //     and any Filter between, do not use them) does not compute them:
 //     Flink's "no ranking output" optimization, which turns a Rank of the
 //     first row by a time attribute into a deduplication.
+//
+// Then upsert sources get their ChangelogNormalize and sinks with a
+// primary key their materializer or upsert mode (planSinks).
 func Optimize(n Node) Node {
 	for {
 		m, changed := rewrite(n)
 		if !changed {
-			return m
+			return planSinks(m)
 		}
 		n = m
 	}
@@ -158,7 +161,15 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *Sink:
-		return &Sink{Input: in[0], Table: n.Table, At: n.At}
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *Normalize:
+		return &Normalize{Input: in[0], Key: n.Key}
+	case *Materialize:
+		c := *n
+		c.Input = in[0]
+		return &c
 	case *Join:
 		c := *n
 		c.Left, c.Right = in[0], in[1]

@@ -61,6 +61,10 @@ func UID(n Node) string {
 			return n.UIDHint
 		}
 		return "over-" + uidHash(overCanon(n))
+	case *Normalize:
+		return n.uid()
+	case *Materialize:
+		return n.uid()
 	}
 	return ""
 }

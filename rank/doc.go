@@ -8,7 +8,15 @@
 //   - Dedup, a deduplication outside windows (rownum = 1, rownum not read,
 //     ORDER BY one time attribute), as Flink's Deduplicate.
 //   - TopN, a Top-N outside windows (any other partitioning), as Flink's
-//     Rank, updated as rows come and go.
+//     Rank, updated as rows come and go; Ranked for RANK() and
+//     DENSE_RANK(), UpdateFastTopN for Flink's update-fast strategy.
+//
+// Two operators that keep rows per key for a changelog live here too, as
+// they are deduplications by arrival: Normalize (Flink's
+// ChangelogNormalize, over an upsert source) and Materialize (Flink's
+// SinkUpsertMaterializer, in front of a sink keyed by a PRIMARY KEY that no
+// upsert key of its input lies within). normalize.go and materialize.go
+// say how.
 //
 // # Deduplication
 //

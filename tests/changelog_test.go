@@ -33,6 +33,12 @@ func applyChangelog(out string) string {
 			other = append(other, line)
 		}
 	}
+	return resultRows(count, other)
+}
+
+// resultRows renders the rows of an applied changelog (each as often as
+// count says) as +I, sorted, then the other lines, sorted.
+func resultRows(count map[string]int, other []string) string {
 	var lines []string
 	for row, n := range count {
 		for range n {

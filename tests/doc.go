@@ -31,6 +31,11 @@
 // another parallelism or timing, their result may not. A retraction of a
 // row not in the result shows as "unmatched -D[...]".
 //
+// With upsert=N the printed changelog is applied by the key of each row's
+// first N fields (+I and +U replace the key's row, -U and -D delete it),
+// as an upsert sink's reader applies it, and the result is compared as
+// with final.
+//
 //	error
 //	<statements that must fail>
 //	----

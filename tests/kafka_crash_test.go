@@ -47,6 +47,17 @@ GROUP BY window_start, window_end, user_id;
 // from topic, from its start to its last stable offset.
 func readCommitted(t *testing.T, addr, topic string) []string {
 	t.Helper()
+	var rows []string
+	eachCommitted(t, addr, topic, func(r *kgo.Record) { rows = append(rows, string(r.Value)) })
+	sort.Strings(rows)
+	return rows
+}
+
+// eachCommitted calls fn for each record but control records that a
+// read_committed consumer reads from topic, from its start to its last
+// stable offset, in each partition's order.
+func eachCommitted(t *testing.T, addr, topic string, fn func(*kgo.Record)) {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.FetchIsolationLevel(kgo.ReadCommitted()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords())
 	if err != nil {
@@ -63,7 +74,6 @@ func readCommitted(t *testing.T, addr, topic string) []string {
 			left[o.Partition] = o.Offset
 		}
 	})
-	var rows []string
 	for deadline := time.Now().Add(30 * time.Second); len(left) > 0; {
 		if time.Now().After(deadline) {
 			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
@@ -73,15 +83,13 @@ func readCommitted(t *testing.T, addr, topic string) []string {
 		cancel()
 		fs.EachRecord(func(r *kgo.Record) {
 			if !r.Attrs.IsControl() {
-				rows = append(rows, string(r.Value))
+				fn(r)
 			}
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
 				delete(left, r.Partition)
 			}
 		})
 	}
-	sort.Strings(rows)
-	return rows
 }
 
 // TestKafkaSourceSQL reads a 4-partition topic through SQL (metadata

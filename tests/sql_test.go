@@ -95,6 +95,10 @@ func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 		switch {
 		case d.Cmd == "query" && d.HasArg("final"):
 			out = applyChangelog(out)
+		case d.Cmd == "query" && d.HasArg("upsert"):
+			var key int
+			d.ScanArgs(t, "upsert", &key)
+			out = applyUpserts(out, key)
 		case d.Cmd == "query" && !d.HasArg("ordered"):
 			out = sortLines(out)
 		}

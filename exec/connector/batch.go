@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 )
 
@@ -17,6 +18,10 @@ type batch struct {
 	schema *arrow.Schema
 	cols   []column
 	n      int // complete rows
+	// kinds holds the kind of each complete row once a changelog format
+	// (debezium-json) has committed a row that is not an insertion; nil
+	// while every row is one, so that other formats pay nothing.
+	kinds []exec.RowKind
 }
 
 // storage is the Go representation of a column's values.
@@ -133,6 +138,34 @@ func (c *column) str(v []byte) {
 	c.offs = append(c.offs, int32(len(c.data)))
 }
 
+// repeatLast appends a copy of the last value.
+func (c *column) repeatLast() { c.copyLast(c) }
+
+// copyLast appends the last value of from, a column of the same type.
+func (c *column) copyLast(from *column) {
+	i := len(from.valid) - 1
+	if !from.valid[i] {
+		c.null()
+		return
+	}
+	switch c.st {
+	case sInt32:
+		c.int32(from.i32[i])
+	case sInt64:
+		c.int64(from.i64[i])
+	case sFloat32:
+		c.float32(from.f32[i])
+	case sFloat64:
+		c.float64(from.f64[i])
+	case sDecimal:
+		c.decimal(from.dec[i])
+	case sBool:
+		c.bool(from.bools[i])
+	case sString:
+		c.str(from.data[from.offs[i]:from.offs[i+1]])
+	}
+}
+
 // truncate drops the values appended after the first n rows.
 func (c *column) truncate(n int) {
 	c.valid = c.valid[:n]
@@ -156,7 +189,23 @@ func (c *column) truncate(n int) {
 }
 
 // commit marks the row being filled as complete.
-func (b *batch) commit() { b.n++ }
+func (b *batch) commit() {
+	if b.kinds != nil {
+		b.kinds = append(b.kinds, exec.Insert)
+	}
+	b.n++
+}
+
+// commitAs marks the row being filled as complete, of kind k.
+func (b *batch) commitAs(k exec.RowKind) {
+	if b.kinds == nil && k != exec.Insert {
+		b.kinds = make([]exec.RowKind, b.n, max(2*b.n, 16))
+	}
+	if b.kinds != nil {
+		b.kinds = append(b.kinds, k)
+	}
+	b.n++
+}
 
 // rollback drops the partly filled row.
 func (b *batch) rollback() {
@@ -165,7 +214,18 @@ func (b *batch) rollback() {
 	}
 }
 
-// flush returns the complete rows as a record and empties the batch.
+// drop drops the complete rows after the first n, and a partly filled
+// one: a message that makes two rows and fails at its second.
+func (b *batch) drop(n int) {
+	b.n = n
+	if b.kinds != nil {
+		b.kinds = b.kinds[:n]
+	}
+	b.rollback()
+}
+
+// flush returns the complete rows as a record, carrying their kinds, and
+// empties the batch.
 func (b *batch) flush(alloc memory.Allocator) arrow.RecordBatch {
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
@@ -177,9 +237,13 @@ func (b *batch) flush(alloc memory.Allocator) arrow.RecordBatch {
 		arrs[i] = c.build(alloc, b.n)
 		c.truncate(0)
 	}
-	rec := array.NewRecordBatch(b.schema, arrs, int64(b.n))
+	var rec arrow.RecordBatch = array.NewRecordBatch(b.schema, arrs, int64(b.n))
 	for _, a := range arrs {
 		a.Release()
+	}
+	if b.kinds != nil {
+		rec = exec.WithKinds(rec, b.kinds) // handed over with the record
+		b.kinds = nil
 	}
 	b.n = 0
 	return rec

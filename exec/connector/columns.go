@@ -46,16 +46,20 @@ func checkColumns(t Table, conn string, asSource bool) error {
 			continue
 		}
 		col := t.Schema[i]
+		kafka := conn == "kafka" || conn == "upsert-kafka"
 		switch {
-		case !asSource:
+		case !asSource && kafka && !slices.Contains(kafkaWritable, key):
+			return &ColumnError{Column: col.Name, Msg: fmt.Sprintf(
+				"connector '%s' writes metadata 'headers' and 'timestamp' only; declare column '%s' of table %s VIRTUAL so that writing skips it", conn, col.Name, t.Name)}
+		case !asSource && !kafka:
 			return &ColumnError{Column: col.Name, Msg: fmt.Sprintf(
 				"connector '%s' cannot write metadata column '%s' of table %s; declare it VIRTUAL so that writing skips it", conn, col.Name, t.Name)}
-		case conn != "filesystem" && conn != "kafka":
+		case conn != "filesystem" && conn != "kafka" && conn != "upsert-kafka":
 			return &ColumnError{Column: col.Name, Msg: fmt.Sprintf(
 				"connector '%s' has no metadata; column '%s' of table %s cannot be METADATA", conn, col.Name, t.Name)}
 		}
 		metaKeys := metaKeys
-		if conn == "kafka" {
+		if conn != "filesystem" {
 			metaKeys = kafkaMetaKeys
 		}
 		j := slices.IndexFunc(metaKeys, func(m metaKey) bool { return m.key == key })

@@ -20,6 +20,9 @@ type Table struct {
 	Metadata []string
 	// Partitions names the PARTITIONED BY columns, in declared order.
 	Partitions []string
+	// PrimaryKey names the PRIMARY KEY's columns, in declared order; nil
+	// without one. upsert-kafka requires one: it is the record key.
+	PrimaryKey []string
 	Options    map[string]string
 	// Read says, per column of Schema, whether the query reads it; nil
 	// reads them all. Only for a Prunable table: its source then returns
@@ -58,7 +61,7 @@ type Env struct {
 }
 
 // connectors lists the connector names, sorted, for error messages.
-var connectors = []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print"}
+var connectors = []string{"blackhole", "datagen", "filesystem", "kafka", "nexmark", "print", "upsert-kafka"}
 
 // NewSource returns the source of table t.
 func NewSource(t Table) (exec.Source, error) {
@@ -76,10 +79,13 @@ func NewSource(t Table) (exec.Source, error) {
 			return nil, err
 		}
 		return newFileSource(t, c), nil
-	case "kafka":
+	case "kafka", "upsert-kafka":
 		c, err := parseKafka(t)
 		if err != nil {
 			return nil, err
+		}
+		if c.discovery > 0 {
+			return discoveringKafka{newKafkaSource(t, c)}, nil
 		}
 		return newKafkaSource(t, c), nil
 	case "nexmark":
@@ -134,11 +140,14 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if err := checkCommit(c.commit, t.Partitions); err != nil {
 			return nil, err
 		}
+		if err := c.dbz.checkWrite(""); err != nil {
+			return nil, err
+		}
 		if env.JobID == "" {
 			return nil, fmt.Errorf("connector: filesystem sink of table %s needs a job id", t.Name)
 		}
 		return &fileSink{cfg: c, schema: t.Schema, jobID: env.JobID, job: env.Job, parts: t.Partitions}, nil
-	case "kafka":
+	case "kafka", "upsert-kafka":
 		c, err := parseKafka(t)
 		if err == nil {
 			err = checkKafkaSink(c, t)
@@ -176,10 +185,13 @@ func Validate(t Table, asSource bool) error {
 	}
 	switch conn {
 	case "filesystem":
-		_, err = parseFilesystem(t)
+		var c fsConfig
+		if c, err = parseFilesystem(t); err == nil && !asSource {
+			err = c.dbz.checkWrite("")
+		}
 	case "datagen":
 		_, err = parseDatagen(t)
-	case "kafka":
+	case "kafka", "upsert-kafka":
 		var c kafkaConfig
 		if c, err = parseKafka(t); err == nil && !asSource {
 			err = checkKafkaSink(c, t)
@@ -203,7 +215,7 @@ func connectorOf(t Table, asSource bool) (string, error) {
 	}
 	var source, sink bool
 	switch conn {
-	case "filesystem", "kafka":
+	case "filesystem", "kafka", "upsert-kafka":
 		source, sink = true, true
 	case "datagen", "nexmark":
 		source = true

@@ -29,7 +29,7 @@
 // filesystem (source and sink):
 //
 //	path                           required  a file or a directory: a local path or a file:// URI
-//	format                         required  csv | json
+//	format                         required  csv | json | debezium-json (a changelog, both ways)
 //	partition.default-name         __DEFAULT_PARTITION__  the directory name of a NULL or empty partition value
 //	sink.rolling-policy.file-size  128MB     roll to a new part file once this size is reached
 //	                                         (Flink memory size: 1kb, 64 MB, 2g; units are powers of 1024)
@@ -62,6 +62,13 @@
 //
 //	json.fail-on-missing-field     false     a missing field is an error instead of NULL
 //	json.ignore-parse-errors       false     skip (and count) malformed rows; not with the one above
+//
+// format debezium-json (Flink's; debezium.go; one message per line or record):
+//
+//	debezium-json.schema-include   false     messages are {"schema":...,"payload":{...}}; reading only
+//	debezium-json.ignore-parse-errors  false  skip (and count) a malformed message whole
+//	debezium-json.timestamp-format.standard  SQL  or ISO-8601: how timestamps are written
+//	                                         (2024-01-01T10:00:00.000); reading takes both
 //
 // datagen (source):
 //
@@ -122,10 +129,15 @@
 //	properties.sasl.mechanism      PLAIN     SCRAM-SHA-256 | SCRAM-SHA-512
 //	properties.sasl.jaas.config    (none)    its username="..." and password="..." are used
 //	properties.ssl.truststore.location, .type  a PEM file of CA certificates (type PEM only)
-//	format | value.format          required  csv | json | raw, with its options as in files
-//	                                         (json.*, csv.*; value.json.* with value.format)
-//	key.format, key.fields         (none)    the key's format (key.json.* ...) and its columns 'a;b'
+//	format | value.format          required  csv | json | raw | debezium-json, with its options as in
+//	                                         files (json.*, csv.*; value.json.* with value.format)
+//	key.format, key.fields         (none)    the key's format (csv, json, raw; key.json.* ...) and its
+//	                                         columns 'a;b'
+//	key.fields-prefix              (none)    the key columns' names start with it, their key fields do
+//	                                         not; needs value.fields-include EXCEPT_KEY
 //	value.fields-include           ALL       or EXCEPT_KEY: the value leaves out the key fields
+//	scan.topic-partition-discovery.interval  (none)  '1 min': look for new partitions (and topics
+//	                                         the pattern matches) that often; not with scan.bounded.mode
 //	scan.startup.mode              group-offsets  earliest-offset | latest-offset | timestamp |
 //	                                         specific-offsets (earliest-offset without a group id)
 //	scan.startup.timestamp-millis            for timestamp
@@ -137,6 +149,19 @@
 //	sink.transactional-id-prefix   (none)    required for exactly-once
 //	sink.partitioner               default   Kafka's (murmur2 of the key, sticky without one) |
 //	                                         round-robin | fixed (subtask i to partition i mod n)
+//
+// upsert-kafka (source and sink; a table keyed by its PRIMARY KEY, which it
+// requires: the key columns are the record key):
+//
+//	topic, topic-pattern, properties.*  as kafka (a sink: one topic)
+//	key.format, value.format       required  as kafka's, insert-only ones (not debezium-json)
+//	key.fields-prefix, value.fields-include  as kafka
+//	scan.bounded.mode (and its .timestamp-millis, .specific-offsets)  as kafka: strand's, for a
+//	                                         bounded read; reading always starts at the earliest offset
+//	scan.topic-partition-discovery.interval  as kafka
+//	sink.delivery-guarantee, sink.transactional-id-prefix  as kafka
+//	sink.parallelism               the input's  the sink's parallelism, behind a hash exchange on
+//	                                         the key (the planner's)
 //
 // # Decisions
 //
@@ -384,16 +409,26 @@
 // per partition and results are the same at any parallelism. The topics,
 // partitions and every partition's start and stop offsets are resolved once
 // per run, when the job starts (so a bounded latest-offset read stops where
-// the topic ended then; partitions added later are not read:
-// scan.topic-partition-discovery.interval is not an option yet). An Offset
+// the topic ended then). With scan.topic-partition-discovery.interval the
+// source is an exec.Discovering: Splits, called again by each subtask
+// every interval, lists the topics again and appends the partitions it had
+// not, sorted, as new splits (exec.Split.New) read from the earliest
+// offset found then; a split unknown to the checkpoint of a restore is new
+// too (exec's source task marks it), so it is read from its start, as
+// Flink's enumerator treats partitions its state lacks. An Offset
 // is the next Kafka offset plus one (0: not positioned, the startup mode
 // decides) and the records consumed; a restore resumes exactly there. All
 // readers of one subtask share one franz-go client, one fetch loop: a
 // reader takes the records fetched for it, and only when no partition of
 // the subtask has any does it wait, at most 50 ms, so an idle partition
 // never stalls the others. Control records (transaction markers) are
-// stepped over. A record without a value (a tombstone) or with a blank one
-// is no row; a malformed one fails the job naming topic, partition and
+// stepped over. A record without a value (a tombstone) is no row in the
+// csv and json formats, a NULL in raw (as Flink's raw format reads it),
+// and the deletion of its key in upsert-kafka: its key columns decoded
+// from the record key (aside, and copied into the value's columns, with
+// value.fields-include ALL), its other columns NULL, kind -D; a tombstone
+// without a key deletes nothing. A blank value is no row; a debezium-json
+// value is its message's rows, with their kinds. A malformed one fails the job naming topic, partition and
 // offset, unless the format ignores parse errors. With value.fields-include
 // ALL the key fields are read from the value (Flink's result, where the
 // value's win), so the key is not decoded; with EXCEPT_KEY a record without
@@ -430,8 +465,26 @@
 // transaction. A transaction must be committed before
 // properties.transaction.timeout.ms, or the broker aborts it and its rows
 // are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
-// lineage committed cannot be taken back (Clean only aborts). No sink
-// writes metadata.
+// lineage committed cannot be taken back (Clean only aborts). Metadata
+// columns declared without VIRTUAL write the record's headers (a JSON
+// object of strings, as the source shows them; anything else fails the
+// job naming the column) and timestamp; the sink writes no other metadata
+// (checkColumns refuses it). The raw format writes NULL as a tombstone,
+// so that it reads back as NULL; an empty string is an empty value.
+// upsert-kafka writes +I and +U as records of their key and -U and -D as
+// tombstones (a nil value), as Flink's upsert sink does; a debezium-json
+// value carries each row's kind.
+//
+// Changelogs. SourceChangelog and SinkChangelog tell the planner what a
+// table reads and writes (changelog.go): insertions, a changelog of rows
+// with their kinds (debezium-json; print and blackhole take any), or
+// upserts by the PRIMARY KEY (upsert-kafka, whose key Table.PrimaryKey
+// carries). A decoder commits a row with its kind (batch.commitAs); a
+// batch holds the kinds only once a row is not an insertion, so the
+// insert-only formats pay nothing, and its record carries them
+// (exec.WithKinds) through split values and the Kafka reader's parts. A
+// debezium "u" message is two rows: with a decoded key (EXCEPT_KEY) or
+// metadata, the record's key and metadata are repeated for the second.
 //
 // Print. FormatRow renders rows as Flink's Row.toString: +I[1, null, abc],
 // with NULL as null (Flink's print connector prints null; <NULL> is only

@@ -21,8 +21,9 @@ import (
 // fsConfig is a filesystem table's options.
 type fsConfig struct {
 	path        string
-	format      string // "csv" or "json"
+	format      string // "csv", "json" or "debezium-json"
 	csv         csvFormat
+	dbz         debeziumFormat
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
 	header      bool // csv.ignore-first-line
@@ -46,12 +47,14 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	// The format's own keys are valid only with that format, as in Flink.
 	// Without a known format every format key passes here, so that the
 	// error is the missing or bad format, not its options.
-	valid := slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys)
+	valid := slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys, debeziumKeys)
 	switch t.Options["format"] {
 	case "csv":
 		valid = slices.Concat(fsKeys, commitKeys, csvKeys)
 	case "json":
 		valid = slices.Concat(fsKeys, commitKeys, jsonKeys)
+	case "debezium-json":
+		valid = slices.Concat(fsKeys, commitKeys, debeziumKeys)
 	}
 	// Flink's rolling defaults: a part file rolls after 30 minutes, checked
 	// every minute.
@@ -66,8 +69,8 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	if err == nil {
 		c.format, err = o.required("format")
 	}
-	if err == nil && c.format != "csv" && c.format != "json" {
-		err = badChoice("format", c.format, "csv", "json")
+	if err == nil && c.format != "csv" && c.format != "json" && c.format != "debezium-json" {
+		err = badChoice("format", c.format, "csv", "json", "debezium-json")
 	}
 	if err != nil {
 		return c, err
@@ -101,6 +104,10 @@ func parseFilesystem(t Table) (fsConfig, error) {
 			return c, badValue("source.split-size", v, "must be a positive memory size such as '8MB'")
 		}
 		c.splitSize = n
+	}
+	if c.format == "debezium-json" {
+		c.dbz, c.ignore, err = parseDebezium(o, "")
+		return c, err
 	}
 	if c.format == "json" {
 		if c.failMissing, err = o.boolean("json.fail-on-missing-field", false); err != nil {
@@ -331,9 +338,12 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 	if r.quiet == 0 {
 		r.quiet = quiet
 	}
-	if s.cfg.format == "csv" {
+	switch s.cfg.format {
+	case "csv":
 		r.dec = newCSVDecoder(s.file, s.slot, s.cfg.csv)
-	} else {
+	case "debezium-json":
+		r.dec = newDebeziumDecoder(s.file, s.cfg.dbz)
+	default:
 		r.dec = newJSONDecoder(s.file, s.cfg.failMissing)
 	}
 	return r

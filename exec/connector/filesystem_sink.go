@@ -98,7 +98,7 @@ func (s *fileSink) writer(dir string, subtask, ncols int, enc encoder, bufCap in
 	return &fileWriter{
 		dir:     dir,
 		prefix:  s.prefix(subtask),
-		ext:     "." + s.cfg.format,
+		ext:     "." + strings.TrimPrefix(s.cfg.format, "debezium-"), // debezium-json's files are .json
 		limit:   s.cfg.rollSize,
 		ncols:   ncols,
 		enc:     enc,
@@ -140,8 +140,11 @@ func (r *rolling) check(cfg *fsConfig, ws []*fileWriter) error {
 }
 
 func (s *fileSink) encoder(names []string) encoder {
-	if s.cfg.format == "csv" {
+	switch s.cfg.format {
+	case "csv":
 		return &csvEncoder{f: s.cfg.csv, names: names}
+	case "debezium-json":
+		return newDebeziumEncoder(names, s.cfg.dbz)
 	}
 	return newJSONEncoder(names)
 }

@@ -136,3 +136,57 @@ func FuzzJSON(f *testing.F) {
 		b.flush(nil).Release()
 	})
 }
+
+// FuzzDebezium decodes messages with the debezium-json decoder: a message
+// is an error or its op's rows (one, two for "u"), of its op's kinds; the
+// rows, written as Flink writes them ("c" for +I and +U, "d" for -U and
+// -D) and read again, are the same rows of those kinds.
+func FuzzDebezium(f *testing.F) {
+	f.Add([]byte(`{"before":null,"after":{"b":true,"i":1,"l":2,"s":"x","ts":"2024-01-01 10:00:00.123"},"op":"c"}`), false)
+	f.Add([]byte(`{"before":{"i":1,"s":"a"},"after":{"i":1,"s":"b"},"source":{"db":"x"},"op":"u","ts_ms":1}`), false)
+	f.Add([]byte(`{"op":"d","before":{"i":2,"m":"1.5","dt":"2024-02-29"}}`), false)
+	f.Add([]byte(`{"schema":{"type":"struct"},"payload":{"before":null,"after":{"tz":"2024-01-01T10:00:00Z"},"op":"r"}}`), true)
+	f.Add([]byte(`{"before":null,"after":null,"op":"u"}`), false)
+	f.Add([]byte(`{"op":"\u0063","after":{"f":1.5e38,"d":"NaN"}}`), false)
+	f.Fuzz(func(t *testing.T, msg []byte, schema bool) {
+		dbz := debeziumFormat{schemaInclude: schema}
+		b := newBatch(fuzzSchema)
+		if err := newDebeziumDecoder(fuzzSchema, dbz).decode(msg, b); err != nil {
+			var re *rowError
+			if !errors.As(err, &re) {
+				t.Fatalf("%q: error %v is no bad row", msg, err)
+			}
+			if b.n != 0 {
+				t.Fatalf("%q: error %v after %d rows", msg, err, b.n)
+			}
+			return
+		}
+		if b.n > 2 {
+			t.Fatalf("%q: %d rows", msg, b.n)
+		}
+		rec := b.flush(nil)
+		defer rec.Release()
+		checkSchema(t, fuzzSchema, rec)
+		enc := newDebeziumEncoder(fuzzSchema.Names(), debeziumFormat{})
+		again := newBatch(fuzzSchema)
+		dec := newDebeziumDecoder(fuzzSchema, debeziumFormat{})
+		for row := range int(rec.NumRows()) {
+			out, err := enc.encode(nil, rec, row)
+			if err != nil {
+				t.Fatalf("encoding %s: %v", FormatRow(nil, rec, row), err)
+			}
+			if err := dec.decode(bytes.TrimSuffix(out, []byte("\n")), again); err != nil {
+				t.Fatalf("re-reading %q: %v", out, err)
+			}
+		}
+		rec2 := again.flush(nil)
+		defer rec2.Release()
+		want := rowsOf(rec)
+		for i, r := range want {
+			want[i] = strings.NewReplacer("+U[", "+I[", "-U[", "-D[").Replace(r[:3]) + r[3:]
+		}
+		if got := rowsOf(rec2); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("round trip of %q:\n got %q\nwant %q", msg, got, want)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 )
 
@@ -64,11 +65,33 @@ func newJSONDecoder(s types.Schema, failMissing bool) *jsonDecoder {
 func jsonSyntax(what string) error { return &rowError{msg: "invalid JSON: " + what} }
 
 func (d *jsonDecoder) decode(line []byte, b *batch) error {
-	i := ws(line, 0)
-	if i == len(line) {
+	if ws(line, 0) == len(line) {
 		return nil
 	}
-	if line[i] != '{' {
+	return d.decodeAs(line, b, exec.Insert)
+}
+
+// decodeAs decodes the object on line, which is not blank, into a row of
+// kind k.
+func (d *jsonDecoder) decodeAs(line []byte, b *batch, k exec.RowKind) error {
+	if err := d.scan(line); err != nil {
+		return err
+	}
+	for c := range d.vals {
+		if msg := d.append(line, c, &b.cols[c]); msg != "" {
+			b.rollback()
+			return &rowError{col: d.schema[c].Name, msg: msg}
+		}
+	}
+	b.commitAs(k)
+	return nil
+}
+
+// scan validates the object on line and records where each column's
+// value is in it (vals).
+func (d *jsonDecoder) scan(line []byte) error {
+	i := ws(line, 0)
+	if i == len(line) || line[i] != '{' {
 		return jsonSyntax("expected an object")
 	}
 	for k := range d.vals {
@@ -120,13 +143,6 @@ func (d *jsonDecoder) decode(line []byte, b *batch) error {
 	if ws(line, i) != len(line) {
 		return jsonSyntax("unexpected data after the object")
 	}
-	for k := range d.vals {
-		if msg := d.append(line, k, &b.cols[k]); msg != "" {
-			b.rollback()
-			return &rowError{col: d.schema[k].Name, msg: msg}
-		}
-	}
-	b.commit()
 	return nil
 }
 

@@ -13,6 +13,9 @@ import (
 // timestamps as SQL-format strings.
 type jsonEncoder struct {
 	keys [][]byte // `"name":` per column, escaped once
+	// iso writes timestamps as ISO-8601, with a 'T' between the date and
+	// the time (debezium-json.timestamp-format.standard).
+	iso bool
 }
 
 func newJSONEncoder(names []string) *jsonEncoder {
@@ -45,6 +48,9 @@ func (e *jsonEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, 
 			// finite one is quoted only if it needs to be.
 			n := len(dst)
 			dst = appendValue(dst, a, row, true)
+			if _, ts := a.(*array.Timestamp); ts && e.iso && len(dst) > n+10 && dst[n+10] == ' ' {
+				dst[n+10] = 'T'
+			}
 			if !finiteNumber(a, dst[n:]) {
 				dst = append(dst, '"')
 				copy(dst[n+1:], dst[n:len(dst)-1])

@@ -27,6 +27,14 @@ type kafkaConfig struct {
 	guarantee          string // sink.delivery-guarantee
 	txnPrefix          string // sink.transactional-id-prefix
 	partitioner        string // sink.partitioner
+	// upsert is the upsert-kafka connector: the key is the PRIMARY KEY, a
+	// record is an upsert of its key, a tombstone (no value) its deletion.
+	upsert bool
+	// keyPrefix is key.fields-prefix: the key columns' names start with
+	// it, their fields in the key do not.
+	keyPrefix string
+	// discovery is scan.topic-partition-discovery.interval, 0 for none.
+	discovery time.Duration
 }
 
 // offsetSpec says where a split starts or stops reading.
@@ -51,21 +59,39 @@ var kafkaMetaKeys = []metaKey{
 	{"key", types.TString},
 }
 
+// kafkaWritable are the metadata keys a kafka sink writes, as Flink's:
+// the record's headers (a JSON object of strings, as the source reads
+// them) and its timestamp.
+var kafkaWritable = []string{"headers", "timestamp"}
+
 var kafkaKeys = []string{
 	"connector", "topic", "topic-pattern", "format", "key.format", "key.fields", "value.format", "value.fields-include",
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.startup.specific-offsets",
 	"scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
-	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.partitioner",
+	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.partitioner", "scan.topic-partition-discovery.interval",
+}
+
+// upsertKafkaKeys are the upsert-kafka connector's options: Flink's, and
+// scan.bounded.* (strand's, for a bounded read as the kafka connector's).
+var upsertKafkaKeys = []string{
+	"connector", "topic", "topic-pattern", "key.format", "key.fields-prefix", "value.format", "value.fields-include",
+	"scan.bounded.mode", "scan.bounded.timestamp-millis", "scan.bounded.specific-offsets",
+	"sink.delivery-guarantee", "sink.transactional-id-prefix", "sink.parallelism", "scan.topic-partition-discovery.interval",
 }
 
 func parseKafka(t Table) (kafkaConfig, error) {
-	o := &opts{conn: "kafka", m: t.Options}
-	var c kafkaConfig
+	conn := t.Options["connector"]
+	o := &opts{conn: conn, m: t.Options}
+	c := kafkaConfig{upsert: conn == "upsert-kafka"}
 	valueFmt, valuePrefix := t.Options["value.format"], "value."
-	if _, ok := t.Options["format"]; ok {
+	if _, ok := t.Options["format"]; ok && !c.upsert {
 		valueFmt, valuePrefix = t.Options["format"], ""
 	}
-	valid := slices.Concat(kafkaKeys, formatKeys(valuePrefix, valueFmt), formatKeys("key.", t.Options["key.format"]))
+	keys := kafkaKeys
+	if c.upsert {
+		keys = upsertKafkaKeys
+	}
+	valid := slices.Concat(keys, formatKeys(valuePrefix, valueFmt), formatKeys("key.", t.Options["key.format"]))
 	if err := o.checkKeys(valid, func(k string) bool { return strings.HasPrefix(k, "properties.") }); err != nil {
 		return c, err
 	}
@@ -90,7 +116,7 @@ func parseKafka(t Table) (kafkaConfig, error) {
 		}
 		c.pattern = re
 	default:
-		return c, &OptionError{Key: "connector", Msg: "connector 'kafka' needs option 'topic' or 'topic-pattern'"}
+		return c, &OptionError{Key: "connector", Msg: fmt.Sprintf("connector '%s' needs option 'topic' or 'topic-pattern'", conn)}
 	}
 	var err error
 	if c.client, err = parseProps(t.Options); err != nil {
@@ -99,7 +125,12 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if _, ok := t.Options["value.format"]; ok && valuePrefix == "" {
 		return c, &OptionError{Key: "value.format", Msg: "options 'format' and 'value.format' cannot both be set"}
 	}
-	if valueFmt == "" {
+	switch {
+	case c.upsert && valueFmt == "":
+		return c, &OptionError{Key: "connector", Msg: "connector 'upsert-kafka' needs option 'value.format'"}
+	case c.upsert && t.Options["key.format"] == "":
+		return c, &OptionError{Key: "connector", Msg: "connector 'upsert-kafka' needs option 'key.format'"}
+	case valueFmt == "":
 		return c, &OptionError{Key: "connector", Msg: "connector 'kafka' needs option 'format' or 'value.format'"}
 	}
 	key := "format"
@@ -109,10 +140,17 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.value, err = parseFormat(o, key, valuePrefix); err != nil {
 		return c, err
 	}
+	if c.upsert && c.value.name == "debezium-json" {
+		return c, &OptionError{Key: "value.format", AtValue: true, Msg: "connector 'upsert-kafka' takes an insert-only value format, as in Flink: its records are upserts by their key, not a changelog of their own"}
+	}
 	if err := c.parseColumns(o, t); err != nil {
 		return c, err
 	}
-	if c.start, err = parseOffsets(o, "scan.startup", "group-offsets", "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"); err != nil {
+	startup := "group-offsets"
+	if c.upsert {
+		startup = "earliest-offset" // upsert-kafka reads the whole topic, as in Flink
+	}
+	if c.start, err = parseOffsets(o, "scan.startup", startup, "earliest-offset", "latest-offset", "group-offsets", "timestamp", "specific-offsets"); err != nil {
 		return c, err
 	}
 	if c.start.mode == "group-offsets" && c.client.group == "" {
@@ -144,6 +182,19 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.partitioner, err = o.choice("sink.partitioner", "default", "default", "round-robin", "fixed"); err != nil {
 		return c, err
 	}
+	if _, err = o.integer("sink.parallelism", 0, 1, 1<<15); err != nil {
+		return c, err
+	}
+	if v, ok := o.get("scan.topic-partition-discovery.interval"); ok {
+		d, err := types.ParseDuration(v)
+		if err != nil || d < 0 {
+			return c, badValue("scan.topic-partition-discovery.interval", v, "must be a duration such as '1 min', or 0 for none")
+		}
+		if d > 0 && c.bound.mode != "" {
+			return c, &OptionError{Key: "scan.topic-partition-discovery.interval", Msg: "option 'scan.topic-partition-discovery.interval' cannot be used with 'scan.bounded.mode': a bounded read reads the partitions its start finds"}
+		}
+		c.discovery = d
+	}
 	return c, nil
 }
 
@@ -157,6 +208,13 @@ func (c *kafkaConfig) parseColumns(o *opts, t Table) error {
 	}
 	fields, hasFields := o.get("key.fields")
 	_, hasKeyFmt := o.get("key.format")
+	if c.upsert {
+		// The key is the PRIMARY KEY, as in Flink.
+		if len(t.PrimaryKey) == 0 {
+			return &OptionError{Key: "connector", Msg: fmt.Sprintf("connector 'upsert-kafka' needs a PRIMARY KEY on table %s: its columns are the record key, and the rows are upserted and deleted by it, as in Flink", t.Name)}
+		}
+		fields, hasFields = strings.Join(t.PrimaryKey, ";"), true
+	}
 	switch {
 	case hasFields && !hasKeyFmt:
 		return &OptionError{Key: "key.fields", Msg: "option 'key.fields' needs option 'key.format'"}
@@ -183,6 +241,20 @@ func (c *kafkaConfig) parseColumns(o *opts, t Table) error {
 	include, err := o.choice("value.fields-include", "ALL", "ALL", "EXCEPT_KEY")
 	if err != nil {
 		return err
+	}
+	if p, ok := o.get("key.fields-prefix"); ok && p != "" {
+		if c.key == nil {
+			return &OptionError{Key: "key.fields-prefix", Msg: "option 'key.fields-prefix' needs option 'key.format'"}
+		}
+		if include != "EXCEPT_KEY" {
+			return &OptionError{Key: "key.fields-prefix", Msg: "option 'key.fields-prefix' needs 'value.fields-include' = 'EXCEPT_KEY', as in Flink"}
+		}
+		for _, i := range c.keyCols {
+			if !strings.HasPrefix(t.Schema[i].Name, p) || t.Schema[i].Name == p {
+				return badValue("key.fields-prefix", p, fmt.Sprintf("key column '%s' does not start with it", t.Schema[i].Name))
+			}
+		}
+		c.keyPrefix = p
 	}
 	for _, i := range phys {
 		if include == "ALL" || !slices.Contains(c.keyCols, i) {

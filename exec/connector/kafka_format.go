@@ -2,21 +2,24 @@ package connector
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/types"
 )
 
-// The formats of a Kafka record's key or value: csv and json as in files
-// (one record is one line, without its line break), and raw, one STRING
-// column holding the bytes as they are.
+// The formats of a Kafka record's key or value: csv, json and
+// debezium-json as in files (one record is one line, without its line
+// break), and raw, one STRING column holding the bytes as they are. A key's
+// format is an insert-only one: not debezium-json, as in Flink.
 
 // formatConfig is one format and its options.
 type formatConfig struct {
 	key         string // the option naming it: format, key.format, value.format
-	name        string // csv, json or raw
+	name        string // csv, json, debezium-json or raw
 	csv         csvFormat
+	dbz         debeziumFormat
 	failMissing bool // json.fail-on-missing-field
 	ignore      bool // <format>.ignore-parse-errors
 }
@@ -31,9 +34,11 @@ func formatKeys(prefix, name string) []string {
 		keys = csvKeys
 	case "json":
 		keys = jsonKeys
+	case "debezium-json":
+		keys = debeziumKeys
 	case "raw":
 	default:
-		keys = append(append(keys, csvKeys...), jsonKeys...)
+		keys = slices.Concat(csvKeys, jsonKeys, debeziumKeys)
 	}
 	out := make([]string, len(keys))
 	for i, k := range keys {
@@ -46,13 +51,23 @@ func formatKeys(prefix, name string) []string {
 // are under prefix.
 func parseFormat(o *opts, key, prefix string) (formatConfig, error) {
 	f := formatConfig{key: key, name: o.str(key, "")}
-	if f.name != "csv" && f.name != "json" && f.name != "raw" {
-		e := badChoice(key, f.name, "csv", "json", "raw")
+	names := []string{"csv", "json", "raw", "debezium-json"}
+	if key == "key.format" {
+		names = names[:3]
+	}
+	if !slices.Contains(names, f.name) {
+		e := badChoice(key, f.name, names...)
+		if f.name == "debezium-json" {
+			e.Msg += ": a key's format reads and writes insertions only, as in Flink"
+		}
 		e.AtValue = true
 		return f, e
 	}
 	var err error
 	switch f.name {
+	case "debezium-json":
+		f.dbz, f.ignore, err = parseDebezium(o, prefix)
+		return f, err
 	case "json":
 		if f.failMissing, err = o.boolean(prefix+"json.fail-on-missing-field", false); err != nil {
 			return f, err
@@ -99,6 +114,8 @@ func (f *formatConfig) decoder(s types.Schema) decoder {
 		return newCSVDecoder(s, slot, f.csv)
 	case "json":
 		return newJSONDecoder(s, f.failMissing)
+	case "debezium-json":
+		return newDebeziumDecoder(s, f.dbz)
 	}
 	return rawDecoder{}
 }
@@ -110,6 +127,8 @@ func (f *formatConfig) encoder(names []string) encoder {
 		return &csvEncoder{f: f.csv, names: names}
 	case "json":
 		return newJSONEncoder(names)
+	case "debezium-json":
+		return newDebeziumEncoder(names, f.dbz)
 	}
 	return rawEncoder{}
 }

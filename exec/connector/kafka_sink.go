@@ -2,10 +2,13 @@ package connector
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,6 +33,7 @@ import (
 type kafkaSink struct {
 	cfg    kafkaConfig
 	schema types.Schema
+	meta   []string // per column, its metadata key; nil if none
 	topic  string
 	ids    *regexp.Regexp // this sink's transactional ids
 
@@ -40,7 +44,7 @@ type kafkaSink struct {
 }
 
 func newKafkaSink(t Table, c kafkaConfig) *kafkaSink {
-	return &kafkaSink{cfg: c, schema: t.Schema, topic: c.topics[0], committed: map[string]bool{},
+	return &kafkaSink{cfg: c, schema: t.Schema, meta: t.Metadata, topic: c.topics[0], committed: map[string]bool{},
 		ids: regexp.MustCompile("^" + regexp.QuoteMeta(c.txnPrefix) + `-\d+-\d+$`)}
 }
 
@@ -49,7 +53,11 @@ func checkKafkaSink(c kafkaConfig, t Table) error {
 	if c.pattern != nil || len(c.topics) != 1 {
 		return &OptionError{Key: "topic", Msg: fmt.Sprintf("a kafka sink writes one topic; table %s names %s", t.Name, describeTopics(c))}
 	}
-	return nil
+	prefix := "value."
+	if c.value.key == "format" {
+		prefix = ""
+	}
+	return c.value.dbz.checkWrite(prefix)
 }
 
 func describeTopics(c kafkaConfig) string {
@@ -92,11 +100,23 @@ func (s *kafkaSink) Open(out types.Schema, subtask, n int) (exec.SinkWriter, err
 	if len(s.schema) == len(out) {
 		names = s.schema.Names()
 	}
-	w := &kafkaWriter{s: s, subtask: subtask, valCols: s.cfg.valueCols, keyCols: s.cfg.keyCols}
+	w := &kafkaWriter{s: s, subtask: subtask, valCols: s.cfg.valueCols, keyCols: s.cfg.keyCols, headers: -1, stamp: -1}
+	for i, k := range s.meta {
+		switch k {
+		case "headers":
+			w.headers = i
+		case "timestamp":
+			w.stamp = i
+		}
+	}
 	w.val = s.cfg.value.encoder(pick(names, w.valCols))
 	w.valSchema = cols(out, w.valCols).Arrow()
 	if s.cfg.key != nil {
-		w.key = s.cfg.key.encoder(pick(names, w.keyCols))
+		keyNames := pick(names, w.keyCols)
+		for i := range keyNames {
+			keyNames[i] = strings.TrimPrefix(keyNames[i], s.cfg.keyPrefix)
+		}
+		w.key = s.cfg.key.encoder(keyNames)
 		w.keySchema = cols(out, w.keyCols).Arrow()
 	}
 	s.mu.Lock()
@@ -158,6 +178,9 @@ type kafkaWriter struct {
 	keyCols, valCols     []int
 	keySchema, valSchema *arrow.Schema
 	fixed                int32 // the partition of sink.partitioner 'fixed'
+	// headers and stamp are the columns of the headers and timestamp
+	// metadata the records carry, -1 for none.
+	headers, stamp int
 
 	cl    *kgo.Client // nil until the first row, and between transactions
 	txn   string      // cl's transactional id
@@ -225,7 +248,7 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			return err
 		}
 	}
-	vals := project(b, w.valSchema, w.valCols)
+	vals := exec.Rekind(project(b, w.valSchema, w.valCols), b) // debezium-json writes each row's kind
 	defer vals.Release()
 	var keys arrow.RecordBatch
 	if w.key != nil {
@@ -234,10 +257,20 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 	}
 	// One buffer and one slice of records per batch: the client keeps
 	// them until the records are acknowledged.
-	var buf []byte
+	buf := make([]byte, 0, 64*n) // never nil: a nil slice is a null key or value
 	ends := make([]int, 0, 2*n)
 	var err error
+	// none marks the rows written without a value: an upsert-kafka
+	// retraction is a tombstone, as is the raw format's NULL.
+	var none []bool
+	raw := w.s.cfg.value.name == "raw"
 	for row := range n {
+		if w.s.cfg.upsert && exec.KindOf(b, row).Retracts() || raw && vals.Column(0).IsNull(row) {
+			if none == nil {
+				none = make([]bool, n)
+			}
+			none[row] = true
+		}
 		if keys != nil {
 			if buf, err = w.key.encode(buf, keys, row); err != nil {
 				return fmt.Errorf("kafka sink: key: %w", err)
@@ -245,10 +278,12 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			buf = buf[:len(buf)-1] // the line break
 			ends = append(ends, len(buf))
 		}
-		if buf, err = w.val.encode(buf, vals, row); err != nil {
-			return fmt.Errorf("kafka sink: %w", err)
+		if none == nil || !none[row] {
+			if buf, err = w.val.encode(buf, vals, row); err != nil {
+				return fmt.Errorf("kafka sink: %w", err)
+			}
+			buf = buf[:len(buf)-1]
 		}
-		buf = buf[:len(buf)-1]
 		ends = append(ends, len(buf))
 	}
 	recs := make([]kgo.Record, n)
@@ -262,12 +297,78 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 			start = ends[e]
 			e++
 		}
-		r.Value = buf[start:ends[e]:ends[e]]
+		if none == nil || !none[i] {
+			r.Value = buf[start:ends[e]:ends[e]]
+		}
 		start = ends[e]
 		e++
+		if err := w.metadata(r, b, i); err != nil {
+			return err
+		}
 		w.cl.Produce(ctx, r, w.promise)
 	}
 	return nil
+}
+
+// metadata sets the headers and timestamp of the record of row i of b,
+// from the metadata columns declared without VIRTUAL; NULL sets none.
+func (w *kafkaWriter) metadata(r *kgo.Record, b arrow.RecordBatch, i int) error {
+	if w.stamp >= 0 {
+		if a := b.Column(w.stamp).(*array.Timestamp); a.IsValid(i) {
+			unit := a.DataType().(*arrow.TimestampType).Unit
+			r.Timestamp = time.UnixMilli(int64(a.Value(i)) * unit.Multiplier().Nanoseconds() / 1e6)
+		}
+	}
+	if w.headers < 0 {
+		return nil
+	}
+	a := b.Column(w.headers).(*array.String)
+	if !a.IsValid(i) {
+		return nil
+	}
+	hs, err := parseHeaders(a.Value(i))
+	if err != nil {
+		return fmt.Errorf("kafka sink: column '%s' (metadata 'headers'): %w", w.s.schema[w.headers].Name, err)
+	}
+	r.Headers = hs
+	return nil
+}
+
+// parseHeaders reads headers as the source shows them: a JSON object whose
+// values are strings (or null, an empty header), in order.
+func parseHeaders(s string) ([]kgo.RecordHeader, error) {
+	d := json.NewDecoder(strings.NewReader(s))
+	bad := fmt.Errorf("%q is not a JSON object of strings", s)
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, bad
+	}
+	var hs []kgo.RecordHeader
+	for d.More() {
+		k, err := d.Token()
+		if err != nil {
+			return nil, bad
+		}
+		v, err := d.Token()
+		if err != nil {
+			return nil, bad
+		}
+		h := kgo.RecordHeader{Key: k.(string)}
+		switch v := v.(type) {
+		case string:
+			h.Value = []byte(v)
+		case nil:
+		default:
+			return nil, bad
+		}
+		hs = append(hs, h)
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('}') {
+		return nil, bad
+	}
+	if _, err := d.Token(); err != io.EOF {
+		return nil, bad
+	}
+	return hs, nil
 }
 
 // project returns the columns idx of b as a batch of schema s.

@@ -32,11 +32,18 @@ type kafkaSource struct {
 	// ALL the value has them), the value's and the metadata's, as
 	// indexes into schema.
 	keyCols, valueCols, metaCols []int
+	// keySchema are the key's columns as its format names them (without
+	// key.fields-prefix), nil without a key format.
+	keySchema types.Schema
 
-	once   sync.Once
-	splits []exec.Split
-	ranges map[string]partRange
-	err    error
+	once sync.Once
+	err  error
+	// smu guards splits and ranges, which partition discovery extends,
+	// and when it last looked.
+	smu        sync.Mutex
+	splits     []exec.Split
+	ranges     map[string]partRange
+	discovered time.Time
 
 	mu       sync.Mutex
 	fetchers map[int]*fetcher // by subtask
@@ -50,6 +57,9 @@ type partRange struct {
 	topic       string
 	part        int32
 	start, stop int64
+	// earliest is the partition's first offset when it was found, where
+	// a new split (exec.Split.New) starts.
+	earliest int64
 }
 
 // adminTimeout bounds each metadata and offset request of a source.
@@ -62,6 +72,12 @@ func newKafkaSource(t Table, c kafkaConfig) *kafkaSource {
 	if c.key != nil && !slices.Contains(c.valueCols, c.keyCols[0]) {
 		s.keyCols = c.keyCols
 	}
+	if c.key != nil {
+		s.keySchema = cols(t.Schema, c.keyCols)
+		for i := range s.keySchema {
+			s.keySchema[i].Name = strings.TrimPrefix(s.keySchema[i].Name, c.keyPrefix)
+		}
+	}
 	for i, k := range t.Metadata {
 		if k != "" {
 			s.metaCols = append(s.metaCols, i)
@@ -72,46 +88,122 @@ func newKafkaSource(t Table, c kafkaConfig) *kafkaSource {
 
 func (s *kafkaSource) Schema() types.Schema { return s.schema }
 
+// discoveringKafka is a kafka source with partition discovery.
+type discoveringKafka struct{ *kafkaSource }
+
+// DiscoverEvery implements exec.Discovering.
+func (s discoveringKafka) DiscoverEvery() time.Duration { return s.cfg.discovery }
+
 func (s *kafkaSource) Bounded() bool { return s.cfg.bound.mode != "" }
 
 // Splits resolves the topics and their partitions, and each partition's
-// start and stop offsets, once: every subtask sees the same splits.
+// start and stop offsets, once: every subtask sees the same splits. With
+// partition discovery, a call at least the interval after the last
+// looks again, and appends the partitions it finds (discover).
 func (s *kafkaSource) Splits() ([]exec.Split, error) {
 	s.once.Do(func() { s.err = s.resolve() })
-	return s.splits, s.err
+	if s.err != nil {
+		return nil, s.err
+	}
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	if s.cfg.discovery > 0 && time.Since(s.discovered) >= s.cfg.discovery {
+		if err := s.discover(); err != nil {
+			return nil, err
+		}
+	}
+	return slices.Clone(s.splits), nil
 }
 
-func (s *kafkaSource) resolve() error {
-	cl, err := s.cfg.client.newClient()
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
-	defer cancel()
+// partition returns the range of split id.
+func (s *kafkaSource) partition(id string) (partRange, bool) {
+	s.smu.Lock()
+	defer s.smu.Unlock()
+	r, ok := s.ranges[id]
+	return r, ok
+}
+
+// topicPartitions lists the subscribed topics (sorted) and their
+// partitions; a named topic that does not exist is an error.
+func (s *kafkaSource) topicPartitions(ctx context.Context, adm *kadm.Client) ([]string, kadm.TopicDetails, error) {
 	details, err := adm.ListTopics(ctx, s.cfg.topics...)
 	if err != nil {
-		return fmt.Errorf("kafka source: listing topics: %w", err)
+		return nil, nil, fmt.Errorf("kafka source: listing topics: %w", err)
 	}
 	var topics []string
 	for name, d := range details {
 		switch {
 		case s.cfg.pattern != nil && (d.IsInternal || !s.cfg.pattern.MatchString(name)):
 		case d.Err != nil:
-			return fmt.Errorf("kafka source: topic %s: %w", name, d.Err)
+			return nil, nil, fmt.Errorf("kafka source: topic %s: %w", name, d.Err)
 		default:
 			topics = append(topics, name)
 		}
 	}
 	for _, t := range s.cfg.topics {
 		if _, ok := details[t]; !ok {
-			return fmt.Errorf("kafka source: topic %s does not exist", t)
+			return nil, nil, fmt.Errorf("kafka source: topic %s does not exist", t)
 		}
 	}
 	slices.Sort(topics)
-	if len(topics) == 0 {
-		return nil
+	return topics, details, nil
+}
+
+// discover appends the partitions of the subscribed topics (or of the
+// topics the pattern matches now) that the source does not have yet,
+// sorted, as new splits read from their earliest offset. Which subtask
+// reads one depends on when it is found (its index), not on the data:
+// results stay exact, but which subtask's watermark a new partition holds
+// back, and so which rows of it are late, depends on that timing.
+func (s *kafkaSource) discover() error {
+	s.discovered = time.Now()
+	return s.withAdmin(s.discoverWith)
+}
+
+// withAdmin calls f with an admin client and a context of adminTimeout.
+func (s *kafkaSource) withAdmin(f func(context.Context, *kadm.Client) error) error {
+	cl, err := s.cfg.client.newClient()
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), adminTimeout)
+	defer cancel()
+	return f(ctx, kadm.NewClient(cl))
+}
+
+func (s *kafkaSource) discoverWith(ctx context.Context, adm *kadm.Client) error {
+	topics, details, err := s.topicPartitions(ctx, adm)
+	if err != nil || len(topics) == 0 {
+		return err
+	}
+	earliest, err := s.offsets(ctx, adm, topics, "start", offsetSpec{mode: "earliest-offset"}, "none")
+	if err != nil {
+		return err
+	}
+	for _, t := range topics {
+		for _, p := range slices.Sorted(maps.Keys(details[t].Partitions)) {
+			id := fmt.Sprintf("%s-%d", t, p)
+			if _, ok := s.ranges[id]; ok {
+				continue
+			}
+			s.splits = append(s.splits, exec.Split{ID: id, Index: len(s.splits), New: true})
+			s.ranges[id] = partRange{topic: t, part: p, start: earliest[t][p], stop: -1, earliest: earliest[t][p]}
+		}
+	}
+	return nil
+}
+
+func (s *kafkaSource) resolve() error {
+	s.discovered = time.Now()
+	s.ranges = map[string]partRange{}
+	return s.withAdmin(s.resolveWith)
+}
+
+func (s *kafkaSource) resolveWith(ctx context.Context, adm *kadm.Client) error {
+	topics, details, err := s.topicPartitions(ctx, adm)
+	if err != nil || len(topics) == 0 {
+		return err
 	}
 	starts, err := s.offsets(ctx, adm, topics, "start", s.cfg.start, s.cfg.client.reset)
 	if err != nil {
@@ -123,10 +215,15 @@ func (s *kafkaSource) resolve() error {
 			return err
 		}
 	}
-	s.ranges = map[string]partRange{}
+	earliest := starts
+	if s.cfg.discovery > 0 && s.cfg.start.mode != "earliest-offset" {
+		if earliest, err = s.offsets(ctx, adm, topics, "start", offsetSpec{mode: "earliest-offset"}, "none"); err != nil {
+			return err
+		}
+	}
 	for _, t := range topics {
 		for _, p := range slices.Sorted(maps.Keys(details[t].Partitions)) {
-			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1}
+			r := partRange{topic: t, part: p, start: starts[t][p], stop: -1, earliest: earliest[t][p]}
 			if stops != nil {
 				r.stop = stops[t][p]
 			}
@@ -243,7 +340,7 @@ func (s *kafkaSource) Completed(splits []checkpoint.SplitState) {
 	}
 	offs := kadm.Offsets{}
 	for _, sp := range splits {
-		if r, ok := s.ranges[sp.ID]; ok && sp.Pos > 0 {
+		if r, ok := s.partition(sp.ID); ok && sp.Pos > 0 {
 			offs.Add(kadm.Offset{Topic: r.topic, Partition: r.part, At: sp.Pos - 1, LeaderEpoch: -1})
 		}
 	}
@@ -268,9 +365,12 @@ func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOption
 	if _, err := s.Splits(); err != nil {
 		return nil, err
 	}
-	pr, ok := s.ranges[split.ID]
+	pr, ok := s.partition(split.ID)
 	if !ok {
 		return nil, fmt.Errorf("kafka source: no partition %s", split.ID)
+	}
+	if split.New {
+		pr.start = pr.earliest // found later, or unknown to the checkpoint: read from its start, as Flink
 	}
 	if ro.BatchSize <= 0 {
 		ro.BatchSize = 1024
@@ -280,9 +380,15 @@ func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOption
 		r.next = off.Pos - 1
 	}
 	r.vdec = s.cfg.value.decoder(cols(s.schema, s.valueCols))
-	if s.keyCols != nil {
-		r.kb = newBatch(cols(s.schema, s.keyCols))
-		r.kdec = s.cfg.key.decoder(cols(s.schema, s.keyCols))
+	switch {
+	case s.keyCols != nil:
+		r.kb = newBatch(s.keySchema)
+		r.kdec = s.cfg.key.decoder(s.keySchema)
+	case s.cfg.upsert:
+		// The value has the key's columns; a tombstone's come from its
+		// key, decoded aside.
+		r.tk = newBatch(s.keySchema)
+		r.kdec = s.cfg.key.decoder(s.keySchema)
 	}
 	r.mb = newBatch(cols(s.schema, s.metaCols))
 	if pr.stop >= 0 && r.next >= pr.stop {
@@ -448,6 +554,9 @@ type kafkaReader struct {
 	// the same rows; kb is nil unless the key is decoded.
 	kb, vb, mb *batch
 	kdec, vdec decoder
+	// tk holds the key of an upsert-kafka tombstone when the value has
+	// the key's columns (value.fields-include ALL).
+	tk *batch
 }
 
 func (r *kafkaReader) Next() (arrow.RecordBatch, error) {
@@ -510,11 +619,14 @@ func (r *kafkaReader) finish() {
 	}
 }
 
-// take decodes one record into a row. A tombstone (no value) or a blank
-// value is no row. A malformed key or value is an error naming the topic,
-// partition and offset, or, with ignore-parse-errors, skipped (reported).
+// take decodes one record into its rows: one, two for a debezium-json
+// update, none for a blank value. A tombstone (no value) is a deletion of
+// its key in upsert-kafka, a NULL in the raw format, and otherwise no row.
+// A malformed key or value is an error naming the topic, partition and
+// offset, or, with ignore-parse-errors, skipped (reported).
 func (r *kafkaReader) take(rec *kgo.Record) (skipped bool, err error) {
-	if rec.Value == nil {
+	upsert := r.src.cfg.upsert
+	if rec.Value == nil && (upsert && rec.Key == nil || !upsert && r.src.cfg.value.name != "raw") {
 		return false, nil
 	}
 	n := r.vb.n
@@ -532,21 +644,68 @@ func (r *kafkaReader) take(rec *kgo.Record) (skipped bool, err error) {
 			return r.bad(rec, err, r.src.cfg.key.ignore, "key")
 		}
 	}
-	if err = r.vdec.decode(rec.Value, r.vb); err != nil || r.vb.n == n {
+	part := "value"
+	switch {
+	case rec.Value == nil && upsert:
+		part, err = "key", r.deletion(rec)
+	case rec.Value == nil: // the raw format's NULL, as Flink reads it
+		r.vb.cols[0].null()
+		r.vb.commit()
+	default:
+		err = r.vdec.decode(rec.Value, r.vb)
+	}
+	if err != nil || r.vb.n == n {
 		if r.kb != nil {
-			r.kb.n = n
-			r.kb.rollback()
+			r.kb.drop(n)
 		}
 		if err != nil {
-			return r.bad(rec, err, r.src.cfg.value.ignore, "value")
+			ignore := r.src.cfg.value.ignore
+			if part == "key" {
+				ignore = r.src.cfg.key.ignore
+			}
+			return r.bad(rec, err, ignore, part)
 		}
 		return false, nil
 	}
-	for i, c := range r.src.metaCols {
-		r.meta(&r.mb.cols[i], r.src.meta[c], rec)
+	for range r.vb.n - n {
+		if r.kb != nil && r.kb.n < r.vb.n { // a second row of the message
+			for i := range r.kb.cols {
+				r.kb.cols[i].repeatLast()
+			}
+			r.kb.commit()
+		}
+		for i, c := range r.src.metaCols {
+			r.meta(&r.mb.cols[i], r.src.meta[c], rec)
+		}
+		r.mb.commit()
 	}
-	r.mb.commit()
 	return false, nil
+}
+
+// deletion adds the deletion of an upsert-kafka tombstone's key: its key
+// columns, from the record's key, and NULL value columns. A blank key
+// deletes nothing.
+func (r *kafkaReader) deletion(rec *kgo.Record) error {
+	if r.tk == nil {
+		for i := range r.vb.cols {
+			r.vb.cols[i].null()
+		}
+		r.vb.commitAs(exec.Delete)
+		return nil
+	}
+	if err := r.kdec.decode(rec.Key, r.tk); err != nil || r.tk.n == 0 {
+		return err
+	}
+	defer r.tk.drop(0)
+	for i, c := range r.src.valueCols {
+		if k := slices.Index(r.src.cfg.keyCols, c); k >= 0 {
+			r.vb.cols[i].copyLast(&r.tk.cols[k])
+		} else {
+			r.vb.cols[i].null()
+		}
+	}
+	r.vb.commitAs(exec.Delete)
+	return nil
 }
 
 func (r *kafkaReader) bad(rec *kgo.Record, err error, ignore bool, part string) (bool, error) {
@@ -640,6 +799,8 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 		}
 		rec.Release()
 	}
+	kinds := r.vb.kinds // a changelog format's, handed over with the batch
+	r.vb.kinds = nil
 	place(r.kb, r.src.keyCols)
 	place(r.vb, r.src.valueCols)
 	place(r.mb, r.src.metaCols)
@@ -647,7 +808,7 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 	for _, a := range arrs {
 		a.Release()
 	}
-	return out
+	return exec.WithKinds(out, kinds)
 }
 
 func (r *kafkaReader) Offset() exec.Offset { return exec.Offset{Pos: r.next + 1, Line: r.line} }

@@ -46,6 +46,17 @@ func produce(t testing.TB, addr string, recs ...*kgo.Record) {
 // offset for read_committed), returning the values sorted.
 func consume(t testing.TB, addr, topic string, committed bool) []string {
 	t.Helper()
+	var out []string
+	readTopic(t, addr, topic, committed, func(r *kgo.Record) { out = append(out, string(r.Value)) })
+	slices.Sort(out)
+	return out
+}
+
+// readTopic calls fn for each record of a topic but control records, from
+// its start to its end (the last stable offset for read_committed), in
+// each partition's order.
+func readTopic(t testing.TB, addr, topic string, committed bool, fn func(*kgo.Record)) {
+	t.Helper()
 	o := []kgo.Opt{kgo.SeedBrokers(addr), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.KeepControlRecords()}
 	if committed {
 		o = append(o, kgo.FetchIsolationLevel(kgo.ReadCommitted()))
@@ -64,7 +75,6 @@ func consume(t testing.TB, addr, topic string, committed bool) []string {
 			left[o.Partition] = o.Offset
 		}
 	})
-	var out []string
 	for deadline := time.Now().Add(10 * time.Second); len(left) > 0; {
 		if time.Now().After(deadline) {
 			t.Fatalf("reading %s: partitions %v not read to their end", topic, left)
@@ -74,15 +84,13 @@ func consume(t testing.TB, addr, topic string, committed bool) []string {
 		cancel()
 		fs.EachRecord(func(r *kgo.Record) {
 			if !r.Attrs.IsControl() {
-				out = append(out, string(r.Value))
+				fn(r)
 			}
 			if end, ok := left[r.Partition]; ok && r.Offset+1 >= end {
 				delete(left, r.Partition)
 			}
 		})
 	}
-	slices.Sort(out)
-	return out
 }
 
 func kafkaTable(addr string, schema types.Schema, kv ...string) Table {

@@ -17,11 +17,13 @@ func OptionKeys(name string) []string {
 	case "datagen":
 		return slices.Clone(genKeys)
 	case "filesystem":
-		return slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys)
+		return slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys, debeziumKeys)
 	case "nexmark":
 		return slices.Clone(nexKeys)
 	case "kafka":
-		return slices.Concat(kafkaKeys, []string{"properties.bootstrap.servers", "properties.group.id"}, csvKeys, jsonKeys)
+		return slices.Concat(kafkaKeys, []string{"properties.bootstrap.servers", "properties.group.id"}, csvKeys, jsonKeys, debeziumKeys)
+	case "upsert-kafka":
+		return slices.Concat(upsertKafkaKeys, []string{"properties.bootstrap.servers"})
 	}
 	return nil
 }

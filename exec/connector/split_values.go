@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 )
 
@@ -135,5 +136,5 @@ func (r *fileReader) flush() arrow.RecordBatch {
 	for _, a := range arrs {
 		a.Release()
 	}
-	return out
+	return exec.Rekind(out, rec)
 }
