@@ -7,14 +7,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/state"
+	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
 
 // SessionAgg runs a window.Sessions as an operator: batches are folded into
 // their keys' sessions, and a watermark fires the sessions that end before
-// it. Its state lives in the subtask's managed memory; a checkpointing job
-// also keeps a local state store that each checkpoint writes the changed
-// keys' sessions to.
+// it. Its state lives in the subtask's managed memory and spills to a state
+// store when that runs out: the checkpointed store, which each checkpoint
+// writes the changed keys' sessions to, or in a job without checkpoints a
+// private one in the run's scratch directory, removed on Close.
+//
+// A session is emitted once the watermark has passed its end, one
+// millisecond after its rowtime (end - 1); the operator holds its output's
+// watermark back by two (SessionHold), so that its rows come before the
+// watermark of their rowtime, as a fixed window's do: a window Top-N or
+// another window after it finds none of them late.
 type SessionAgg struct {
 	Spec window.Spec
 	UID  string
@@ -22,10 +30,29 @@ type SessionAgg struct {
 	agg     *window.Sessions
 	metrics *Metrics
 	sub     *SubtaskMetrics
+	spills  int64 // the aggregate's spills already counted in metrics
 	maxPar  int
 	lo, hi  int
 	store   *state.Store
+	tmp     string
+	scratch *Scratch
 	sorted  *state.Sorted
+}
+
+// SessionHold is how far a session operator holds its output's watermark
+// back: a session fires at a watermark past its end, so at end + 1 or
+// later, and its rows have rowtime end - 1. Behind by two, every row a
+// later watermark fires has a rowtime past the watermark forwarded before
+// it.
+const SessionHold = 2
+
+// HoldSessions is the watermark a session operator forwards once its
+// input's reached wm (WatermarkHolder).
+func HoldSessions(wm int64) int64 {
+	if wm == types.MaxWatermark || wm < types.MinWatermark+SessionHold {
+		return wm
+	}
+	return wm - SessionHold
 }
 
 // NewSessionAgg returns the session window aggregate operator of spec.
@@ -44,12 +71,13 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 	if err != nil {
 		return err
 	}
-	w.agg, w.metrics, w.sub, w.maxPar = agg, ctx.Metrics, ctx.counters(), ctx.MaxParallelism
+	w.agg, w.metrics, w.sub, w.maxPar, w.scratch = agg, ctx.Metrics, ctx.counters(), ctx.MaxParallelism, ctx.Scratch
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
 	}
-	agg.UseStore(w.UID, func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) })
+	kg := func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) }
 	if ctx.Checkpoint == nil {
+		agg.UseStore(w.spillStore, w.UID, kg)
 		return nil
 	}
 	cp := ctx.Checkpoint
@@ -62,11 +90,23 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 	if w.store, err = state.Open(cp.FS, dir); err != nil {
 		return err
 	}
+	agg.UseStore(func() (*state.Store, error) { return w.store, nil }, w.UID, kg)
 	rv, err := ctx.Restored(w.UID, agg.Fingerprint(), w.lo, w.hi)
 	if err != nil || rv == nil {
 		return err
 	}
-	return rv.Scan("", agg.Load)
+	if err := rv.Scan("", agg.Load); err != nil {
+		return err
+	}
+	defer w.countSpills()
+	return agg.Restored()
+}
+
+// spillStore opens a private store for a job that does not checkpoint.
+func (w *SessionAgg) spillStore() (*state.Store, error) {
+	st, tmp, err := scratchStore(w.scratch, "spill-")
+	w.store, w.tmp = st, tmp
+	return st, err
 }
 
 // Process implements Operator.
@@ -76,13 +116,30 @@ func (w *SessionAgg) Process(b arrow.RecordBatch, _ Emitter) error {
 		w.metrics.LateRows.Add(dropped)
 		w.sub.LateRows.Add(dropped)
 	}
+	w.countSpills()
 	return err
+}
+
+// countSpills adds the aggregate's new spills to the metrics.
+func (w *SessionAgg) countSpills() {
+	if n := w.agg.Spills(); n > w.spills {
+		w.metrics.Spills.Add(n - w.spills)
+		w.sub.Spills.Add(n - w.spills)
+		w.spills = n
+		if w.store != nil {
+			w.sub.StateSpilled.Store(w.store.DiskUsage())
+		}
+	}
 }
 
 // OnWatermark implements WatermarkHandler.
 func (w *SessionAgg) OnWatermark(wm int64, out Emitter) error {
+	defer w.countSpills()
 	return w.agg.Advance(wm, out.Emit)
 }
+
+// Held implements WatermarkHolder.
+func (w *SessionAgg) Held(wm int64) int64 { return HoldSessions(wm) }
 
 // Snapshot implements Snapshotter: it writes the keys whose sessions
 // changed since the last checkpoint to the store and takes the store's
@@ -111,10 +168,5 @@ func (w *SessionAgg) Close() error {
 	if w.agg != nil {
 		w.agg.Release()
 	}
-	if w.store == nil {
-		return nil
-	}
-	err := w.store.Close()
-	w.store = nil
-	return err
+	return closeStore(&w.store, &w.tmp)
 }

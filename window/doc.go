@@ -63,10 +63,21 @@
 //     (merges included: the entry is the key's new list), and deletes the
 //     entries of keys whose sessions all fired, so a restore at any
 //     parallelism routes each key by its key group. Keys without sessions
-//     leave the table when they are most of it (compaction). Sessions do
-//     not spill: state beyond the budget fails with ErrMemory. DISTINCT
-//     aggregates are not supported in sessions (their value sets would
-//     have to merge too).
+//     leave the table when they are most of it (compaction).
+//   - Firing (session_timer.go): a min-heap of timers by session end, one
+//     per live session, set again when it pops before a session that grew;
+//     a watermark pops the sessions it passes and visits no other. The heap
+//     is derived state: a restore sets the timers of the sessions it loads.
+//   - Spilling (session_spill.go): when the budget cannot take a key, a
+//     session or a DISTINCT value, every key's sessions go to the state
+//     store, each key as its checkpoint entry and each session with a
+//     timer entry keyed by end; a row of a spilled key takes its sessions
+//     back, and a watermark fires spilled sessions from the store, merged
+//     by end and key with those in memory.
+//   - DISTINCT aggregates (session_distinct.go) keep each session's values
+//     as a list of sets, which a merge concatenates without taking memory;
+//     the merged accumulator adds the other session's values it lacks, so
+//     a value in both counts once.
 //
 // Memory: each window's groups are found through a memseg.HashTable from
 // the group's normalized key to a group number, its DISTINCT values
