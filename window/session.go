@@ -247,7 +247,16 @@ func (s *Sessions) Add(b arrow.RecordBatch) (dropped int64, err error) {
 			from, limit = to, min(n, 2*limit)
 			continue
 		case full && stop == from && empty && limit == 1:
-			return dropped, fmt.Errorf("%w (%d bytes): one row's key and sessions need more", ErrMemory, s.mem.Budget())
+			// The row's key and its sessions do not fit in memory alone:
+			// the row goes into the key's entry in the store.
+			if err := s.spillAll(); err != nil {
+				return dropped, err
+			}
+			if err := s.placeAlone(b, from); err != nil {
+				return dropped, err
+			}
+			from++
+			continue
 		case full && stop == from:
 			limit = 1
 		}
@@ -479,7 +488,7 @@ func (s *Sessions) touch(k int32) {
 func (s *Sessions) newSlot() (int32, error) {
 	for _, d := range s.dist {
 		if d != nil && len(d.next) == d.setCap {
-			if err := s.growSets(d); err != nil {
+			if err := s.growSets(d, 1); err != nil {
 				return 0, err
 			}
 		}
@@ -490,7 +499,7 @@ func (s *Sessions) newSlot() (int32, error) {
 		s.free = s.free[:n-1]
 	} else {
 		if len(s.start) == s.cap {
-			if err := s.growSlots(); err != nil {
+			if err := s.growSlots(1); err != nil {
 				return 0, err
 			}
 		}
@@ -528,11 +537,16 @@ func (s *Sessions) release(slot int32) {
 	s.free = append(s.free, slot)
 }
 
-// growSlots makes room for more sessions, charging the budget.
-func (s *Sessions) growSlots() error {
-	n := max(16, 2*s.cap)
+// growSlots makes room for need more sessions at least, charging the
+// budget: twice as many as there are, or only those needed when the
+// budget has no room for more.
+func (s *Sessions) growSlots(need int) error {
+	n := max(16, 2*s.cap, s.cap+need)
 	if err := s.reserve((n - s.cap) * s.slotBytes()); err != nil {
-		return err
+		n = s.cap + need
+		if err := s.reserve(need * s.slotBytes()); err != nil {
+			return err
+		}
 	}
 	s.cap = n
 	for _, ac := range s.accs {
@@ -541,7 +555,6 @@ func (s *Sessions) growSlots() error {
 	s.start, s.end = slices.Grow(s.start, n-len(s.start)), slices.Grow(s.end, n-len(s.end))
 	s.next, s.owner, s.fwd = slices.Grow(s.next, n-len(s.next)), slices.Grow(s.owner, n-len(s.owner)), slices.Grow(s.fwd, n-len(s.fwd))
 	s.gen = slices.Grow(s.gen, n-len(s.gen))
-	s.timers = slices.Grow(s.timers, 2*n-len(s.timers))
 	for _, d := range s.dist {
 		if d != nil {
 			d.first, d.last = slices.Grow(d.first, n-len(d.first)), slices.Grow(d.last, n-len(d.last))
@@ -552,22 +565,33 @@ func (s *Sessions) growSlots() error {
 
 // growKeys makes room for more key numbers, charging the budget.
 func (s *Sessions) growKeys() error {
-	n := max(16, 2*s.keyCap)
-	if err := s.reserve((n - s.keyCap) * sessionKeyBytes); err != nil {
-		return err
-	}
+	n, err := s.grow(s.keyCap, 1, sessionKeyBytes)
 	s.keyCap = n
-	return nil
+	return err
 }
 
-// growSets makes room for more sets of d's values, charging the budget.
-func (s *Sessions) growSets(d *distinct) error {
-	n := max(16, 2*d.setCap)
-	if err := s.reserve((n - d.setCap) * setBytes); err != nil {
-		return err
+// growSets makes room for need more sets of d's values at least,
+// charging the budget.
+func (s *Sessions) growSets(d *distinct, need int) error {
+	n, err := s.grow(d.setCap, need, setBytes)
+	if err == nil {
+		d.grow(n)
 	}
-	d.grow(n)
-	return nil
+	return err
+}
+
+// grow charges the budget for room for need more items of size bytes
+// beyond have at least: twice have, or need when that does not fit. It
+// returns the new room (have if nothing fits).
+func (s *Sessions) grow(have, need, size int) (int, error) {
+	n := max(16, 2*have, have+need)
+	if err := s.reserve((n - have) * size); err == nil {
+		return n, nil
+	}
+	if err := s.reserve(need * size); err != nil {
+		return have, err
+	}
+	return have + need, nil
 }
 
 func (s *Sessions) slotBytes() int {

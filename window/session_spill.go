@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
@@ -218,6 +219,53 @@ func (s *Sessions) unspill(k int32, key []byte) error {
 	}
 	sp.keys--
 	return nil
+}
+
+// placeAlone folds row i of b into its key's sessions in the store, when
+// the key and its sessions do not fit in memory even alone (a watermark
+// held back leaves a key many open sessions): through a Sessions of its
+// own, outside the budget, which holds that one key while the row goes
+// in. The key stays spilled.
+func (s *Sessions) placeAlone(b arrow.RecordBatch, i int) error {
+	sp := &s.spill
+	key := s.enc.Append(nil, i)
+	kg := sp.kg(key)
+	alone, err := NewSessions(s.spec, s.alloc)
+	if err != nil {
+		return err
+	}
+	defer alone.Release()
+	alone.wm = s.wm
+	k, err := alone.keyOf(key)
+	if err != nil {
+		return err
+	}
+	v, spilled, err := sp.batch.Get(sp.uid, kg, sessionState, key)
+	if err != nil {
+		return err
+	}
+	if spilled {
+		if err := alone.decodeInto(k, v); err != nil {
+			return err
+		}
+		for cur := alone.head[k]; cur >= 0; cur = alone.next[cur] {
+			sp.del(kg, timerState, sp.timerKey(alone.end[cur], key))
+		}
+	}
+	row := b.NewSlice(int64(i), int64(i+1))
+	defer row.Release()
+	if _, err := alone.Add(row); err != nil {
+		return err
+	}
+	sp.set(kg, sessionState, key, alone.encode(k))
+	for cur := alone.head[k]; cur >= 0; cur = alone.next[cur] {
+		sp.set(kg, timerState, sp.timerKey(alone.end[cur], key), nil)
+		sp.spilled(kg, alone.end[cur])
+	}
+	if !spilled {
+		sp.keys++
+	}
+	return sp.commitIfLarge()
 }
 
 // spillEntry writes a restored entry straight to the store, spilled.

@@ -259,3 +259,35 @@ func TestSessionsSpillExact(t *testing.T) {
 		})
 	}
 }
+
+// TestSessionsKeyLargerThanMemory: a key whose open sessions (the
+// watermark stands still) outgrow the whole budget still takes rows, into
+// its entry in the store, and its sessions, merged by later rows, fire
+// exactly.
+func TestSessionsKeyLargerThanMemory(t *testing.T) {
+	const gap = 40
+	var rows []row
+	for i := range int64(300) {
+		rows = append(rows, row{ts: i * 100, k: 7, v: i % 10})
+	}
+	// Rows that bridge session i and i+1 for every 7th i, and another
+	// key's.
+	for i := int64(0); i < 300; i += 7 {
+		rows = append(rows, row{ts: i*100 + 40, k: 7, v: 3}, row{ts: i*100 + 80, k: 7, v: 11}, row{ts: i * 100, k: 8, v: i})
+	}
+	want := distinctSessionRef(rows, gap)
+	if len(want) < 250 {
+		t.Fatalf("%d sessions: the key has too few", len(want))
+	}
+	j := newSessionJob(t, distinctSessionSpec(gap), 1, 16<<10, nil)
+	j.add(rows, 64)
+	got := j.advance(types.MaxWatermark)
+	if j.spills() == 0 {
+		t.Fatal("no spills: the key fit in memory")
+	}
+	j.release()
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("%d sessions, want %d; first difference %s", len(got), len(want), firstDiff(got, want))
+	}
+}

@@ -137,14 +137,14 @@ func (s *Sessions) decodeInto(k int32, value []byte) error {
 	if err := eachSession(value, func(int64, int64, []byte) error { n++; return nil }); err != nil {
 		return err
 	}
-	for len(s.free)+s.cap-len(s.start) < n {
-		if err := s.growSlots(); err != nil {
+	if room := len(s.free) + s.cap - len(s.start); room < n {
+		if err := s.growSlots(n - room); err != nil {
 			return err
 		}
 	}
 	for _, d := range s.dist {
-		for d != nil && d.setCap-len(d.next) < n {
-			if err := s.growSets(d); err != nil {
+		if d != nil && d.setCap-len(d.next) < n {
+			if err := s.growSets(d, n-(d.setCap-len(d.next))); err != nil {
 				return err
 			}
 		}

@@ -1,5 +1,7 @@
 package window
 
+import "slices"
+
 // Session timers. Firing must cost the sessions that fire, not the
 // sessions held: a min-heap of timers orders the sessions in memory by
 // end, and a watermark pops the timers below it.
@@ -14,8 +16,8 @@ package window
 // exactly one timer, set when the session is made (a row opens it, a
 // restore or an unspill loads it), and the heap holds at most the live
 // sessions and the stale timers of those that went since; when it fills
-// its room (two timers per slot, charged with the slot) the stale timers
-// are swept out.
+// its room the stale timers are swept out, and it grows to at most two
+// timers per slot, which the slot's charge covers.
 //
 // The heap is not checkpointed: it is derived from the sessions, and a
 // restore sets a timer for each session it loads, in whatever key groups
@@ -30,10 +32,15 @@ type timer struct {
 
 const timerBytes = 16
 
-// pushTimer sets a timer at the end of the session in slot.
+// pushTimer sets a timer at the end of the session in slot. A full heap
+// is swept, and grows to twice the timers left, at most twice the slots:
+// the room the slots' charge covers.
 func (s *Sessions) pushTimer(slot int32) {
 	if len(s.timers) == cap(s.timers) {
 		s.sweepTimers()
+		if n := len(s.timers); n >= cap(s.timers)/2 {
+			s.timers = slices.Grow(s.timers, max(16, n))
+		}
 	}
 	s.timers = append(s.timers, timer{end: s.end[slot], slot: slot, gen: s.gen[slot]})
 	s.siftUp(len(s.timers) - 1)
