@@ -187,12 +187,6 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if err != nil {
 			return nil, nil, err
 		}
-		if a.Distinct && win.w.Kind == window.Session {
-			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in SESSION windows are not supported yet (they are in TUMBLE windows)")
-		}
-		if a.Distinct && win.w.Slides() && !win.assigned {
-			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
-		}
 		agg.Aggs = append(agg.Aggs, a)
 		agg.Names = append(agg.Names, c.String())
 	}

@@ -73,20 +73,25 @@ func sessionReference(rows []exactRow) []string {
 			i = j
 		}
 	}
-	return referenceRows(groups, exactWindow{kind: "SESSION"})
+	return referenceRows(groups)
 }
 
 // TestSessionWindowResultsAreExact: a SESSION window query over random rows,
 // some of them late, in one file or three (each a split with its own
 // watermark), equals the batch computation of the sessions of the rows
 // that are on time in their split, with the late rows counted, at
-// parallelism 1, 2 and 4 and batch sizes 1 to 4096.
+// parallelism 1, 2 and 4 and batch sizes 1 to 4096, DISTINCT aggregates
+// included; and with a memory.managed.size of 64kb, far below the
+// sessions' state, which spills and fires from the store.
 func TestSessionWindowResultsAreExact(t *testing.T) {
-	query := fmt.Sprintf(exactQueryText, "CAST(0 AS BIGINT)", "CAST(0 AS BIGINT)",
+	query := fmt.Sprintf(exactQueryText,
 		fmt.Sprintf("TABLE(SESSION(TABLE src PARTITION BY (k1, k2), DESCRIPTOR(ts), INTERVAL '%d' SECOND))", exactGap/1000))
-	cases := []struct{ files, p, batch int }{{1, 1, 4096}, {1, 4, 1}, {3, 2, 97}, {3, 4, 7}}
+	cases := []struct {
+		files, p, batch int
+		mem             string
+	}{{1, 1, 4096, ""}, {1, 4, 1, ""}, {3, 2, 97, ""}, {3, 4, 7, ""}, {1, 1, 4096, "64kb"}, {3, 2, 97, "64kb"}, {3, 4, 1, "64kb"}}
 	for _, c := range cases {
-		t.Run(fmt.Sprintf("files%d-p%d-batch%d", c.files, c.p, c.batch), func(t *testing.T) {
+		t.Run(fmt.Sprintf("files%d-p%d-batch%d-mem%s", c.files, c.p, c.batch, c.mem), func(t *testing.T) {
 			rng := rand.New(rand.NewSource(int64(c.files*100 + c.p*10 + c.batch)))
 			t.Chdir(t.TempDir())
 			var kept []exactRow
@@ -108,8 +113,18 @@ func TestSessionWindowResultsAreExact(t *testing.T) {
 			sess := session.New(io.Discard, io.Discard)
 			sess.Parallelism = c.p
 			sess.Config[session.KeyBatchSize] = fmt.Sprint(c.batch)
+			if c.mem != "" {
+				sess.Config[session.KeyMemory] = c.mem
+				t.Setenv("TMPDIR", t.TempDir())
+			}
 			if err := sess.ExecScript(context.Background(), query); err != nil {
 				t.Fatal(planner.FormatError("query", query, err))
+			}
+			if spills := sess.LastMetrics.Spills.Load(); c.mem != "" {
+				t.Logf("%d spills", spills)
+				if spills == 0 {
+					t.Errorf("no spills at memory.managed.size %s: the case tests less than it says", c.mem)
+				}
 			}
 			if late := sess.LastMetrics.LateRows.Load(); late != int64(wantLate) {
 				t.Errorf("%d rows counted late, want %d", late, wantLate)
