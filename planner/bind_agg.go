@@ -127,7 +127,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	if from.tvf != nil && win == nil {
 		if !windowCols["window_start"] || !windowCols["window_end"] {
-			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
 		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
@@ -137,14 +137,14 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
 		if from.win.session {
-			return nil, nil, errSessionTVF(from.win.at)
+			return nil, nil, errSessionTVF(groupByAt(q, calls))
 		}
 		if from.win.proc {
-			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
+			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet: aggregate right over the TVF")
 		}
 		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
-		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+		return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 	}
 	if win == nil {
 		return b.groupAggregate(q, from, calls)
@@ -275,6 +275,18 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	post.clause = "inside another aggregate"
 	return out, post, nil
+}
+
+// groupByAt is where a GROUP BY's error points: its first item, or the
+// first aggregate of a query without GROUP BY.
+func groupByAt(q *parser.Select, calls []*parser.Call) parser.Pos {
+	switch {
+	case len(q.GroupBy) > 0:
+		return q.GroupBy[0].Pos()
+	case len(calls) > 0:
+		return calls[0].Start
+	}
+	return q.Start
 }
 
 // windowTime is window_end - 1 ms, the window's rowtime.

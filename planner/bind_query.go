@@ -51,10 +51,9 @@ type winCols struct {
 	// GROUP BY of both columns aggregates such rows per window.
 	tvf *window.Assigner
 	// session marks SESSION windows, whose rows have no window until
-	// their sessions fire: only a window aggregate right over the TVF
-	// computes them. at is where the SESSION call is.
+	// their sessions fire: a window aggregate takes the TVF's rows only
+	// right over it.
 	session bool
-	at      parser.Pos
 }
 
 // winThrough locates w's columns in a projection of them, or returns nil
@@ -63,7 +62,7 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
@@ -156,8 +155,6 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 		}
 	} else if q.Having != nil {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
-	} else if w := from.win; w != nil && w.session && w.tvf != nil {
-		return nil, errSessionTVF(w.at)
 	}
 	if k, call, err := rankItem(q.Items); err != nil || call != nil {
 		if err != nil {
@@ -522,7 +519,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 
@@ -560,11 +557,11 @@ func windowOf(fn string, size, slide, offset *parser.TableFuncArg) (window.Assig
 	return w, nil
 }
 
-// errSessionTVF refuses a SESSION window TVF that a window aggregate does
-// not consume right away: its rows have no window until their sessions
-// fire.
+// errSessionTVF refuses a window aggregate over a view or subquery of a
+// SESSION window TVF: it would group rows by window_end alone, and
+// sessions of different keys with one end are different windows.
 func errSessionTVF(at parser.Pos) error {
-	return errorf(at, ErrUnsupported, "a SESSION window TVF is supported only under a window aggregate right over it: SELECT ... FROM TABLE(SESSION(...)) GROUP BY window_start, window_end[, keys]")
+	return errorf(at, ErrUnsupported, "a window aggregate over a view or subquery of a SESSION window TVF is not supported: aggregate right over it, SELECT ... FROM TABLE(SESSION(...)) GROUP BY window_start, window_end[, keys]")
 }
 
 // sessionOf checks a SESSION window's gap and returns its assigner.

@@ -171,7 +171,13 @@ func (p *Project) describe() string {
 }
 
 func (w *WindowTVF) describe() string {
-	return fmt.Sprintf("WindowTableFunction(%s)", describeWindow(w.Input.Schema(), w.TimeCol, w.Window))
+	in := w.Input.Schema()
+	d := describeWindow(in, w.TimeCol, w.Window)
+	if w.Window.Kind == window.Session && len(w.Partition) > 0 {
+		// As Flink: SESSION(time_col=[ts], gap=[...], partition keys=[k]).
+		d = strings.TrimSuffix(d, ")]") + fmt.Sprintf(", partition keys=[%s])]", partitionNames(in, w.Partition))
+	}
+	return fmt.Sprintf("WindowTableFunction(%s)", d)
 }
 
 func (w *WindowAgg) describe() string {

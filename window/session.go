@@ -643,6 +643,17 @@ func (s *Sessions) chargeHeap() error {
 // keys, in batches of at most BatchSize rows. Their state is freed. It
 // visits the sessions that fire, in memory and spilled, and no others.
 func (s *Sessions) Advance(wm int64, emit func(arrow.RecordBatch) error) error {
+	return s.advance(wm, emit, nil)
+}
+
+// Fire is Advance for sessions without aggregates: it calls fn with the
+// normalized key, start and end of each session that fires, in the same
+// order, instead of emitting batches.
+func (s *Sessions) Fire(wm int64, fn func(key []byte, start, end int64) error) error {
+	return s.advance(wm, nil, fn)
+}
+
+func (s *Sessions) advance(wm int64, emit func(arrow.RecordBatch) error, each func(key []byte, start, end int64) error) error {
 	if wm <= s.wm {
 		return nil
 	}
@@ -691,7 +702,7 @@ func (s *Sessions) Advance(wm int64, emit func(arrow.RecordBatch) error) error {
 		}
 		return bytes.Compare(s.keyOfSlot(x), s.keyOfSlot(y))
 	})
-	if err := s.emitFired(due, emit); err != nil {
+	if err := s.emitFired(due, emit, each); err != nil {
 		return err
 	}
 	for _, slot := range s.fired {
@@ -711,7 +722,7 @@ func (s *Sessions) keyOfSlot(slot int32) []byte { return s.table.KeyAt(s.addrs[s
 
 // emitFired emits the fired sessions, s.fired in memory and due in the
 // store, merged in the order of their ends and keys.
-func (s *Sessions) emitFired(due *dueSessions, emit func(arrow.RecordBatch) error) error {
+func (s *Sessions) emitFired(due *dueSessions, emit func(arrow.RecordBatch) error, each func(key []byte, start, end int64) error) error {
 	if due != nil {
 		defer due.close()
 	}
@@ -723,7 +734,7 @@ func (s *Sessions) emitFired(due *dueSessions, emit func(arrow.RecordBatch) erro
 		s.out = out
 	}
 	o := s.out
-	o.emit = emit
+	o.emit, o.each = emit, each
 	i := 0
 	for {
 		dEnd, dKey, dOK := due.peek()
@@ -805,6 +816,7 @@ func (s *Sessions) compact() error {
 type sessionOut struct {
 	s       *Sessions
 	emit    func(arrow.RecordBatch) error
+	each    func(key []byte, start, end int64) error // instead of emit
 	slots   []int32 // a session's slot, or -1-i for scratch slot i
 	starts  []int64
 	ends    []int64
@@ -861,6 +873,9 @@ func (o *sessionOut) flush() error {
 	if len(o.slots) == 0 {
 		return nil
 	}
+	if o.each != nil {
+		return o.flushEach()
+	}
 	s := o.s
 	bld := array.NewRecordBuilder(s.alloc, s.schema)
 	defer bld.Release()
@@ -902,7 +917,24 @@ func (o *sessionOut) flush() error {
 			lo = hi
 		}
 	}
+	o.reset()
+	return o.emit(bld.NewRecordBatch())
+}
+
+// flushEach calls o.each with each session added since the last flush.
+func (o *sessionOut) flushEach() error {
+	from := 0
+	for i := range o.slots {
+		if err := o.each(o.keyBuf[from:o.keyEnds[i]], o.starts[i], o.ends[i]); err != nil {
+			return err
+		}
+		from = o.keyEnds[i]
+	}
+	o.reset()
+	return nil
+}
+
+func (o *sessionOut) reset() {
 	o.slots, o.starts, o.ends, o.keyEnds, o.keyBuf = o.slots[:0], o.starts[:0], o.ends[:0], o.keyEnds[:0], o.keyBuf[:0]
 	o.nScr = 0
-	return o.emit(bld.NewRecordBatch())
 }
