@@ -817,7 +817,7 @@ type sessionOut struct {
 	s       *Sessions
 	emit    func(arrow.RecordBatch) error
 	each    func(key []byte, start, end int64) error // instead of emit
-	slots   []int32 // a session's slot, or -1-i for scratch slot i
+	slots   []int32                                  // a session's slot, or -1-i for scratch slot i
 	starts  []int64
 	ends    []int64
 	keyEnds []int
