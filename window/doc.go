@@ -36,12 +36,19 @@
 //   - Aggregates are package agg's accumulators (COUNT, SUM, MIN, MAX,
 //     AVG, their types and exact sums), each optionally DISTINCT and with
 //     a FILTER column, both of which the aggregate applies before agg
-//     sees the rows.
+//     sees the rows. A slice keeps each group's DISTINCT values; a window
+//     of several slices computes a DISTINCT aggregate from the union of
+//     its group's values in each (each slice's values ordered once and
+//     merged, duplicates skipped; spilled values merge the same way), so
+//     that a value seen in two slices of the window counts once, as
+//     Flink's per-slice distinct maps merged.
 //
 // Session windows (session.go, session_state.go), kind Session with the
 // gap as Assigner.Size, are not fixed: which session a row is in depends
-// on the other rows of its key. Chosen to match Flink's session windows
-// and to keep strand's determinism:
+// on the other rows of its key. Sessions.Fire gives a session's key and
+// bounds instead of its aggregates, for the SESSION TVF without an
+// aggregate (exec.SessionTVF keeps the rows). Chosen to match Flink's
+// session windows and to keep strand's determinism:
 //   - Per key (the grouping columns), a row of time ts opens [ts, ts+gap);
 //     sessions that overlap or touch (end == start, Flink's
 //     TimeWindow.intersects) merge, accumulators merged with agg's Merge.
