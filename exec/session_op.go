@@ -27,10 +27,7 @@ type SessionAgg struct {
 	Spec window.Spec
 	UID  string
 
-	agg     *window.Sessions
-	metrics *Metrics
-	sub     *SubtaskMetrics
-	spills  int64 // the aggregate's spills already counted in metrics
+	sessionRun
 	maxPar  int
 	lo, hi  int
 	store   *state.Store
@@ -71,7 +68,8 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 	if err != nil {
 		return err
 	}
-	w.agg, w.metrics, w.sub, w.maxPar, w.scratch = agg, ctx.Metrics, ctx.counters(), ctx.MaxParallelism, ctx.Scratch
+	w.sessionRun = sessionRun{agg: agg, metrics: ctx.Metrics, sub: ctx.counters(), store: &w.store}
+	w.maxPar, w.scratch = ctx.MaxParallelism, ctx.Scratch
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
 	}
@@ -110,24 +108,39 @@ func (w *SessionAgg) spillStore() (*state.Store, error) {
 }
 
 // Process implements Operator.
-func (w *SessionAgg) Process(b arrow.RecordBatch, _ Emitter) error {
-	dropped, err := w.agg.Add(b)
+func (w *SessionAgg) Process(b arrow.RecordBatch, _ Emitter) error { return w.add(b) }
+
+// sessionRun is what a session operator does with its Sessions besides
+// firing them: fold batches into them, counting the late rows and the
+// spills in the job's and the subtask's metrics.
+type sessionRun struct {
+	agg     *window.Sessions
+	metrics *Metrics
+	sub     *SubtaskMetrics
+	store   **state.Store // measured on a spill
+	spills  int64         // the spills already counted
+}
+
+// add folds b into the sessions.
+func (r *sessionRun) add(b arrow.RecordBatch) error {
+	dropped, err := r.agg.Add(b)
 	if dropped > 0 {
-		w.metrics.LateRows.Add(dropped)
-		w.sub.LateRows.Add(dropped)
+		r.metrics.LateRows.Add(dropped)
+		r.sub.LateRows.Add(dropped)
 	}
-	w.countSpills()
+	r.countSpills()
 	return err
 }
 
-// countSpills adds the aggregate's new spills to the metrics.
-func (w *SessionAgg) countSpills() {
-	if n := w.agg.Spills(); n > w.spills {
-		w.metrics.Spills.Add(n - w.spills)
-		w.sub.Spills.Add(n - w.spills)
-		w.spills = n
-		if w.store != nil {
-			w.sub.StateSpilled.Store(w.store.DiskUsage())
+// countSpills adds the sessions' new spills to the metrics, and measures
+// the store they went to.
+func (r *sessionRun) countSpills() {
+	if n := r.agg.Spills(); n > r.spills {
+		r.metrics.Spills.Add(n - r.spills)
+		r.sub.Spills.Add(n - r.spills)
+		r.spills = n
+		if st := *r.store; st != nil {
+			r.sub.StateSpilled.Store(st.DiskUsage())
 		}
 	}
 }
@@ -145,22 +158,34 @@ func (w *SessionAgg) Held(wm int64) int64 { return HoldSessions(wm) }
 // changed since the last checkpoint to the store and takes the store's
 // synchronous snapshot.
 func (w *SessionAgg) Snapshot(id int64) (OperatorSnapshot, error) {
-	if w.sorted == nil {
-		w.sorted = w.store.NewSorted()
-	}
-	w.agg.Flush(w.sorted)
-	if err := w.sorted.Commit(); err != nil {
-		// The next Flush writes every change again, into a new Sorted.
-		w.sorted = nil
-		return OperatorSnapshot{}, err
-	}
-	sn, err := w.store.Snapshot(id)
+	sn, err := snapshotSessions(w.agg, w.store, &w.sorted, id)
 	if err != nil {
 		return OperatorSnapshot{}, err
 	}
-	w.agg.Flushed()
 	w.sub.StateSpilled.Store(w.store.DiskUsage())
 	return OperatorSnapshot{UID: w.UID, Fingerprint: w.agg.Fingerprint(), KeyGroupLo: w.lo, KeyGroupHi: w.hi, State: sn}, nil
+}
+
+// snapshotSessions writes the keys of s whose sessions changed since the
+// last checkpoint into store, as one ingested SST (*sorted, made on first
+// use and kept for its buffers), and takes the store's synchronous
+// snapshot. A Sorted whose Commit failed is dropped: the next Flush writes
+// every change again, into a new one.
+func snapshotSessions(s *window.Sessions, store *state.Store, sorted **state.Sorted, id int64) (*state.Snapshot, error) {
+	if *sorted == nil {
+		*sorted = store.NewSorted()
+	}
+	s.Flush(*sorted)
+	if err := (*sorted).Commit(); err != nil {
+		*sorted = nil
+		return nil, err
+	}
+	sn, err := store.Snapshot(id)
+	if err != nil {
+		return nil, err
+	}
+	s.Flushed()
+	return sn, nil
 }
 
 // Close implements Closer.

@@ -48,20 +48,17 @@ type SessionTVF struct {
 	Gap       int64
 	Out       types.Schema
 
-	sessions *window.Sessions
-	metrics  *Metrics
-	sub      *SubtaskMetrics
-	alloc    memory.Allocator
-	batch    int
-	maxPar   int
-	lo, hi   int
-	wm       int64
-	seq      uint64
-	store    *state.Store
-	tmp      string
-	writes   *state.Batch
-	sorted   *state.Sorted
-	spills   int64
+	sessionRun
+	alloc  memory.Allocator
+	batch  int
+	maxPar int
+	lo, hi int
+	wm     int64
+	seq    uint64
+	store  *state.Store
+	tmp    string
+	writes *state.Batch
+	sorted *state.Sorted
 
 	keyEnc, rowEnc memseg.KeyEncoder
 	types          []memseg.Type
@@ -115,7 +112,7 @@ func (t *SessionTVF) Fingerprint() string {
 
 // Open implements Opener.
 func (t *SessionTVF) Open(ctx *TaskContext) error {
-	t.alloc, t.batch, t.metrics, t.sub, t.maxPar = ctx.Alloc, ctx.BatchSize, ctx.Metrics, ctx.counters(), ctx.MaxParallelism
+	t.alloc, t.batch, t.maxPar = ctx.Alloc, ctx.BatchSize, ctx.MaxParallelism
 	if t.batch <= 0 {
 		t.batch = 4096
 	}
@@ -123,7 +120,7 @@ func (t *SessionTVF) Open(ctx *TaskContext) error {
 	if err != nil {
 		return err
 	}
-	t.sessions = s
+	t.sessionRun = sessionRun{agg: s, metrics: ctx.Metrics, sub: ctx.counters(), store: &t.store}
 	if ctx.Memory != nil {
 		s.UseMemory(ctx.Memory)
 	}
@@ -195,13 +192,7 @@ func (t *SessionTVF) Process(b arrow.RecordBatch, _ Emitter) error {
 	if err := t.writes.Commit(); err != nil {
 		return err
 	}
-	dropped, err := t.sessions.Add(b)
-	if dropped > 0 {
-		t.metrics.LateRows.Add(dropped)
-		t.sub.LateRows.Add(dropped)
-	}
-	t.countSpills()
-	return err
+	return t.add(b)
 }
 
 // rowTime appends to dst the key of key's rows from time ts on: ts
@@ -210,20 +201,12 @@ func rowTime(dst, key []byte, ts int64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, key...), uint64(ts)^1<<63)
 }
 
-func (t *SessionTVF) countSpills() {
-	if n := t.sessions.Spills(); n > t.spills {
-		t.metrics.Spills.Add(n - t.spills)
-		t.sub.Spills.Add(n - t.spills)
-		t.spills = n
-	}
-}
-
 // OnWatermark implements WatermarkHandler: the sessions that end before
 // wm fire with their rows.
 func (t *SessionTVF) OnWatermark(wm int64, out Emitter) error {
 	t.wm = max(t.wm, wm)
 	defer t.countSpills()
-	err := t.sessions.Fire(wm, func(key []byte, start, end int64) error {
+	err := t.agg.Fire(wm, func(key []byte, start, end int64) error {
 		return t.fire(key, start, end, out)
 	})
 	if err == nil {
@@ -317,19 +300,10 @@ func (t *SessionTVF) Snapshot(id int64) (OperatorSnapshot, error) {
 	if err := t.writes.Commit(); err != nil {
 		return OperatorSnapshot{}, err
 	}
-	if t.sorted == nil {
-		t.sorted = t.store.NewSorted()
-	}
-	t.sessions.Flush(t.sorted)
-	if err := t.sorted.Commit(); err != nil {
-		t.sorted = nil
-		return OperatorSnapshot{}, err
-	}
-	sn, err := t.store.Snapshot(id)
+	sn, err := snapshotSessions(t.agg, t.store, &t.sorted, id)
 	if err != nil {
 		return OperatorSnapshot{}, err
 	}
-	t.sessions.Flushed()
 	return OperatorSnapshot{UID: t.UID, Fingerprint: t.Fingerprint(), KeyGroupLo: t.lo, KeyGroupHi: t.hi, State: sn}, nil
 }
 
@@ -339,9 +313,9 @@ func (t *SessionTVF) Close() error {
 		t.out.Release()
 		t.out = nil
 	}
-	if t.sessions != nil {
-		t.sessions.Release()
-		t.sessions = nil
+	if t.agg != nil {
+		t.agg.Release()
+		t.agg = nil
 	}
 	return closeStore(&t.store, &t.tmp)
 }
