@@ -85,8 +85,10 @@ type Sessions struct {
 	keyCap     int
 	charged    int
 
-	// timers holds one live entry per session, by end (session_timer.go).
-	timers []timer
+	// timers holds one live entry per session, by end (session_timer.go);
+	// timersCharged is what its room is charged.
+	timers        []timer
+	timersCharged int
 	// dist is per aggregate: its DISTINCT values, nil if it is not one.
 	dist     []*distinct
 	distinct bool
@@ -109,11 +111,10 @@ type Sessions struct {
 	out       *sessionOut
 }
 
-// Per key number and per session slot, the bytes the columns take; a slot
-// also has room for two timers.
+// Per key number and per session slot, the bytes the columns take.
 const (
 	sessionKeyBytes  = 8 + 4 + 1 + 1
-	sessionSlotBytes = 8 + 8 + 4 + 4 + 4 + 4 + 2*timerBytes
+	sessionSlotBytes = 8 + 8 + 4 + 4 + 4 + 4
 )
 
 // NewSessions returns an empty session aggregate. It takes its memory from
@@ -486,6 +487,9 @@ func (s *Sessions) touch(k int32) {
 // set of its own for each DISTINCT aggregate. It returns ErrNoMemory, and
 // changes nothing, when the budget cannot take it.
 func (s *Sessions) newSlot() (int32, error) {
+	if err := s.roomForTimers(1); err != nil {
+		return 0, err
+	}
 	for _, d := range s.dist {
 		if d != nil && len(d.next) == d.setCap {
 			if err := s.growSets(d, 1); err != nil {
@@ -626,7 +630,7 @@ func (s *Sessions) reserve(n int) error {
 // chargeHeap brings the charge for the accumulators' heap values (the
 // strings of MIN and MAX) up to date.
 func (s *Sessions) chargeHeap() error {
-	need := s.cap*s.slotBytes() + s.keyCap*sessionKeyBytes + s.heap()
+	need := s.cap*s.slotBytes() + s.keyCap*sessionKeyBytes + s.heap() + s.timersCharged
 	for _, d := range s.dist {
 		if d != nil {
 			need += d.setCap * setBytes

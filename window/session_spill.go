@@ -183,7 +183,7 @@ func (s *Sessions) clear() {
 	s.addrs, s.head, s.dirty, s.stored, s.dirtyList = nil, nil, nil, nil, nil
 	s.dead = 0
 	s.start, s.end, s.next, s.owner, s.fwd, s.gen = nil, nil, nil, nil, nil, nil
-	s.free, s.timers = nil, nil
+	s.free, s.timers, s.timersCharged = nil, nil, 0
 	s.accs, _ = s.newAccs() // NewSessions made them once
 	for _, d := range s.dist {
 		if d != nil {

@@ -137,6 +137,9 @@ func (s *Sessions) decodeInto(k int32, value []byte) error {
 	if err := eachSession(value, func(int64, int64, []byte) error { n++; return nil }); err != nil {
 		return err
 	}
+	if err := s.roomForTimers(n); err != nil {
+		return err
+	}
 	if room := len(s.free) + s.cap - len(s.start); room < n {
 		if err := s.growSlots(n - room); err != nil {
 			return err

@@ -16,8 +16,8 @@ import "slices"
 // exactly one timer, set when the session is made (a row opens it, a
 // restore or an unspill loads it), and the heap holds at most the live
 // sessions and the stale timers of those that went since; when it fills
-// its room the stale timers are swept out, and it grows to at most two
-// timers per slot, which the slot's charge covers.
+// its room the stale timers are swept out, and it grows to twice what it
+// holds, charged to the budget.
 //
 // The heap is not checkpointed: it is derived from the sessions, and a
 // restore sets a timer for each session it loads, in whatever key groups
@@ -32,16 +32,30 @@ type timer struct {
 
 const timerBytes = 16
 
-// pushTimer sets a timer at the end of the session in slot. A full heap
-// is swept, and grows to twice the timers left, at most twice the slots:
-// the room the slots' charge covers.
-func (s *Sessions) pushTimer(slot int32) {
-	if len(s.timers) == cap(s.timers) {
-		s.sweepTimers()
-		if n := len(s.timers); n >= cap(s.timers)/2 {
-			s.timers = slices.Grow(s.timers, max(16, n))
-		}
+// roomForTimers makes room in the heap for n more timers, charging the
+// budget for what it grows by: a full heap is swept first, and grows to
+// twice what it holds. It returns ErrNoMemory, having changed nothing the
+// sessions hold, when the budget cannot take it.
+func (s *Sessions) roomForTimers(n int) error {
+	if cap(s.timers)-len(s.timers) >= n {
+		return nil
 	}
+	s.sweepTimers()
+	if cap(s.timers)-len(s.timers) >= n && len(s.timers) < cap(s.timers)/2 {
+		return nil
+	}
+	grow := max(16, len(s.timers), n)
+	if err := s.reserve(grow * timerBytes); err != nil {
+		return err
+	}
+	s.timers = slices.Grow(s.timers, grow)
+	s.timersCharged += grow * timerBytes
+	return nil
+}
+
+// pushTimer sets a timer at the end of the session in slot. There is room
+// for it: a new session made it (roomForTimers), or a timer popped.
+func (s *Sessions) pushTimer(slot int32) {
 	s.timers = append(s.timers, timer{end: s.end[slot], slot: slot, gen: s.gen[slot]})
 	s.siftUp(len(s.timers) - 1)
 }
