@@ -47,6 +47,7 @@ type groupWindow struct {
 	input   *relation // the relation the aggregate reads (below any TVF)
 	timeCol int
 	w       window.Assigner
+	at      parser.Pos // the window's TVF or GROUP BY call
 	// legacy names the function of GROUP BY TUMBLE(ts, size) or HOP(ts,
 	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
 	legacy string
@@ -130,7 +131,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
-		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
+		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window, at: from.tvf.At}
 		if from.tvf.Window.Kind == window.Session {
 			win.partition, win.partitionAt = from.tvf.Partition, from.tvf.PartitionAt
 		}
@@ -142,7 +143,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if from.win.proc {
 			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet: aggregate right over the TVF")
 		}
-		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start, at: groupByAt(q, calls)}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
 		return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 	}
@@ -161,7 +162,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return len(pre.Exprs) - 1
 	}
 	tc := win.input.scope.cols[win.timeCol]
-	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned}
+	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned, At: win.at}
 	if tc.typ.Attr != types.ProcTime {
 		agg.TimeCol, agg.ProcTime = add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name), ""
 	}
@@ -354,7 +355,7 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 	if w.Kind != window.Tumble && from.scope.cols[col].typ.Attr == types.ProcTime {
 		return nil, errorf(id.Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", c.Name)
 	}
-	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name}, nil
+	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name, at: c.Start}, nil
 }
 
 // aggCall binds one aggregate call; add places an argument or filter

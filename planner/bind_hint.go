@@ -18,7 +18,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "session-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
@@ -278,6 +278,8 @@ func setUIDHint(n Node, uid string) {
 	case *Join:
 		n.UIDHint = uid
 	case *GroupAgg:
+		n.UIDHint = uid
+	case *WindowTVF:
 		n.UIDHint = uid
 	default:
 		panic(fmt.Sprintf("planner: %T has no uid", n))

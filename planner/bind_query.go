@@ -211,7 +211,7 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 		return nil, err
 	}
 	if r.tvf != nil && !refsAtOrAbove(e, len(r.tvf.Input.Schema())) {
-		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window, Partition: r.tvf.Partition, PartitionAt: r.tvf.PartitionAt}
+		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window, Partition: r.tvf.Partition, PartitionAt: r.tvf.PartitionAt, At: r.tvf.At}
 		return &relation{node: tvf, scope: r.scope, tvf: tvf, win: r.win}, nil
 	}
 	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope, win: r.win}, nil
@@ -510,7 +510,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	if attr == types.ProcTime && w.Kind != window.Tumble {
 		return nil, errorf(tc.Descriptor[0].Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", fn)
 	}
-	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w, Partition: part}
+	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w, Partition: part, At: t.Start}
 	if len(part) > 0 {
 		tvf.PartitionAt = data.PartitionBy[0].Pos()
 	}

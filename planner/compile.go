@@ -9,6 +9,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/join"
 	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
@@ -126,7 +127,7 @@ func (c *compiler) node(n Node) (*stage, error) {
 		// Rows of a processing-time window are never late: only event
 		// time drops rows at the source.
 		if s.schema[n.TimeCol].Type.Attr != types.ProcTime {
-			if err := c.fires(s, n.Window); err != nil {
+			if err := c.fires(s, n.Window, n.At); err != nil {
 				return nil, err
 			}
 		}
@@ -318,13 +319,14 @@ func (c *compiler) check(t *Table, asSource bool) error {
 }
 
 // fires tells the source feeding s how rows map to windows of w, so it
-// can drop late rows per split.
-func (c *compiler) fires(s *stage, w window.Assigner) error {
+// can drop late rows per split; at is the window's TVF or GROUP BY call.
+func (c *compiler) fires(s *stage, w window.Assigner, at parser.Pos) error {
 	if s.windowed {
 		return nil
 	}
 	if s.src == nil || s.src.Fires != nil {
-		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
+		// Its rows' lateness was decided by other windows, or by none.
+		return errorf(at, ErrUnsupported, "a window over the rows of another window TVF, a join or a union is not supported: a window takes a table's rows (with a WATERMARK), or a window aggregate's output by its window_time")
 	}
 	s.src.Fires = w.Fires
 	c.keep(&c.fireKeys, s.src, fmt.Sprintf("%+v", w))
@@ -366,7 +368,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	// Assigned rows come from a window TVF below, which had the source
 	// drop late rows already.
 	if n.TimeCol >= 0 && !n.Assigned {
-		if err := c.fires(s, n.Window); err != nil {
+		if err := c.fires(s, n.Window, n.At); err != nil {
 			return nil, err
 		}
 	}

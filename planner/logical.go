@@ -51,6 +51,10 @@ type WindowTVF struct {
 	// PartitionAt where its PARTITION BY is, for errors.
 	Partition   []int
 	PartitionAt parser.Pos
+	// At is where the TVF is, for errors; UIDHint is a SESSION TVF's uid
+	// when two alike in one statement need telling apart (UID).
+	At      parser.Pos
+	UIDHint string
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
@@ -74,7 +78,9 @@ type WindowAgg struct {
 	// UIDHint is the uid a /*+ UID('...') */ hint gives the operator, or
 	// empty to derive it (UID).
 	UIDHint string
-	out     types.Schema
+	// At is the window's TVF or GROUP BY call, for errors.
+	At  parser.Pos
+	out types.Schema
 }
 
 // TopN is a window Top-N: of each window's rows (those with the same

@@ -138,7 +138,9 @@ func withInputs(n Node, in []Node) Node {
 	case *Project:
 		return &Project{Input: in[0], Exprs: n.Exprs, Out: n.Out}
 	case *WindowTVF:
-		return &WindowTVF{Input: in[0], TimeCol: n.TimeCol, Window: n.Window}
+		c := *n
+		c.Input = in[0]
+		return &c
 	case *WindowAgg:
 		c := *n
 		c.Input = in[0]

@@ -55,6 +55,9 @@ func UID(n Node) string {
 		}
 		return "groupagg-" + uidHash(groupAggCanon(n))
 	case *WindowTVF:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
 		if n.Window.Kind == window.Session {
 			return "session-" + uidHash(sessionCanon(n))
 		}
