@@ -104,7 +104,7 @@ func windowed(base *relation, at parser.Pos, what string) error {
 		return errorf(at, ErrUnsupported, "%s; select window_end where the window is computed", what)
 	}
 	if w.proc {
-		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet")
+		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet (as in Flink): a window Top-N ranks the rows of event-time TUMBLE, HOP, CUMULATE and SESSION windows")
 	}
 	return nil
 }
