@@ -205,13 +205,13 @@ func (j *sessionJob) release() {
 // replayed, and the output is the plain merge's, whatever the budget.
 func TestSessionsSpillExact(t *testing.T) {
 	const gap, lag = 400, 150
-	rows := sessionRows(rand.New(rand.NewPCG(5, 6)), 30000, 400, lag)
+	rows := sessionRows(rand.New(rand.NewPCG(5, 6)), scaled(30000, 8000), 400, lag)
 	want := distinctSessionRef(rows, gap)
-	if len(want) > len(rows)/2 || len(want) < 1000 {
+	if len(want) > len(rows)/2 || len(want) < len(rows)/20 {
 		t.Fatalf("%d sessions of %d rows: too few merge, or too few sessions", len(want), len(rows))
 	}
 	spec := distinctSessionSpec(gap)
-	const cut = 17000
+	cut := len(rows) * 17 / 30 / 1000 * 1000
 	for _, c := range []struct {
 		p, q, batch int
 		budget      int64
@@ -267,16 +267,17 @@ func TestSessionsSpillExact(t *testing.T) {
 func TestSessionsKeyLargerThanMemory(t *testing.T) {
 	const gap = 40
 	var rows []row
-	for i := range int64(300) {
+	n := int64(scaled(300, 120))
+	for i := range n {
 		rows = append(rows, row{ts: i * 100, k: 7, v: i % 10})
 	}
 	// Rows that bridge session i and i+1 for every 7th i, and another
 	// key's.
-	for i := int64(0); i < 300; i += 7 {
+	for i := int64(0); i < n; i += 7 {
 		rows = append(rows, row{ts: i*100 + 40, k: 7, v: 3}, row{ts: i*100 + 80, k: 7, v: 11}, row{ts: i * 100, k: 8, v: i})
 	}
 	want := distinctSessionRef(rows, gap)
-	if len(want) < 250 {
+	if len(want) < int(n)*5/6 {
 		t.Fatalf("%d sessions: the key has too few", len(want))
 	}
 	j := newSessionJob(t, distinctSessionSpec(gap), 1, 16<<10, nil)
