@@ -62,20 +62,41 @@ func (w *WindowAgg) keyGroup(key []byte) uint16 { return uint16(KeyGroup(key, w.
 
 // spillStore opens a private store for a job that does not checkpoint.
 func (w *WindowAgg) spillStore() (*state.Store, error) {
-	parent, err := w.scratch.Dir()
+	st, tmp, err := scratchStore(w.scratch, "spill-")
+	w.store, w.tmp = st, tmp
+	return st, err
+}
+
+// scratchStore opens a state store in a new directory (named from
+// prefix) of the run's scratch space: a window operator's spill store in a
+// job that does not checkpoint. closeStore closes and removes it.
+func scratchStore(scratch *Scratch, prefix string) (st *state.Store, dir string, err error) {
+	parent, err := scratch.Dir()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	dir, err := os.MkdirTemp(parent, "spill-")
-	if err != nil {
-		return nil, err
+	if dir, err = os.MkdirTemp(parent, prefix); err != nil {
+		return nil, "", err
 	}
-	st, err := state.Open(vfs.Default, dir)
-	if err != nil {
-		return nil, errors.Join(err, os.RemoveAll(dir))
+	if st, err = state.Open(vfs.Default, dir); err != nil {
+		return nil, "", errors.Join(err, os.RemoveAll(dir))
 	}
-	w.store, w.tmp = st, dir
-	return st, nil
+	return st, dir, nil
+}
+
+// closeStore closes *st, if open, and removes *tmp, the directory of a
+// scratch store, if set; both are cleared, so that it may be called again.
+func closeStore(st **state.Store, tmp *string) error {
+	if *st == nil {
+		return nil
+	}
+	err := (*st).Close()
+	*st = nil
+	if *tmp != "" {
+		err = errors.Join(err, os.RemoveAll(*tmp))
+		*tmp = ""
+	}
+	return err
 }
 
 // Process implements Operator.

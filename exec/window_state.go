@@ -1,9 +1,7 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/strandsql/strand/state"
@@ -79,14 +77,5 @@ func (w *WindowAgg) Close() error {
 	if w.agg != nil {
 		w.agg.Release()
 	}
-	if w.store == nil {
-		return nil
-	}
-	err := w.store.Close()
-	w.store = nil
-	if w.tmp != "" {
-		err = errors.Join(err, os.RemoveAll(w.tmp))
-		w.tmp = ""
-	}
-	return err
+	return closeStore(&w.store, &w.tmp)
 }

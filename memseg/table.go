@@ -135,6 +135,28 @@ func (t *HashTable) Insert(key []byte, hash uint64) (addr uint64, acc []byte, in
 	}
 }
 
+// Find returns the address and accumulator of key, and whether the table
+// holds it, without inserting it: a lookup that takes no memory. hash must
+// be Hash(key).
+func (t *HashTable) Find(key []byte, hash uint64) (addr uint64, acc []byte, ok bool) {
+	if len(t.buckets) == 0 {
+		return 0, nil, false
+	}
+	tag := slotTag(hash)
+	for i := t.home(hash); ; i = (i + 1) & (1<<t.bits - 1) {
+		s := t.slot(i)
+		if s == 0 {
+			return 0, nil, false
+		}
+		if s>>addrBits == tag {
+			e := t.entry(s&addrMask - 1)
+			if bytes.Equal(t.key(e), key) {
+				return s&addrMask - 1, e[entHeader : entHeader+t.accSize : entHeader+t.accSize], true
+			}
+		}
+	}
+}
+
 // KeyAt returns the key of the entry at addr (from Insert); it aliases the
 // table.
 func (t *HashTable) KeyAt(addr uint64) []byte { return t.key(t.entry(addr)) }

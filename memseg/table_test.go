@@ -33,11 +33,14 @@ func TestHashTableModel(t *testing.T) {
 							key = AppendString(nil, fmt.Appendf(nil, "k%d", r.IntN(3000)), Order{})
 						}
 					}
+					_, seen := model[string(key)]
+					if _, found, ok := tab.Find(key, Hash(key)); ok != seen || ok && len(found) != accSize {
+						t.Fatalf("Find %x: %v, seen %v", key, ok, seen)
+					}
 					acc, inserted, err := tab.FindOrInsert(key, Hash(key))
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, seen := model[string(key)]
 					if inserted == seen {
 						t.Fatalf("key %x: inserted %v, seen %v", key, inserted, seen)
 					}

@@ -48,6 +48,7 @@ type groupWindow struct {
 	input   *relation // the relation the aggregate reads (below any TVF)
 	timeCol int
 	w       window.Assigner
+	at      parser.Pos // the window's TVF or GROUP BY call
 	// legacy names the function of GROUP BY TUMBLE(ts, size) or HOP(ts,
 	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
 	legacy string
@@ -131,10 +132,10 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	if from.tvf != nil && win == nil {
 		if !windowCols["window_start"] || !windowCols["window_end"] {
-			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 		}
 		inScope := &scope{cols: from.scope.cols[:len(from.tvf.Input.Schema())]}
-		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window}
+		win = &groupWindow{input: &relation{node: from.tvf.Input, scope: inScope}, timeCol: from.tvf.TimeCol, w: from.tvf.Window, at: from.tvf.At}
 		if from.tvf.Window.Kind == window.Session {
 			win.partition, win.partitionAt = from.tvf.Partition, from.tvf.PartitionAt
 		}
@@ -146,14 +147,14 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	}
 	if win == nil && windowCols["window_start"] && windowCols["window_end"] {
 		if from.win.session {
-			return nil, nil, errSessionTVF(from.win.at)
+			return nil, nil, errSessionTVF(groupByAt(q, calls))
 		}
 		if from.win.proc {
-			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
+			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet: aggregate right over the TVF")
 		}
-		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start, at: groupByAt(q, calls)}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
-		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
+		return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 	}
 	if win == nil {
 		return b.groupAggregate(q, from, calls)
@@ -181,7 +182,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		return len(pre.Exprs) - 1
 	}
 	tc := win.input.scope.cols[win.timeCol]
-	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned}
+	agg := &WindowAgg{TimeCol: -1, ProcTime: tc.name, Window: win.w, Assigned: win.assigned, At: win.at}
 	if tc.typ.Attr != types.ProcTime {
 		agg.TimeCol, agg.ProcTime = add(&expr.Col{Index: win.timeCol, Name: tc.name, T: tc.typ}, tc.name), ""
 	}
@@ -206,12 +207,6 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		a, err := b.aggCall(argCtx, c, func(e expr.Expr, what string) int { return add(e, fmt.Sprintf("$agg%d_%s", i, what)) })
 		if err != nil {
 			return nil, nil, err
-		}
-		if a.Distinct && win.w.Kind == window.Session {
-			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in SESSION windows are not supported yet (they are in TUMBLE windows)")
-		}
-		if a.Distinct && win.w.Slides() && !win.assigned {
-			return nil, nil, errorf(c.Start, ErrUnsupported, "DISTINCT aggregates in %v windows are not supported yet (they are in TUMBLE windows)", win.w.Kind)
 		}
 		agg.Aggs = append(agg.Aggs, a)
 		agg.Names = append(agg.Names, c.String())
@@ -363,6 +358,18 @@ func windowInGrouping(items []parser.Expr, from *relation) error {
 	return nil
 }
 
+// groupByAt is where a GROUP BY's error points: its first item, or the
+// first aggregate of a query without GROUP BY.
+func groupByAt(q *parser.Select, calls []*parser.Call) parser.Pos {
+	switch {
+	case len(q.GroupBy) > 0:
+		return q.GroupBy[0].Pos()
+	case len(calls) > 0:
+		return calls[0].Start
+	}
+	return q.Start
+}
+
 // windowTime is window_end - 1 ms, the window's rowtime.
 func windowTime(nk int) expr.Expr {
 	end := &expr.Col{Index: nk + 1, Name: "window_end", T: types.TTimestamp.WithNotNull(true)}
@@ -428,7 +435,7 @@ func legacyWindow(from *relation, c *parser.Call) (*groupWindow, error) {
 	if w.Kind != window.Tumble && from.scope.cols[col].typ.Attr == types.ProcTime {
 		return nil, errorf(id.Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", c.Name)
 	}
-	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name}, nil
+	return &groupWindow{input: from, timeCol: col, w: w, legacy: c.Name, at: c.Start}, nil
 }
 
 // aggCall binds one aggregate call; add places an argument or filter

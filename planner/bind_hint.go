@@ -18,7 +18,7 @@ var ErrHint = errors.New("invalid hint")
 
 // derivedPrefixes begin the uids strand derives (UID, and the sources'
 // and sinks'): a hint may not take one, so it never collides with them.
-var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "over-", "normalize-", "materialize-", "source-", "sink-"}
+var derivedPrefixes = []string{"window-", "topn-", "rank-", "join-", "groupagg-", "over-", "normalize-", "materialize-", "session-", "source-", "sink-"}
 
 // uidHint is a /*+ UID('name') */ of a SELECT.
 type uidHint struct {
@@ -282,6 +282,8 @@ func setUIDHint(n Node, uid string) {
 	case *GroupAgg:
 		n.UIDHint = uid
 	case *Over:
+		n.UIDHint = uid
+	case *WindowTVF:
 		n.UIDHint = uid
 	default:
 		panic(fmt.Sprintf("planner: %T has no uid", n))

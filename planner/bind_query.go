@@ -52,8 +52,8 @@ type winCols struct {
 	// GROUP BY of both columns aggregates such rows per window.
 	tvf *window.Assigner
 	// session marks SESSION windows, whose rows have no window until
-	// their sessions fire: only a window aggregate right over the TVF
-	// computes them. at is where the SESSION call is.
+	// their sessions fire: a window aggregate takes the TVF's rows only
+	// right over it.
 	session bool
 	at      parser.Pos
 	// agg marks a window aggregate's rows, which a GROUP BY of one of
@@ -183,8 +183,6 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 		}
 	} else if q.Having != nil {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
-	} else if w := from.win; w != nil && w.session && w.tvf != nil {
-		return nil, errSessionTVF(w.at)
 	}
 	if k, call, err := rankItem(q.Items); err != nil || call != nil {
 		if err != nil {
@@ -244,7 +242,7 @@ func (b *binder) where(r *relation, cond parser.Expr) (*relation, error) {
 		return nil, err
 	}
 	if r.tvf != nil && !refsAtOrAbove(e, len(r.tvf.Input.Schema())) {
-		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window, Partition: r.tvf.Partition, PartitionAt: r.tvf.PartitionAt}
+		tvf := &WindowTVF{Input: &Filter{Input: r.tvf.Input, Cond: e}, TimeCol: r.tvf.TimeCol, Window: r.tvf.Window, Partition: r.tvf.Partition, PartitionAt: r.tvf.PartitionAt, At: r.tvf.At}
 		return &relation{node: tvf, scope: r.scope, tvf: tvf, win: r.win}, nil
 	}
 	return &relation{node: &Filter{Input: r.node, Cond: e}, scope: r.scope, win: r.win}, nil
@@ -543,7 +541,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 	if attr == types.ProcTime && w.Kind != window.Tumble {
 		return nil, errorf(tc.Descriptor[0].Start, ErrUnsupported, "%s over processing time is not supported yet: only TUMBLE windows may use a PROCTIME() column", fn)
 	}
-	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w, Partition: part}
+	tvf := &WindowTVF{Input: in.node, TimeCol: col, Window: w, Partition: part, At: t.Start}
 	if len(part) > 0 {
 		tvf.PartitionAt = data.PartitionBy[0].Pos()
 	}
@@ -552,7 +550,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 
@@ -590,11 +588,11 @@ func windowOf(fn string, size, slide, offset *parser.TableFuncArg) (window.Assig
 	return w, nil
 }
 
-// errSessionTVF refuses a SESSION window TVF that a window aggregate does
-// not consume right away: its rows have no window until their sessions
-// fire.
+// errSessionTVF refuses a window aggregate over a view or subquery of a
+// SESSION window TVF: it would group rows by window_end alone, and
+// sessions of different keys with one end are different windows.
 func errSessionTVF(at parser.Pos) error {
-	return errorf(at, ErrUnsupported, "a SESSION window TVF is supported only under a window aggregate right over it: SELECT ... FROM TABLE(SESSION(...)) GROUP BY window_start, window_end[, keys]")
+	return errorf(at, ErrUnsupported, "a window aggregate over a view or subquery of a SESSION window TVF is not supported: aggregate right over it, SELECT ... FROM TABLE(SESSION(...)) GROUP BY window_start, window_end[, keys]")
 }
 
 // sessionOf checks a SESSION window's gap and returns its assigner.

@@ -107,12 +107,7 @@ func windowed(base *relation, at parser.Pos, what string) error {
 		return errorf(at, ErrUnsupported, "%s; select window_end where the window is computed", what)
 	}
 	if w.proc {
-		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet")
-	}
-	if w.session {
-		// As in Flink, whose window Top-N and deduplication follow TUMBLE,
-		// HOP and CUMULATE windows only.
-		return errorf(at, ErrUnsupported, "a Top-N or deduplication over SESSION windows is not supported yet (TUMBLE, HOP and CUMULATE windows are)")
+		return errorf(at, ErrUnsupported, "a Top-N over a processing-time window is not supported yet (as in Flink): a window Top-N ranks the rows of event-time TUMBLE, HOP, CUMULATE and SESSION windows")
 	}
 	return nil
 }
@@ -165,9 +160,12 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 		if err := windowed(base, call.Start, "a window Top-N needs window_end"); err != nil {
 			return nil, err
 		}
+		// window_end is the Top-N's window; a fixed window's start follows
+		// from it, a session's does not: sessions of one end with other
+		// starts are other windows.
 		part = slices.DeleteFunc(slices.Clone(all), func(e expr.Expr) bool {
 			c, ok := e.(*expr.Col)
-			return ok && (c.Index == base.win.start || c.Index == base.win.end)
+			return ok && (c.Index == base.win.end || c.Index == base.win.start && !base.win.session)
 		})
 	}
 	if len(w.OrderBy) == 0 {
@@ -316,7 +314,21 @@ func (b *binder) orderLimit(q *parser.Select, base *relation, c *exprCtx, r *rel
 		// A selected column: sort by the expression that computes it.
 		order = append(order, orderBy(o, p.Exprs[i]))
 	}
-	t, tp := topN(p, base, nil, order)
+	var part []expr.Expr
+	if base.win.session {
+		if base.win.start < 0 {
+			at := q.Start
+			if len(q.OrderBy) > 0 {
+				at = q.OrderBy[0].Start
+			} else if q.Limit != nil {
+				at = q.Limit.Pos()
+			}
+			return nil, errorf(at, ErrUnsupported, "ORDER BY ... LIMIT over SESSION windows needs window_start where the window is computed: sessions of one end with other starts are other windows")
+		}
+		in := base.scope.cols[base.win.start]
+		part = []expr.Expr{&expr.Col{Index: base.win.start, Name: in.name, T: in.typ}}
+	}
+	t, tp := topN(p, base, part, order)
 	t.Limit = limit
 	b.defines(t)
 	var node Node = t

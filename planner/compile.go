@@ -10,6 +10,7 @@ import (
 	"github.com/strandsql/strand/exec/connector"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/join"
+	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/rank"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -76,15 +77,12 @@ type stage struct {
 	schema types.Schema
 	// src is the source feeding this vertex directly, if any.
 	src *exec.SourceSpec
-	// windowed marks the output of a window aggregate: its rows (of time
-	// window_time, window_end - 1) are emitted when their window fires,
-	// before the watermark that fired it goes on, so a window over them
-	// never finds one late (cascading windows).
+	// windowed marks the output of a window aggregate or a SESSION window
+	// TVF: its rows (of time window_time, window_end - 1) are emitted when
+	// their window fires, before the watermark that covers them goes on
+	// (a session operator holds its watermark back: exec.SessionHold), so
+	// a window over them never finds one late (cascading windows).
 	windowed bool
-	// session marks the output of a SESSION window aggregate, which
-	// emits a session (of rowtime end - 1) once the watermark has passed
-	// its end: a window over it would find rows late.
-	session bool
 }
 
 func (c *compiler) vertex(name string) *exec.Vertex {
@@ -129,9 +127,12 @@ func (c *compiler) node(n Node) (*stage, error) {
 		// Rows of a processing-time window are never late: only event
 		// time drops rows at the source.
 		if s.schema[n.TimeCol].Type.Attr != types.ProcTime {
-			if err := c.fires(s, n.Window); err != nil {
+			if err := c.fires(s, n.Window, n.At); err != nil {
 				return nil, err
 			}
+		}
+		if n.Window.Kind == window.Session {
+			return c.sessionTVF(n, s)
 		}
 		out := n.Schema()
 		op := exec.OpSpec{Name: fmt.Sprintf("WindowTableFunction(%s)", describeWindow(s.schema, n.TimeCol, n.Window)), Out: out,
@@ -326,16 +327,14 @@ func (c *compiler) check(t *Table, asSource bool) error {
 }
 
 // fires tells the source feeding s how rows map to windows of w, so it
-// can drop late rows per split.
-func (c *compiler) fires(s *stage, w window.Assigner) error {
-	if s.session {
-		return fmt.Errorf("%w: a window over the output of a SESSION window aggregate", ErrUnsupported)
-	}
+// can drop late rows per split; at is the window's TVF or GROUP BY call.
+func (c *compiler) fires(s *stage, w window.Assigner, at parser.Pos) error {
 	if s.windowed {
 		return nil
 	}
 	if s.src == nil || s.src.Fires != nil {
-		return fmt.Errorf("%w: a window over the output of another window", ErrUnsupported)
+		// Its rows' lateness was decided by other windows, or by none.
+		return errorf(at, ErrUnsupported, "a window over the rows of another window TVF, a join or a union is not supported: a window takes a table's rows (with a WATERMARK), or a window aggregate's output by its window_time")
 	}
 	s.src.Fires = w.Fires
 	c.keep(&c.fireKeys, s.src, fmt.Sprintf("%+v", w))
@@ -377,7 +376,7 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	// Assigned rows come from a window TVF below, which had the source
 	// drop late rows already.
 	if n.TimeCol >= 0 && !n.Assigned {
-		if err := c.fires(s, n.Window); err != nil {
+		if err := c.fires(s, n.Window, n.At); err != nil {
 			return nil, err
 		}
 	}
@@ -397,6 +396,10 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 	} else if w.Slides() {
 		// The physical plan shows how the windows are computed: per slice.
 		name += fmt.Sprintf(" assigner=[sliced(slice=[%s], slices_per_window=[%d])]", types.SQLIntervalDayTime(w.SliceSize()), w.Size/w.SliceSize())
+	} else if n.TimeCol < 0 {
+		name += " assigner=[tumbling(by=[processing time])]"
+	} else {
+		name += fmt.Sprintf(" assigner=[tumbling(slice=[%s])]", types.SQLIntervalDayTime(w.Size))
 	}
 	v.Ops = append(v.Ops, exec.OpSpec{Name: name + " uid=" + uid, UID: uid, Fingerprint: spec.Fingerprint(), Out: out,
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
@@ -417,7 +420,39 @@ func (c *compiler) sessionAgg(n *WindowAgg, s *stage, v *exec.Vertex, spec *wind
 		MemorySegments: spec.MinSegments(), New: func() (exec.Operator, error) {
 			return exec.NewSessionAgg(uid, *spec)
 		}})
-	return &stage{v: v, schema: n.Schema(), windowed: true, session: true}, nil
+	return &stage{v: v, schema: n.Schema(), windowed: true}, nil
+}
+
+// sessionTVF compiles a SESSION window TVF that no window aggregate takes
+// in: a vertex behind a hash exchange on its PARTITION BY columns, which
+// keeps each row until its session fires.
+func (c *compiler) sessionTVF(n *WindowTVF, s *stage) (*stage, error) {
+	uid, out := UID(n), n.Schema()
+	in := s.schema
+	op, err := exec.NewSessionTVF(uid, in, n.TimeCol, n.Partition, n.Window.Size, out)
+	if err != nil {
+		return nil, err
+	}
+	v := c.vertex("SessionWindowTableFunction")
+	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Partition}}
+	name := fmt.Sprintf("%s assigner=[merging(per=[%s], touching=[merge])] uid=%s", n.describe(), partitionNames(in, n.Partition), uid)
+	v.Ops = append(v.Ops, exec.OpSpec{Name: name, UID: uid, Fingerprint: op.Fingerprint(), Out: out, MemorySegments: op.MinSegments(),
+		New: func() (exec.Operator, error) {
+			return exec.NewSessionTVF(uid, in, n.TimeCol, n.Partition, n.Window.Size, out)
+		}})
+	return &stage{v: v, schema: out, windowed: true}, nil
+}
+
+// partitionNames names a SESSION's PARTITION BY columns, or "none".
+func partitionNames(in types.Schema, cols []int) string {
+	if len(cols) == 0 {
+		return "none"
+	}
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = in[c].Name
+	}
+	return strings.Join(names, ", ")
 }
 
 // topN starts a vertex of parallelism 1 behind a global edge: a window's

@@ -71,6 +71,15 @@
 // reaches window_end - 1, as the window aggregate does, and checkpoints the
 // rows it holds, since rows of a window can be buffered across a barrier.
 //
+// Over SESSION windows (a session aggregate, or the SESSION TVF, which
+// compiles to exec.SessionTVF when no aggregate takes it in) the Top-N also
+// partitions by window_start: sessions of several keys may end together
+// and are other windows. A session operator holds its watermark back
+// (exec.SessionHold), so its output is windowed like a window aggregate's:
+// a Top-N, or a window over window_time or SESSION_ROWTIME, finds none of
+// its rows late. A window aggregate over a view or subquery of the SESSION
+// TVF is refused at its GROUP BY (it would group by window_end alone).
+//
 // # Deduplication and Top-N outside windows
 //
 // A ROW_NUMBER() whose PARTITION BY lacks window_start or window_end binds

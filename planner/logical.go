@@ -53,6 +53,10 @@ type WindowTVF struct {
 	// PartitionAt where its PARTITION BY is, for errors.
 	Partition   []int
 	PartitionAt parser.Pos
+	// At is where the TVF is, for errors; UIDHint is a SESSION TVF's uid
+	// when two alike in one statement need telling apart (UID).
+	At      parser.Pos
+	UIDHint string
 }
 
 // WindowAgg is a window aggregate: its output is the keys, window_start,
@@ -76,7 +80,9 @@ type WindowAgg struct {
 	// UIDHint is the uid a /*+ UID('...') */ hint gives the operator, or
 	// empty to derive it (UID).
 	UIDHint string
-	out     types.Schema
+	// At is the window's TVF or GROUP BY call, for errors.
+	At  parser.Pos
+	out types.Schema
 }
 
 // TopN is a window Top-N: of each window's rows (those with the same
@@ -176,7 +182,13 @@ func (p *Project) describe() string {
 }
 
 func (w *WindowTVF) describe() string {
-	return fmt.Sprintf("WindowTableFunction(%s)", describeWindow(w.Input.Schema(), w.TimeCol, w.Window))
+	in := w.Input.Schema()
+	d := describeWindow(in, w.TimeCol, w.Window)
+	if w.Window.Kind == window.Session && len(w.Partition) > 0 {
+		// As Flink: SESSION(time_col=[ts], gap=[...], partition keys=[k]).
+		d = strings.TrimSuffix(d, ")]") + fmt.Sprintf(", partition keys=[%s])]", partitionNames(in, w.Partition))
+	}
+	return fmt.Sprintf("WindowTableFunction(%s)", d)
 }
 
 func (w *WindowAgg) describe() string {

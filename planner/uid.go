@@ -65,8 +65,33 @@ func UID(n Node) string {
 		return n.uid()
 	case *Materialize:
 		return n.uid()
+	case *WindowTVF:
+		if n.UIDHint != "" {
+			return n.UIDHint
+		}
+		if n.Window.Kind == window.Session {
+			return "session-" + uidHash(sessionCanon(n))
+		}
 	}
 	return ""
+}
+
+// sessionCanon is the canonical encoding of a SESSION window TVF that no
+// window aggregate takes in: it keeps its input's rows until their
+// sessions fire, so their columns are part of its state, and the time
+// column, partitioning and gap decide the sessions.
+func sessionCanon(w *WindowTVF) string {
+	in := w.Input.Schema()
+	var b strings.Builder
+	fmt.Fprintf(&b, "session-tvf\nsources %s\n", strings.Join(sourceTables(w), ","))
+	for i := range in {
+		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+	}
+	fmt.Fprintf(&b, "time %s\ngap %d\n", canonCol(in, w.TimeCol), w.Window.Size)
+	for _, p := range w.Partition {
+		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
+	}
+	return b.String()
 }
 
 // joinCanon is the canonical encoding of a regular join: it keeps each

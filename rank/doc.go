@@ -5,6 +5,11 @@
 //   - WindowTopN, the window Top-N (PARTITION BY window_start, window_end):
 //     it buffers each window's rows in managed memory and, when the window
 //     fires, sorts them and emits the first of each partition, append-only.
+//     A window is its window_end; over SESSION windows, whose sessions of
+//     several keys may share an end, the planner partitions by
+//     window_start as well, and the session operator before it holds its
+//     watermark back so that a session's rows arrive before the watermark
+//     that fires their window here.
 //   - Dedup, a deduplication outside windows (rownum = 1, rownum not read,
 //     ORDER BY one time attribute), as Flink's Deduplicate.
 //   - TopN, a Top-N outside windows (any other partitioning), as Flink's

@@ -11,9 +11,10 @@ import (
 // reads, where Scan's callback cannot be interleaved with other scans.
 type Iter struct {
 	it     *pebble.Iterator
-	strip  int // bytes of the Pebble key before the state's own key
+	head   []byte // the Pebble key before the state's own key
 	ok     bool
 	closed bool
+	buf    []byte
 }
 
 // NewIter returns an iterator over the entries of state name in key
@@ -25,12 +26,20 @@ func (s *Store) NewIter(uid string, kg uint16, name string, prefix []byte) (*Ite
 	if err != nil {
 		return nil, fmt.Errorf("state: iterate: %w", err)
 	}
-	return &Iter{it: it, strip: len(encodeKey(nil, uid, kg, name, nil))}, nil
+	return &Iter{it: it, head: encodeKey(nil, uid, kg, name, nil)}, nil
 }
 
 // First moves to the first entry and reports whether there is one.
 func (i *Iter) First() bool {
 	i.ok = i.it.First()
+	return i.ok
+}
+
+// SeekGE moves to the first entry whose key is key or after it, and
+// reports whether there is one.
+func (i *Iter) SeekGE(key []byte) bool {
+	i.buf = append(append(i.buf[:0], i.head...), key...)
+	i.ok = i.it.SeekGE(i.buf)
 	return i.ok
 }
 
@@ -42,7 +51,7 @@ func (i *Iter) Next() bool {
 
 // Key is the current entry's key (prefix included); it is valid until the
 // iterator moves.
-func (i *Iter) Key() []byte { return i.it.Key()[i.strip:] }
+func (i *Iter) Key() []byte { return i.it.Key()[len(i.head):] }
 
 // Value is the current entry's value; it is valid until the iterator
 // moves.

@@ -46,6 +46,13 @@ func TestIterPrefix(t *testing.T) {
 		}
 		got = append(got, string(it.Key()))
 	}
+	// SeekGE stays within the prefix: to the key, past it, or nowhere.
+	for _, c := range []struct{ seek, want string }{{"\x01\xff\x00", "\x01\xff\x00"}, {"\x01\xff\x01", "\x01\xff\xff"}, {"\x00", "\x01\xff"}, {"\x01\xff\xff\x00", ""}} {
+		ok := it.SeekGE([]byte(c.seek))
+		if ok != (c.want != "") || ok && string(it.Key()) != c.want {
+			t.Errorf("SeekGE(%q): %v at %q, want %q", c.seek, ok, it.Key(), c.want)
+		}
+	}
 	if err := it.Close(); err != nil {
 		t.Fatal(err)
 	}

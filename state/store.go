@@ -252,6 +252,14 @@ func (b *Batch) DeletePrefix(uid string, kg uint16, name string, keyPrefix []byt
 	}
 }
 
+// DeleteRange records that no key from from (inclusive) to to (exclusive)
+// exists any more, as one range deletion.
+func (b *Batch) DeleteRange(uid string, kg uint16, name string, from, to []byte) {
+	if b.named(name) {
+		b.keep(b.b.DeleteRange(encodeKey(nil, uid, kg, name, from), encodeKey(nil, uid, kg, name, to), nil))
+	}
+}
+
 // Len is the size in bytes of the batch's writes so far: a writer
 // commits when it grows large, as a batch lives on the heap.
 func (b *Batch) Len() int { return b.b.Len() }

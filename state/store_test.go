@@ -120,6 +120,7 @@ func TestWrites(t *testing.T) {
 	b.DeletePrefix("agg", 127, "acc", []byte("k1")) // k1, k1\x00; not k2
 	b.DeletePrefix("agg", 0xffff, "a", nil)         // the whole name, not acc
 	b.DeletePrefix("ag", 0xffff, "acc", []byte("\xff\xff"))
+	b.DeleteRange("agg", 2, "acc", []byte("\x00"), []byte("k2")) // \x00, k1, k1\x00; not "" or k2
 	if err := b.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,8 @@ func TestWrites(t *testing.T) {
 		return e.uid == "agg" && e.kg == 7 && e.name == "acc" && e.key == "k1" ||
 			e.uid == "agg" && e.kg == 127 && e.name == "acc" && strings.HasPrefix(e.key, "k1") ||
 			e.uid == "agg" && e.kg == 0xffff && e.name == "a" ||
-			e.uid == "ag" && e.kg == 0xffff && e.name == "acc" && e.key == "\xff\xff"
+			e.uid == "ag" && e.kg == 0xffff && e.name == "acc" && e.key == "\xff\xff" ||
+			e.uid == "agg" && e.kg == 2 && e.name == "acc" && e.key >= "\x00" && e.key < "k2"
 	})
 	for _, uid := range []string{"agg", "ag"} {
 		if got, want := scanAll(t, s, uid, 0, 0xffff, ""), m.scan(uid, 0, 0xffff, ""); !slices.Equal(got, want) {

@@ -103,7 +103,7 @@ func TestGroupingSetsResultsAreExact(t *testing.T) {
 		t.Fatal("no late rows: the session case tests less than it says")
 	}
 	want := cubeReference(kept, sessionReference)
-	query := cubeQuery(t, fmt.Sprintf(exactQueryText, "CAST(0 AS BIGINT)", "CAST(0 AS BIGINT)",
+	query := cubeQuery(t, fmt.Sprintf(exactQueryText,
 		fmt.Sprintf("TABLE(SESSION(TABLE src, DESCRIPTOR(ts), INTERVAL '%d' SECOND))", exactGap/1000)))
 	for _, c := range groupingSetsCases {
 		// Session windows keep their state in memory (they do not spill).

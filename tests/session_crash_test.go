@@ -23,32 +23,84 @@ FROM TABLE(SESSION(TABLE clicks PARTITION BY user_id, DESCRIPTOR(ts), INTERVAL '
 GROUP BY window_start, window_end, user_id;
 `
 
+// sessionSpillQuery is a SESSION aggregate whose open sessions are many
+// times a small memory.managed.size: 1,000 users, a row every 5 ms of
+// event time (so a user's every 5 s on average) and a gap of 6 s, so that
+// nearly every user has a session open, sessions grow and merge over many
+// checkpoints (rows up to a second out of order bridge two of them), and
+// each holds a COUNT(DISTINCT) of values that repeat.
+const sessionSpillQuery = `
+CREATE TABLE clicks (
+  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
+  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+) WITH (
+  'connector' = 'datagen', 'number-of-rows' = '%d', 'rows-per-second' = '%d', 'splits' = '3', 'seed' = '11',
+  'fields.ts.kind' = 'random', 'fields.ts.step' = '5 ms', 'fields.ts.max-past' = '1 s',
+  'fields.user_id.min' = '1', 'fields.user_id.max' = '1000',
+  'fields.amount.min' = '0', 'fields.amount.max' = '10'
+);
+CREATE TABLE out_t (ws TIMESTAMP(3), we TIMESTAMP(3), user_id BIGINT, clicks BIGINT, mx DOUBLE, amounts BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO out_t
+SELECT window_start, window_end, user_id, COUNT(*), MAX(amount), COUNT(DISTINCT CAST(amount AS INT))
+FROM TABLE(SESSION(TABLE clicks PARTITION BY user_id, DESCRIPTOR(ts), INTERVAL '6' SECOND))
+GROUP BY window_start, window_end, user_id;
+`
+
+// sessionTopNQuery ranks the clicks of each user's session of 0.3 s (the
+// SESSION TVF kept row by row until its session fires) and keeps the two
+// largest: a window Top-N over session windows.
+const sessionTopNQuery = crashClicks + `
+CREATE TABLE out_t (ws TIMESTAMP(3), we TIMESTAMP(3), user_id BIGINT, amount DOUBLE, rn BIGINT)
+WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO out_t
+SELECT window_start, window_end, user_id, amount, rn FROM (
+  SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end, user_id ORDER BY amount DESC) AS rn
+  FROM TABLE(SESSION(TABLE clicks PARTITION BY user_id, DESCRIPTOR(ts), INTERVAL '0.3' SECOND))
+) WHERE rn <= 2;
+`
+
 // TestSessionCrashRecoveryExactlyOnce kills the real binary running a
 // SESSION aggregate at random moments and checks that the committed output
 // equals an uninterrupted run's; in the second case the last run has
 // another parallelism, so each key's sessions are restored into another
-// subtask.
+// subtask; in the third the sessions spill (memory.managed.size 64kb),
+// so that checkpoints hold spilled sessions and their timers, restores
+// spill again, and sessions that merge do so across checkpoints and
+// spills.
 func TestSessionCrashRecoveryExactlyOnce(t *testing.T) {
 	kills := 4
 	rows, rate := 12000, 8000
 	if os.Getenv("STRAND_SOAK") != "" {
 		kills, rows, rate = 30, 200000, 10000
 	}
-	query := fmt.Sprintf(sessionCrashQuery, rows, rate)
-	want := referenceRun(t, query)
-	if len(want) < 100 {
-		t.Fatalf("reference run wrote only %d rows", len(want))
-	}
-	for _, c := range []struct{ p, final int }{{1, 1}, {2, 3}} {
-		t.Run(fmt.Sprintf("p%d-then-p%d", c.p, c.final), func(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		query    string
+		p, final int
+		mem      string
+	}{{"p1-then-p1", sessionCrashQuery, 1, 1, ""}, {"p2-then-p3", sessionCrashQuery, 2, 3, ""}, {"spilling-p2-then-p3", sessionSpillQuery, 2, 3, "64kb"}} {
+		t.Run(c.name, func(t *testing.T) {
+			query := fmt.Sprintf(c.query, rows, rate)
+			want := referenceRun(t, query)
+			if len(want) < 100 {
+				t.Fatalf("reference run wrote only %d rows", len(want))
+			}
 			dir := t.TempDir()
 			writeFile(t, filepath.Join(dir, "q.sql"), query)
 			rng := rand.New(rand.NewSource(int64(10*c.p + c.final)))
-			landed, _ := crashRunAt(t, dir, c.p, c.final, kills, rng)
+			var extra []string
+			if c.mem != "" {
+				extra = []string{"--set", "memory.managed.size=" + c.mem}
+			}
+			landed, stderr := crashRunAt(t, dir, c.p, c.final, kills, rng, extra...)
 			got := committed(t, filepath.Join(dir, "out"))
-			t.Logf("%d kills, %d rows", landed, len(got))
+			t.Logf("%d kills, %d rows, the last run spilled %d times", landed, len(got), spills(stderr))
 			if landed == 0 {
 				t.Errorf("no kill landed: the run is too short to test recovery")
+			}
+			if c.mem != "" && spills(stderr) == 0 {
+				t.Errorf("the last run spilled nothing: the case tests no spilling\n%s", stderr)
 			}
 			diffRows(t, got, want)
 		})
@@ -56,17 +108,29 @@ func TestSessionCrashRecoveryExactlyOnce(t *testing.T) {
 }
 
 // TestSessionSavepointResumes: a stop with savepoint of a SESSION
-// aggregate resumes at another parallelism with exactly an uninterrupted
-// run's output.
+// aggregate (also one that spills, whose savepoint holds spilled sessions)
+// and of a window Top-N over a SESSION TVF resumes at another parallelism
+// with exactly an uninterrupted run's output.
 func TestSessionSavepointResumes(t *testing.T) {
-	query := fmt.Sprintf(sessionCrashQuery, 9000, 6000)
-	want := referenceRun(t, query)
-	for i, c := range []struct{ from, to int }{{2, 3}, {3, 1}} {
-		t.Run(fmt.Sprintf("%d-to-%d", c.from, c.to), func(t *testing.T) {
+	for i, c := range []struct {
+		name     string
+		query    string
+		from, to int
+		mem      string
+	}{{"2-to-3", sessionCrashQuery, 2, 3, ""}, {"3-to-1", sessionCrashQuery, 3, 1, ""}, {"spilling-2-to-3", sessionSpillQuery, 2, 3, "64kb"}, {"topn-2-to-3", sessionTopNQuery, 2, 3, ""}} {
+		t.Run(c.name, func(t *testing.T) {
+			query := fmt.Sprintf(c.query, 9000, 6000)
+			want := referenceRun(t, query)
+			if c.mem != "" {
+				query = "SET 'memory.managed.size' = '" + c.mem + "';\n" + query
+			}
 			t.Chdir(t.TempDir())
 			rng := rand.New(rand.NewSource(int64(i)))
 			path, _ := stopAt(t, query, c.from, time.Duration(200+rng.Intn(400))*time.Millisecond, false)
-			resume(t, query, path, c.to)
+			log := resume(t, query, path, c.to)
+			if c.mem != "" && spills(log) == 0 {
+				t.Errorf("the resumed run did not spill:\n%s", log)
+			}
 			diffRows(t, committed(t, "out"), want)
 		})
 	}

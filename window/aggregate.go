@@ -148,8 +148,12 @@ type pane struct {
 	order []int32
 	keys  [][]byte
 	// seen holds, per DISTINCT aggregate, the (group number, value) pairs
-	// seen, values as normalized keys.
-	seen []*memseg.HashTable
+	// seen, values as normalized keys. values caches them in key order,
+	// per group, once a window of several slices has needed them, its
+	// memory (valuesBytes) charged to the budget.
+	seen        []*memseg.HashTable
+	values      []paneValues
+	valuesBytes int
 	// cap is the groups the columns have room for; charged the bytes of
 	// the budget the columns and the accumulators' heap values hold.
 	cap, charged int
@@ -259,7 +263,8 @@ func (a *Aggregate) free(p *pane) {
 			s.Reset()
 		}
 	}
-	a.mem.Unreserve(p.charged)
+	a.mem.Unreserve(p.charged + p.valuesBytes)
+	p.values, p.valuesBytes = nil, 0
 	p.accs = a.newAccs()
 	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys, p.marks = nil, nil, nil, nil, nil, nil, nil
 	for i := range p.parts {
@@ -588,6 +593,7 @@ func (a *Aggregate) group(p *pane) (int32, bool) {
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
 	p.order, p.keys = nil, nil
+	a.forgetValues(p)
 	return g, true
 }
 
@@ -625,6 +631,7 @@ func (a *Aggregate) distinct(p *pane, b arrow.RecordBatch, r, g int32) bool {
 		if inserted {
 			a.dRows[i] = append(a.dRows[i], r)
 			a.dGroups[i] = append(a.dGroups[i], g)
+			a.forgetValues(p)
 		}
 	}
 	return true
@@ -752,6 +759,13 @@ func (a *Aggregate) fire(cover []*pane, ws, we int64, emit func(arrow.RecordBatc
 	if len(cover) == 1 {
 		return a.emitPane(cover[0], ws, we, emit)
 	}
+	for _, p := range cover {
+		if err := a.valueOrder(p); err != nil {
+			// No memory to order the slices' DISTINCT values: they merge
+			// through the store instead.
+			return a.fireSpilled(cover, ws, we, emit)
+		}
+	}
 	return a.fireMerged(cover, ws, we, emit)
 }
 
@@ -772,7 +786,9 @@ func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch)
 // slice takes no rows once its first window has fired, so the order
 // holds for its later windows), and a k-way merge folds equal keys into
 // one output group. No hashing: the cost of a window is its slices'
-// groups.
+// groups. A DISTINCT aggregate is computed from the union of its group's
+// values in each slice (valueOrder), so that a value seen in two slices
+// of the window counts once.
 func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
 	cur := a.cursors[:0]
 	for _, p := range cover {
@@ -789,7 +805,7 @@ func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.Reco
 	}
 	a.cursors = cur
 	if a.merged == nil {
-		a.merged = a.newMerge() // no DISTINCT aggregates here: nothing to release
+		a.merged = a.newMerge() // kept across windows: never released
 	}
 	m := a.merged
 	// A window covers few slices (size/slide): the least key is found by
@@ -802,7 +818,7 @@ func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.Reco
 			}
 		}
 		c := &cur[least]
-		if err := m.addFrom(c.key, c.p.accs, c.p.order[c.i], ws, we, emit); err != nil {
+		if err := m.addFrom(c.key, c.p, c.p.order[c.i], ws, we, emit); err != nil {
 			return err
 		}
 		if c.i++; c.i == len(c.p.order) {
@@ -873,3 +889,57 @@ func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, key func(i
 
 // Pending returns the number of windows holding state.
 func (a *Aggregate) Pending() int { return len(a.panes) }
+
+// paneValues are a slice's values of one DISTINCT aggregate in key order:
+// group g's are the table entries addrs[off[g]:off[g+1]], by value.
+type paneValues struct {
+	off   []int32
+	addrs []uint64
+}
+
+// valueOrder caches pane p's DISTINCT values in key order (the seen
+// tables' keys are group number then value, so a sorted walk gives each
+// group's values in order), charging the budget for them.
+func (a *Aggregate) valueOrder(p *pane) error {
+	if p.values != nil {
+		return nil
+	}
+	values := make([]paneValues, len(p.seen))
+	charged := 0
+	for i, seen := range p.seen {
+		if seen == nil {
+			continue
+		}
+		n := 4*(len(p.addrs)+1) + 8*seen.Len()
+		if err := a.mem.Reserve(n); err != nil {
+			a.mem.Unreserve(charged)
+			return err
+		}
+		charged += n
+		it, err := seen.Sorted(nil)
+		if err != nil {
+			a.mem.Unreserve(charged)
+			return err
+		}
+		pv := paneValues{off: make([]int32, len(p.addrs)+1), addrs: make([]uint64, 0, seen.Len())}
+		for it.Next() {
+			pv.off[binary.BigEndian.Uint32(it.Key())+1]++
+			pv.addrs = append(pv.addrs, it.Addr())
+		}
+		it.Close()
+		for g := range p.addrs {
+			pv.off[g+1] += pv.off[g]
+		}
+		values[i] = pv
+	}
+	p.values, p.valuesBytes = values, charged
+	return nil
+}
+
+// forgetValues drops p's cache of DISTINCT values, which changed.
+func (a *Aggregate) forgetValues(p *pane) {
+	if p.values != nil {
+		a.mem.Unreserve(p.valuesBytes)
+		p.values, p.valuesBytes = nil, 0
+	}
+}

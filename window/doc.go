@@ -36,12 +36,19 @@
 //   - Aggregates are package agg's accumulators (COUNT, SUM, MIN, MAX,
 //     AVG, their types and exact sums), each optionally DISTINCT and with
 //     a FILTER column, both of which the aggregate applies before agg
-//     sees the rows.
+//     sees the rows. A slice keeps each group's DISTINCT values; a window
+//     of several slices computes a DISTINCT aggregate from the union of
+//     its group's values in each (each slice's values ordered once and
+//     merged, duplicates skipped; spilled values merge the same way), so
+//     that a value seen in two slices of the window counts once, as
+//     Flink's per-slice distinct maps merged.
 //
 // Session windows (session.go, session_state.go), kind Session with the
 // gap as Assigner.Size, are not fixed: which session a row is in depends
-// on the other rows of its key. Chosen to match Flink's session windows
-// and to keep strand's determinism:
+// on the other rows of its key. Sessions.Fire gives a session's key and
+// bounds instead of its aggregates, for the SESSION TVF without an
+// aggregate (exec.SessionTVF keeps the rows). Chosen to match Flink's
+// session windows and to keep strand's determinism:
 //   - Per key (the grouping columns), a row of time ts opens [ts, ts+gap);
 //     sessions that overlap or touch (end == start, Flink's
 //     TimeWindow.intersects) merge, accumulators merged with agg's Merge.
@@ -63,10 +70,21 @@
 //     (merges included: the entry is the key's new list), and deletes the
 //     entries of keys whose sessions all fired, so a restore at any
 //     parallelism routes each key by its key group. Keys without sessions
-//     leave the table when they are most of it (compaction). Sessions do
-//     not spill: state beyond the budget fails with ErrMemory. DISTINCT
-//     aggregates are not supported in sessions (their value sets would
-//     have to merge too).
+//     leave the table when they are most of it (compaction).
+//   - Firing (session_timer.go): a min-heap of timers by session end, one
+//     per live session, set again when it pops before a session that grew;
+//     a watermark pops the sessions it passes and visits no other. The heap
+//     is derived state: a restore sets the timers of the sessions it loads.
+//   - Spilling (session_spill.go): when the budget cannot take a key, a
+//     session or a DISTINCT value, every key's sessions go to the state
+//     store, each key as its checkpoint entry and each session with a
+//     timer entry keyed by end; a row of a spilled key takes its sessions
+//     back, and a watermark fires spilled sessions from the store, merged
+//     by end and key with those in memory.
+//   - DISTINCT aggregates (session_distinct.go) keep each session's values
+//     as a list of sets, which a merge concatenates without taking memory;
+//     the merged accumulator adds the other session's values it lacks, so
+//     a value in both counts once.
 //
 // Memory: each window's groups are found through a memseg.HashTable from
 // the group's normalized key to a group number, its DISTINCT values

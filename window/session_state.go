@@ -2,8 +2,11 @@ package window
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/strandsql/strand/memseg"
 )
 
 // Checkpointed sessions. At each checkpoint the aggregate writes, for every
@@ -13,36 +16,36 @@ import (
 //
 //	key:   the key's normalized key (whose hash picks the key group)
 //	value: uvarint(sessions) { varint(start) varint(end) uvarint(len state) state }
+//	state: the accumulators (Acc.Put, in aggregate order), then for each
+//	       DISTINCT aggregate, in order: uvarint(values) { uvarint(len) value }
 //
-// sessions in start order, state a session's accumulators (Acc.Put, in
-// aggregate order). A key whose sessions have all fired has its entry
+// sessions in start order, a DISTINCT aggregate's values each once, as
+// normalized keys. A key whose sessions have all fired has its entry
 // deleted. A merge is thus checkpointed as the key's new list, and a
-// restore at any parallelism routes each key by its key group.
+// restore at any parallelism routes each key by its key group. The same
+// entry is what a spill writes (session_spill.go).
 const sessionState = "S"
 
 // Track makes the aggregate remember what changes between checkpoints. It
 // must be called before the first Add.
 func (s *Sessions) Track() { s.track = true }
 
-// UseStore names the state Flush writes: operator uid, each key in key
-// group kg of its key.
-func (s *Sessions) UseStore(uid string, kg KeyGroup) { s.uid, s.kg = uid, kg }
-
-// Flush writes to b the sessions of every key that changed since the last
-// checkpoint. Flushed forgets those changes once b's writes are durable in
-// the checkpoint; until then a failed checkpoint's next Flush writes them
+// Flush writes to b the sessions of every key in memory that changed since
+// the last checkpoint (a spilled key's entry is in the store already).
+// Flushed forgets those changes once b's writes are durable in the
+// checkpoint; until then a failed checkpoint's next Flush writes them
 // again.
 func (s *Sessions) Flush(b Writer) {
 	for _, k := range s.dirtyList {
 		key := s.table.KeyAt(s.addrs[k])
-		kg := s.kg(key)
+		kg := s.spill.kg(key)
 		if s.head[k] < 0 {
 			if s.stored[k] {
-				b.Delete(s.uid, kg, sessionState, key)
+				b.Delete(s.spill.uid, kg, sessionState, key)
 			}
 			continue
 		}
-		b.Set(s.uid, kg, sessionState, key, s.encode(k))
+		b.Set(s.spill.uid, kg, sessionState, key, s.encode(k))
 		s.stored[k] = true
 	}
 }
@@ -67,13 +70,28 @@ func (s *Sessions) encode(k int32) []byte {
 		n++
 	}
 	dst := binary.AppendUvarint(s.part[:0], uint64(n))
-	var st []byte
+	var st, vals []byte
 	for cur := s.head[k]; cur >= 0; cur = s.next[cur] {
 		dst = binary.AppendVarint(dst, s.start[cur])
 		dst = binary.AppendVarint(dst, s.end[cur])
 		st = st[:0]
 		for _, ac := range s.accs {
 			st = ac.Put(st, cur)
+		}
+		for _, d := range s.dist {
+			if d == nil {
+				continue
+			}
+			vals = vals[:0]
+			nv := 0
+			_ = d.each(cur, func(v []byte) error {
+				vals = binary.AppendUvarint(vals, uint64(len(v)))
+				vals = append(vals, v...)
+				nv++
+				return nil
+			})
+			st = binary.AppendUvarint(st, uint64(nv))
+			st = append(st, vals...)
 		}
 		dst = binary.AppendUvarint(dst, uint64(len(st)))
 		dst = append(dst, st...)
@@ -82,65 +100,155 @@ func (s *Sessions) encode(k int32) []byte {
 	return dst
 }
 
+// eachSession calls fn with each session of an entry, checking its form.
+func eachSession(value []byte, fn func(start, end int64, st []byte) error) error {
+	r := reader{b: value}
+	n := r.uvarint()
+	if r.err != nil || n == 0 || n > uint64(len(value)) {
+		return fmt.Errorf("%w: malformed sessions", errState)
+	}
+	last := int64(0)
+	for i := uint64(0); i < n; i++ {
+		lo, hi := r.varint(), r.varint()
+		st := r.bytes()
+		if r.err != nil {
+			return fmt.Errorf("%w: malformed sessions", errState)
+		}
+		if hi <= lo || i > 0 && lo <= last {
+			return fmt.Errorf("%w: sessions out of order", errState)
+		}
+		if err := fn(lo, hi, st); err != nil {
+			return err
+		}
+		last = hi
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("%w: malformed sessions", errState)
+	}
+	return nil
+}
+
+// decodeInto gives key k, which has no sessions, those of an entry. It
+// returns ErrNoMemory when they do not fit, and an error wrapping errState
+// or agg.ErrCorrupt when the entry does not decode; either way k is left
+// without sessions.
+func (s *Sessions) decodeInto(k int32, value []byte) error {
+	n := 0
+	if err := eachSession(value, func(int64, int64, []byte) error { n++; return nil }); err != nil {
+		return err
+	}
+	if err := s.roomForTimers(n); err != nil {
+		return err
+	}
+	if room := len(s.free) + s.cap - len(s.start); room < n {
+		if err := s.growSlots(n - room); err != nil {
+			return err
+		}
+	}
+	for _, d := range s.dist {
+		if d != nil && d.setCap-len(d.next) < n {
+			if err := s.growSets(d, n-(d.setCap-len(d.next))); err != nil {
+				return err
+			}
+		}
+	}
+	last := int32(-1)
+	err := eachSession(value, func(lo, hi int64, st []byte) error {
+		slot, err := s.newSlot()
+		if err != nil {
+			return err
+		}
+		s.start[slot], s.end[slot], s.owner[slot] = lo, hi, k
+		if last < 0 {
+			s.head[k] = slot
+		} else {
+			s.next[last] = slot
+		}
+		last = slot
+		s.pushTimer(slot)
+		return s.getState(slot, st)
+	})
+	if err != nil {
+		for cur := s.head[k]; cur >= 0; {
+			nx := s.next[cur]
+			s.release(cur)
+			cur = nx
+		}
+		s.head[k] = -1
+		return err
+	}
+	s.dead--
+	return nil
+}
+
+// getState reads a session's state into slot.
+func (s *Sessions) getState(slot int32, st []byte) error {
+	var err error
+	for _, ac := range s.accs {
+		if st, err = ac.Get(st, slot); err != nil {
+			return err
+		}
+	}
+	for _, d := range s.dist {
+		if d == nil {
+			continue
+		}
+		r := reader{b: st}
+		n := r.uvarint()
+		for i := uint64(0); i < n && r.err == nil; i++ {
+			v := r.bytes()
+			if r.err == nil {
+				if _, err := d.add(slot, v); err != nil {
+					return err
+				}
+			}
+		}
+		if r.err != nil {
+			return fmt.Errorf("%w: malformed DISTINCT values of a session", errState)
+		}
+		st = r.b
+	}
+	if len(st) != 0 {
+		return fmt.Errorf("%w: %d trailing bytes in a session", errState, len(st))
+	}
+	return nil
+}
+
 // Load restores one entry of the aggregate's checkpointed state. A
 // restored key is dirty: the local store starts empty, so the next
-// checkpoint writes it again.
+// checkpoint writes it again. Keys that do not fit in memory are spilled
+// to the store. Restored must follow the last Load.
 func (s *Sessions) Load(kg uint16, name string, key, value []byte) error {
-	if name != sessionState {
+	switch name {
+	case timerState:
+		return nil // the timers are set again for the sessions loaded
+	case sessionState:
+	default:
 		return fmt.Errorf("%w: unknown state %q", errState, name)
 	}
 	if n, err := s.keys.len(key); err != nil || n != len(key) {
 		return fmt.Errorf("%w: session key %x", errState, key)
 	}
 	k, err := s.keyOf(key)
-	if err != nil {
+	if err == nil {
+		if s.head[k] >= 0 {
+			return fmt.Errorf("%w: sessions of a key stored twice", errState)
+		}
+		if err = s.decodeInto(k, value); err == nil {
+			s.touch(k)
+			if s.chargeHeap() == nil {
+				return nil
+			}
+			return s.spillAll()
+		}
+	}
+	if !errors.Is(err, memseg.ErrNoMemory) {
 		return err
 	}
-	if s.head[k] >= 0 {
-		return fmt.Errorf("%w: sessions of a key stored twice", errState)
+	if err := s.spillAll(); err != nil {
+		return err
 	}
-	r := reader{b: value}
-	n := r.uvarint()
-	if n > uint64(len(value)) {
-		return fmt.Errorf("%w: malformed sessions", errState)
-	}
-	last := int32(-1)
-	for i := uint64(0); i < n && r.err == nil; i++ {
-		lo, hi := r.varint(), r.varint()
-		st := r.bytes()
-		if r.err != nil {
-			break
-		}
-		if hi <= lo || (last >= 0 && lo <= s.end[last]) {
-			return fmt.Errorf("%w: sessions out of order", errState)
-		}
-		slot, err := s.newSlot()
-		if err != nil {
-			return err
-		}
-		for _, ac := range s.accs {
-			if st, err = ac.Get(st, slot); err != nil {
-				return err
-			}
-		}
-		if len(st) != 0 {
-			return fmt.Errorf("%w: %d trailing bytes in a session", errState, len(st))
-		}
-		s.start[slot], s.end[slot], s.owner[slot] = lo, hi, k
-		if last < 0 {
-			s.head[k] = slot
-			s.dead--
-		} else {
-			s.next[last] = slot
-		}
-		last = slot
-		s.minEnd = min(s.minEnd, hi)
-	}
-	if r.err != nil || len(r.b) != 0 || last < 0 {
-		return fmt.Errorf("%w: malformed sessions", errState)
-	}
-	s.touch(k)
-	return s.chargeHeap()
+	return s.spillEntry(kg, key, value)
 }
 
 func (r *reader) varint() int64 {

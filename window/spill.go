@@ -268,16 +268,28 @@ type merge struct {
 	accs []agg.Acc
 	keys [][]byte
 	n    int // groups in the batch
-	// Per DISTINCT aggregate: the values seen and their slots.
-	dec    []*keyDecoder
-	values []array.Builder
-	slots  [][]int32
-	rows   []int32
+	// Per DISTINCT aggregate: the values seen and their slots, the slices'
+	// groups whose values the current group takes (addFrom), and the last
+	// spilled value (add): a value in several slices counts once.
+	dec     []*keyDecoder
+	values  []array.Builder
+	slots   [][]int32
+	rows    []int32
+	parts   [][]valuePart
+	lastVal []byte
+	cur     []int
+}
+
+// valuePart is a slice's group whose DISTINCT values a merged group takes.
+type valuePart struct {
+	p *pane
+	g int32
 }
 
 func (a *Aggregate) newMerge() *merge {
 	m := &merge{a: a, accs: a.newAccs(), keys: make([][]byte, a.spec.BatchSize),
-		dec: make([]*keyDecoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs))}
+		dec: make([]*keyDecoder, len(a.spec.Aggs)), values: make([]array.Builder, len(a.spec.Aggs)), slots: make([][]int32, len(a.spec.Aggs)),
+		parts: make([][]valuePart, len(a.spec.Aggs))}
 	for _, ac := range m.accs {
 		ac.Grow(a.spec.BatchSize + 1)
 	}
@@ -347,6 +359,11 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 		if n <= 0 || agg >= uint64(len(m.dec)) || m.dec[agg] == nil {
 			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
 		}
+		// The same value of the group in another slice comes next to it.
+		if bytes.Equal(key, m.lastVal) {
+			return nil
+		}
+		m.lastVal = append(m.lastVal[:0], key...)
 		if tail, err := m.dec[agg].decode(m.values[agg:agg+1], rest[1+n:]); err != nil || len(tail) != 0 {
 			return fmt.Errorf("%w: spilled DISTINCT value %x", errState, rest)
 		}
@@ -357,10 +374,13 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 	return nil
 }
 
-// addFrom merges group g of accs, whose key is key: a slice's group in
-// memory. Keys come in order, so equal keys are adjacent.
-func (m *merge) addFrom(key []byte, accs []agg.Acc, g int32, ws, we int64, emit func(arrow.RecordBatch) error) error {
+// addFrom merges group g of slice p, whose key is key: a slice's group in
+// memory. Keys come in order, so equal keys are adjacent. A DISTINCT
+// aggregate takes the group's values (p.values) when its merged group is
+// complete.
+func (m *merge) addFrom(key []byte, p *pane, g int32, ws, we int64, emit func(arrow.RecordBatch) error) error {
 	if m.n == 0 || !bytes.Equal(key, m.keys[m.n-1]) {
+		m.unionValues()
 		if m.n == m.a.spec.BatchSize {
 			if err := m.flush(ws, we, emit); err != nil {
 				return err
@@ -373,9 +393,55 @@ func (m *merge) addFrom(key []byte, accs []agg.Acc, g int32, ws, we int64, emit 
 		m.n++
 	}
 	for i, ac := range m.accs {
-		ac.MergeFrom(int32(m.n-1), accs[i], g)
+		if m.dec[i] != nil {
+			m.parts[i] = append(m.parts[i], valuePart{p: p, g: g})
+			continue
+		}
+		ac.MergeFrom(int32(m.n-1), p.accs[i], g)
 	}
 	return nil
+}
+
+// unionValues adds the values of the current group's slices (m.parts) to
+// its DISTINCT aggregates' values, each once: each slice's are in order,
+// and a merge of them skips a value equal to the last.
+func (m *merge) unionValues() {
+	g := int32(m.n - 1)
+	for i, parts := range m.parts {
+		if len(parts) == 0 {
+			continue
+		}
+		m.cur = append(m.cur[:0], make([]int, len(parts))...)
+		for j, pt := range parts {
+			m.cur[j] = int(pt.p.values[i].off[pt.g])
+		}
+		var last []byte
+		for {
+			least, lv := -1, []byte(nil)
+			for j, pt := range parts {
+				pv := &pt.p.values[i]
+				if m.cur[j] == int(pv.off[pt.g+1]) {
+					continue
+				}
+				v := pt.p.seen[i].KeyAt(pv.addrs[m.cur[j]])[4:]
+				if least < 0 || bytes.Compare(v, lv) < 0 {
+					least, lv = j, v
+				}
+			}
+			if least < 0 {
+				break
+			}
+			m.cur[least]++
+			if last != nil && bytes.Equal(lv, last) {
+				continue
+			}
+			last = lv
+			// Values decode: they were encoded from this type.
+			_, _ = m.dec[i].decode(m.values[i:i+1], lv)
+			m.slots[i] = append(m.slots[i], g)
+		}
+		m.parts[i] = parts[:0]
+	}
 }
 
 // flush computes the batch's DISTINCT aggregates from their values and
@@ -384,6 +450,7 @@ func (m *merge) flush(ws, we int64, emit func(arrow.RecordBatch) error) error {
 	if m.n == 0 {
 		return nil
 	}
+	m.unionValues()
 	for i, b := range m.values {
 		if b == nil {
 			continue
