@@ -18,7 +18,7 @@ const (
 	pI64              // BIGINT, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL DAY TO SECOND
 	pF32
 	pF64
-	pDec // decimal128.Num
+	pDec  // decimal128.Num
 	pStr  // int32 offsets into UTF-8 bytes
 	pNest // ROW, ARRAY, MAP: the Arrow array itself, in vec.nest (nested.go)
 )
