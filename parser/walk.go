@@ -183,6 +183,12 @@ func Children(n Node) []Node {
 		c = add(c, n.Chars, n.Expr)
 	case *Position:
 		c = add(c, n.Substr, n.Expr)
+	case *Subscript:
+		c = add(c, n.Expr, n.Index)
+	case *Dot:
+		c = add(c, n.Expr)
+	case *Constructor:
+		c = add(c, n.Args...)
 	case *TypeName:
 		c = add(c, n.Elems...)
 		c = add(c, n.Fields...)

@@ -31,10 +31,13 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 	case *parser.Ident:
 		i, err := c.scope.resolve(e)
 		if err != nil {
-			return nil, err
+			return resolveNested(c, e, err)
 		}
 		col := c.scope.cols[i]
 		return &expr.Col{Index: i, Name: col.name, T: col.typ}, nil
+	case *parser.Subscript, *parser.Dot, *parser.Constructor:
+		out, _, err := bindNested(c, e)
+		return out, err
 	case *parser.NumberLit:
 		return numberLit(e)
 	case *parser.StringLit:

@@ -48,6 +48,9 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case e.Distinct || e.Star || e.Filter != nil:
 		return nil, errorf(e.Start, ErrType, "%s is not an aggregate function", e.Name)
 	}
+	if out, ok, err := bindNestedCall(c, e); ok {
+		return out, err
+	}
 	return bindFunc(c, e.Start, e.Name, e.Args)
 }
 

@@ -13,7 +13,7 @@ func nestedTypeOf(t *parser.TypeName) (types.Type, error) {
 		for i, f := range t.Fields {
 			for _, g := range t.Fields[:i] {
 				if g.Name == f.Name {
-					return types.Type{}, errorf(f.Start, ErrType, "ROW field %s is declared twice", quoteName(f.Name))
+					return types.Type{}, errorf(f.Start, ErrType, "ROW field '%s' is declared twice", f.Name)
 				}
 			}
 			ft, err := typeOf(f.Type)
