@@ -80,7 +80,8 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 		}
 		return &expr.Cast{X: x, T: t, Try: e.Try}, nil
 	case *parser.Case:
-		return bindCase(c, e)
+		out, err := bindCase(c, e)
+		return readsNested(e, out, err)
 	case *parser.IsNull:
 		x, err := bindExpr(c, e.Expr)
 		if err != nil {
@@ -568,6 +569,9 @@ func foldCast(v types.Value, t types.Type) (types.Value, bool) {
 func castable(from, to types.Type) bool {
 	if from.Kind == types.Null || types.Same(from, to) {
 		return true
+	}
+	if from.IsNested() || to.IsNested() {
+		return false // strand casts a ROW, ARRAY or MAP only to its own type
 	}
 	f, t := from.Kind, to.Kind
 	switch {

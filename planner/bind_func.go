@@ -51,7 +51,8 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	if out, ok, err := bindNestedCall(c, e); ok {
 		return out, err
 	}
-	return bindFunc(c, e.Start, e.Name, e.Args)
+	out, err := bindFunc(c, e.Start, e.Name, e.Args)
+	return readsNested(e, out, err)
 }
 
 func orDefault(s, d string) string {

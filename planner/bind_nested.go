@@ -47,6 +47,25 @@ func resolveNested(c *exprCtx, id *parser.Ident, notFound error) (expr.Expr, err
 	return nil, notFound
 }
 
+// readsNested refuses, at e, a bound expression out that computes a
+// nested value (a CASE or COALESCE over ROWs): strand only reads them.
+func readsNested(e parser.Expr, out expr.Expr, err error) (expr.Expr, error) {
+	if err != nil || !out.Type().IsNested() || expr.ReadsNested(out) {
+		return out, err
+	}
+	return nil, errorf(e.Pos(), ErrUnsupported, "this expression computes a %s value, which strand does not do yet: nested values can be read from columns only", out.Type().Kind)
+}
+
+// resolvable reports whether id names a column or a field of one in sc,
+// with resolve's error if not.
+func resolvable(sc *scope, id *parser.Ident) error {
+	_, err := sc.resolve(id)
+	if err != nil {
+		_, err = resolveNested(&exprCtx{scope: sc}, id, err)
+	}
+	return err
+}
+
 // getField binds x.name. A field of a nullable ROW is nullable: a NULL row
 // has NULL fields.
 func getField(pos parser.Pos, x expr.Expr, name string) (expr.Expr, error) {

@@ -47,7 +47,7 @@ func (c *compiler) compile(e Expr) (*node, error) {
 	if physOf(e.Type()) != nd.p {
 		return nil, errorf(e, "result type %s does not match the operands", e.Type())
 	}
-	if nd.p == pNest && !readsNested(e) {
+	if nd.p == pNest && !ReadsNested(e) {
 		return nil, errorf(e, "a %s value can be read from a column, not computed", e.Type().Kind)
 	}
 	c.fold(nd)

@@ -19,14 +19,15 @@ import (
 // above it. ElementAt and Cardinality read a list's or map's offsets and
 // gather the values they pick.
 
-// readsNested reports whether e is an expression whose nested value is
-// read rather than computed: a column, a field of one, an element of one.
-func readsNested(e Expr) bool {
+// ReadsNested reports whether e is an expression whose nested value is
+// read rather than computed: a column, a field of one, an element of one,
+// a NULL. The evaluator computes no other nested values.
+func ReadsNested(e Expr) bool {
 	switch e := e.(type) {
 	case *Col:
 		return true
 	case *Call:
-		return (e.Fn == GetField || e.Fn == ElementAt) && readsNested(e.Args[0])
+		return (e.Fn == GetField || e.Fn == ElementAt) && ReadsNested(e.Args[0])
 	case *Lit:
 		return e.V.IsNull
 	}
