@@ -174,7 +174,11 @@ func (r *nexReader) flinkBatch(cols []arrow.Array, n int) {
 			vb.Resize(n * 4)
 			kinds := arrow.Int32Traits.CastFromBytes(vb.Bytes())
 			for j, e := range r.ev.n {
-				kinds[j] = int32(c.kindOf(e))
+				if c.onlySet {
+					kinds[j] = int32(c.only)
+				} else {
+					kinds[j] = int32(c.kindOf(e))
+				}
 			}
 			d := array.NewData(dt, n, []*memory.Buffer{nil, vb}, nil, 0, 0)
 			cols[i] = array.MakeFromData(d)
@@ -192,10 +196,18 @@ func (r *nexReader) flinkRow(dt *arrow.StructType, col flinkCol, n int) arrow.Ar
 	c := &r.src.gen.cfg
 	all := r.ev
 	pos := r.pos[:0]
-	for j, e := range all.n {
-		if c.kindOf(e) == col.kind {
-			pos = append(pos, int32(j))
+	switch {
+	case !c.onlySet:
+		for j, e := range all.n {
+			if c.kindOf(e) == col.kind {
+				pos = append(pos, int32(j))
+			}
 		}
+	case c.only == col.kind:
+		if cap(pos) < n {
+			pos = make([]int32, n)
+		}
+		pos = pos[:n] // only its length is read below
 	}
 	r.pos = pos
 	alloc := r.ro.Alloc

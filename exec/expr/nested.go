@@ -73,7 +73,9 @@ func (c *compiler) getField(e *Call) (*node, error) {
 		if v.nest == nil {
 			return &nullv, nil
 		}
-		load(nd, v.nest.(*array.Struct).Field(idx))
+		f := v.nest.(*array.Struct).Field(idx)
+		load(nd, f)
+		nd.out.nest = f // so that a field selected as it is is not copied
 		nd.andValid(v.valid, n)
 		return &nd.out, nil
 	}
@@ -293,16 +295,17 @@ func listOffsets(a arrow.Array) []int32 {
 	return arrow.Int32Traits.CastFromBytes(d.Buffers()[1].Bytes())[d.Offset() : d.Offset()+d.Len()+1]
 }
 
-// nestedResult turns a nested result into an Arrow array of type dt: the
-// array it was read from, with the NULLs of the rows it was read from.
+// nestedResult turns a result read from a nested column (a ROW, ARRAY or
+// MAP, or a field of any type) into an Arrow array of type dt: the array
+// it was read from, not copied, with the NULLs of the rows it was read
+// from.
 func nestedResult(alloc memory.Allocator, dt arrow.DataType, v *vec, n int) arrow.Array {
 	if v.nest == nil {
 		return array.MakeArrayOfNull(alloc, dt, n)
 	}
 	a := v.nest
 	if v.valid == nil {
-		a.Retain()
-		return a
+		return retype(a, dt)
 	}
 	d := a.Data()
 	off := d.Offset()
@@ -317,7 +320,7 @@ func nestedResult(alloc memory.Allocator, dt arrow.DataType, v *vec, n int) arro
 		}
 	}
 	bufs := append([]*memory.Buffer{bm}, d.Buffers()[1:]...)
-	nd := array.NewData(d.DataType(), n, bufs, d.Children(), nulls, off)
+	nd := array.NewData(dt, n, bufs, d.Children(), nulls, off)
 	bm.Release()
 	defer nd.Release()
 	return array.MakeFromData(nd)

@@ -192,7 +192,10 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 	if p.root.p == pNull {
 		return array.NewNull(n)
 	}
-	if p.root.p == pNest {
+	if p.root.p == pNest || v.nest != nil {
+		if direct != nil {
+			direct.Release()
+		}
 		return nestedResult(alloc, dt, v, n)
 	}
 	valid, nulls := validity(alloc, v, n)
