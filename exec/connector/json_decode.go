@@ -30,6 +30,8 @@ type jsonDecoder struct {
 	scratch []byte
 	arena   []jsonVal // the fields of the nested ROWs being read (json_nested.go)
 	key     jsonVal   // the key of the object member being read
+	keyA    []byte    // keys unescaped to compare them
+	keyB    []byte
 }
 
 type seenField struct {

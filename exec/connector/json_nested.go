@@ -56,9 +56,8 @@ func (d *jsonDecoder) appendNested(line []byte, v jsonVal, c *column) string {
 		base := len(d.arena)
 		defer func() { d.arena = d.arena[:base] }()
 		err := d.members(line, i, func(_ []byte, val jsonVal) string {
-			key := line[d.key.start:d.key.end]
 			for k := base; k < len(d.arena); k += 2 {
-				if string(line[d.arena[k].start:d.arena[k].end]) == string(key) {
+				if d.sameKey(line, d.arena[k], d.key) {
 					d.arena[k+1] = val
 					return ""
 				}
@@ -145,4 +144,22 @@ func fieldOf(fields []types.Field, name string) int {
 		}
 	}
 	return -1
+}
+
+// sameKey reports whether two object keys of line are the same string,
+// escaped alike or not ("k" and "\u006b" are).
+func (d *jsonDecoder) sameKey(line []byte, a, b jsonVal) bool {
+	x, y := line[a.start:a.end], line[b.start:b.end]
+	if !a.escaped && !b.escaped {
+		return string(x) == string(y)
+	}
+	if a.escaped {
+		d.keyA = unescapeJSON(d.keyA[:0], x)
+		x = d.keyA
+	}
+	if b.escaped {
+		d.keyB = unescapeJSON(d.keyB[:0], y)
+		y = d.keyB
+	}
+	return string(x) == string(y)
 }
