@@ -7,6 +7,59 @@ import "strings"
 // is an *Ident like any qualified name; the planner tells a table's
 // alias from a column. ROW(a, b) is a *Call named ROW.
 
+// Unnest is UNNEST(Exprs) [WITH ORDINALITY] [[AS] Alias [(Columns)]]: a
+// FROM item, which the planner takes after CROSS JOIN, or after [LEFT]
+// JOIN with ON TRUE.
+type Unnest struct {
+	Start      Pos
+	Exprs      []Expr
+	Ordinality bool
+	Alias      string
+	Columns    []*Ident
+}
+
+func (n *Unnest) Pos() Pos  { return n.Start }
+func (*Unnest) tableExpr() {}
+
+func (n *Unnest) String() string {
+	s := "UNNEST(" + joinNodes(n.Exprs) + ")"
+	if n.Ordinality {
+		s += " WITH ORDINALITY"
+	}
+	s += aliasSuffix(n.Alias)
+	if len(n.Columns) > 0 {
+		s += " (" + joinNodes(n.Columns) + ")"
+	}
+	return s
+}
+
+// unnest parses UNNEST(...) [WITH ORDINALITY] [AS t [(a, b)]], at UNNEST.
+func (p *parser) unnest() (TableExpr, error) {
+	u := &Unnest{Start: p.next().pos}
+	if _, err := p.expectOp("("); err != nil {
+		return nil, err
+	}
+	var err error
+	if u.Exprs, err = p.exprList(); err != nil {
+		return nil, err
+	}
+	if _, err := p.expectOp(")"); err != nil {
+		return nil, err
+	}
+	if isWord(p.peek(), "WITH") && isWord(p.peekAt(1), "ORDINALITY") {
+		p.next()
+		p.next()
+		u.Ordinality = true
+	}
+	if u.Alias, err = p.alias(); err != nil {
+		return nil, err
+	}
+	if u.Alias != "" && p.isOp("(") {
+		u.Columns, err = p.identList()
+	}
+	return u, err
+}
+
 // Subscript is Expr[Index]: an array's element (1-based) or a map's value.
 type Subscript struct {
 	Start Pos

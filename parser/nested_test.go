@@ -28,6 +28,19 @@ func TestNestedSyntax(t *testing.T) {
 			t.Errorf("%s does not re-parse: %v", got, err)
 		}
 	}
+	for _, c := range []struct{ in, want string }{
+		{"SELECT o.id, t.tag FROM o CROSS JOIN UNNEST(o.tags) AS t (tag)", "SELECT o.id, t.tag FROM o CROSS JOIN UNNEST(o.tags) AS t (tag)"},
+		{"SELECT * FROM o LEFT JOIN UNNEST(m) WITH ORDINALITY u (k, v, n) ON TRUE", "SELECT * FROM o LEFT JOIN UNNEST(m) WITH ORDINALITY AS u (k, v, n) ON TRUE"},
+		{"SELECT * FROM o CROSS JOIN UNNEST(a, b)", "SELECT * FROM o CROSS JOIN UNNEST(a, b)"},
+	} {
+		st, err := Parse(c.in)
+		if err != nil {
+			t.Fatalf("%s: %v", c.in, err)
+		}
+		if got := st[0].String(); got != c.want {
+			t.Errorf("%s: got %s, want %s", c.in, got, c.want)
+		}
+	}
 	for _, bad := range []string{"a[1", "a[]", "ARRAY[1,", "a.[1]"} {
 		if _, err := ParseExpr(bad); err == nil {
 			t.Errorf("%s parsed", bad)

@@ -118,6 +118,9 @@ func Children(n Node) []Node {
 		c = add(c, n.Key, n.Value)
 	case *Subquery:
 		c = add(c, n.Query)
+	case *Unnest:
+		c = add(c, n.Exprs...)
+		c = add(c, n.Columns...)
 	case *TableFunc:
 		c = add(c, n.Args...)
 	case *TableFuncArg:

@@ -153,6 +153,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.groupAgg(n)
 	case *Expand:
 		return c.expand(n)
+	case *Unnest:
+		return c.unnest(n)
 	case *Union:
 		return c.union(n)
 	case *Sink:

@@ -186,6 +186,14 @@
 // whose scans of a table must read alike, ROWs are read whole and no
 // equality is passed.
 //
+// FROM t CROSS JOIN UNNEST(arr) and [LEFT] JOIN UNNEST(...) ON TRUE bind
+// to an Unnest node (unnest.go), Flink's Correlate over UNNEST: the array
+// as a column of t (a Project adds it when it is an expression), the
+// element after t's columns, and a Project above that names the columns
+// (an array of ROWs' fields by GetField). It compiles to exec.Unnest,
+// chained into its input's vertex: stateless, keeping row kinds and time
+// attributes.
+//
 // # Statement sets and LIKE
 //
 // PlanQuery plans a statement set (EXECUTE STATEMENT SET) as a SinkSet of

@@ -169,6 +169,10 @@ func withInputs(n Node, in []Node) Node {
 		c := *n
 		c.Input = in[0]
 		return &c
+	case *Unnest:
+		c := *n
+		c.Input = in[0]
+		return &c
 	case *Scan:
 		return n
 	case *SinkSet:
