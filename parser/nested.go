@@ -18,7 +18,7 @@ type Unnest struct {
 	Columns    []*Ident
 }
 
-func (n *Unnest) Pos() Pos  { return n.Start }
+func (n *Unnest) Pos() Pos { return n.Start }
 func (*Unnest) tableExpr() {}
 
 func (n *Unnest) String() string {

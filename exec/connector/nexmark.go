@@ -174,8 +174,10 @@ func parseNexmark(t Table) (nexConfig, error) {
 	}
 	et, flink := "", false
 	var err error
-	if _, ok := o.get("event-type"); !ok {
+	if _, ok := o.get("event-type"); !ok && flinkShaped(t.Schema) {
 		flink = true // Flink's shape: event_type and a ROW per kind
+	} else if _, err = o.required("event-type"); err != nil {
+		return c, err
 	} else if et, err = o.choice("event-type", "", "bid", "auction", "person"); err != nil {
 		return c, err
 	}

@@ -35,6 +35,18 @@ type flinkCol struct {
 	fields    []nexField // with these fields, in declared order
 }
 
+// flinkShaped reports whether a nexmark table without 'event-type' is of
+// Flink's shape: it has the event_type column or a ROW column. (A flat
+// table then misses its option.)
+func flinkShaped(s types.Schema) bool {
+	for _, f := range s {
+		if strings.EqualFold(f.Name, flinkEventType) || f.Type.Kind == types.Row {
+			return true
+		}
+	}
+	return false
+}
+
 // flinkEventType is Flink's column of event kinds.
 const flinkEventType = "event_type"
 

@@ -127,7 +127,8 @@ func TestNexmarkFlinkRefusals(t *testing.T) {
 		{Table{Name: "d", Schema: types.Schema{{Name: "bid", Type: types.RowOf([]types.Field{{Name: "nope", Type: types.TInt}})}}, Options: map[string]string{"connector": "nexmark"}}, "field 'nope' of column 'bid' of table d is not a field of nexmark bid events"},
 		{Table{Name: "d", Schema: types.Schema{{Name: "bid", Type: types.RowOf([]types.Field{{Name: "price", Type: types.TInt}})}}, Options: map[string]string{"connector": "nexmark"}}, "field 'price' of column 'bid' of nexmark table d must be BIGINT, not INT"},
 		{Table{Name: "d", Schema: types.Schema{{Name: "event_type", Type: types.TBigInt}}, Options: map[string]string{"connector": "nexmark"}}, "must be INT"},
-		{Table{Name: "d", Schema: types.Schema{{Name: "price", Type: types.TBigInt}}, Options: map[string]string{"connector": "nexmark"}}, "not one of Flink's nexmark columns"},
+		{Table{Name: "d", Schema: types.Schema{{Name: "event_type", Type: types.TInt}, {Name: "price", Type: types.TBigInt}}, Options: map[string]string{"connector": "nexmark"}}, "not one of Flink's nexmark columns"},
+		{Table{Name: "d", Schema: types.Schema{{Name: "price", Type: types.TBigInt}}, Options: map[string]string{"connector": "nexmark"}}, "missing required option 'event-type'"},
 	} {
 		_, err := NewSource(c.tab)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
