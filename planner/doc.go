@@ -185,6 +185,10 @@
 // of Flink's shape uses to make one kind of event. In a statement set,
 // whose scans of a table must read alike, ROWs are read whole and no
 // equality is passed.
+// Above a join, the fields read of a ROW column (and nothing else of
+// it) are read below the join instead (fieldsBelowJoin, join_fields.go):
+// each becomes a column of its side, so the join's state keeps the
+// scalars and pruneJoin drops the ROW.
 //
 // FROM t CROSS JOIN UNNEST(arr) and [LEFT] JOIN UNNEST(...) ON TRUE bind
 // to an Unnest node (unnest.go), Flink's Correlate over UNNEST: the array

@@ -55,6 +55,9 @@ func rewrite(n Node) (Node, bool) {
 		if m, ok := dropRowNum(n); ok {
 			return m, true
 		}
+		if m, ok := fieldsBelowJoin(n); ok {
+			return m, true
+		}
 		if m, ok := pruneJoin(n); ok {
 			return m, true
 		}

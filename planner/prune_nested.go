@@ -155,27 +155,11 @@ func readName(f types.Field, declared types.Type) string {
 // refield recomputes the types of the fields e reads after the ROWs
 // they are read from were narrowed.
 func refield(e expr.Expr) expr.Expr {
-	switch e := e.(type) {
-	case *expr.Cast:
-		return &expr.Cast{X: refield(e.X), T: e.T, Try: e.Try}
-	case *expr.Case:
-		out := &expr.Case{Else: refield(e.Else), T: e.T}
-		for _, w := range e.Whens {
-			out.Whens = append(out.Whens, expr.When{Cond: refield(w.Cond), Then: refield(w.Then)})
-		}
-		return out
-	case *expr.Call:
-		args := make([]expr.Expr, len(e.Args))
-		for i, a := range e.Args {
-			args[i] = refield(a)
-		}
-		t := e.T
-		if e.Fn == expr.GetField {
-			rt := args[0].Type()
-			ft := rt.Fields()[rt.FieldIndex(args[1].(*expr.Lit).V.Str)].Type
-			t = ft.WithNotNull(ft.NotNull && e.T.NotNull)
-		}
-		return &expr.Call{Fn: e.Fn, Args: args, T: t}
+	e = rebuild(e, refield)
+	if g, ok := e.(*expr.Call); ok && g.Fn == expr.GetField {
+		rt := g.Args[0].Type()
+		ft := rt.Fields()[rt.FieldIndex(g.Args[1].(*expr.Lit).V.Str)].Type
+		g.T = ft.WithNotNull(ft.NotNull && g.T.NotNull)
 	}
 	return e
 }
