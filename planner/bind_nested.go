@@ -154,10 +154,10 @@ func subscript(e *parser.Subscript, x, i expr.Expr) (expr.Expr, error) {
 	return call(expr.ElementAt, t.Elem().Nullable(), x, i), nil
 }
 
-// bindNestedCall binds CARDINALITY(x).
+// bindNestedCall binds CARDINALITY(x) and ELEMENT(x).
 func bindNestedCall(c *exprCtx, e *parser.Call) (expr.Expr, bool, error) {
 	switch e.Name {
-	case "CARDINALITY":
+	case "CARDINALITY", "ELEMENT":
 	case "ROW":
 		return nil, true, errorf(e.Start, ErrUnsupported, "ROW(...) constructs a value, which strand does not do yet: nested values can be read from columns only")
 	default:
@@ -170,8 +170,18 @@ func bindNestedCall(c *exprCtx, e *parser.Call) (expr.Expr, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	if k := x.Type().Kind; k != types.Array && k != types.Map {
-		return nil, true, errorf(e.Args[0].Pos(), ErrType, "CARDINALITY takes an ARRAY or a MAP, got %s", x.Type().Plain())
+	xt := x.Type()
+	if e.Name == "ELEMENT" {
+		if xt.Kind != types.Array {
+			return nil, true, errorf(e.Args[0].Pos(), ErrType, "ELEMENT takes an ARRAY, got %s", xt.Plain())
+		}
+		if xt.Elem().IsNested() {
+			return nil, true, errorf(e.Start, ErrUnsupported, "picking a %s element out of %s is not supported yet", xt.Elem().Kind, xt)
+		}
+		return call(expr.Element, xt.Elem().Nullable(), x), true, nil
 	}
-	return call(expr.Cardinality, types.TInt.WithNotNull(x.Type().NotNull), x), true, nil
+	if xt.Kind != types.Array && xt.Kind != types.Map {
+		return nil, true, errorf(e.Args[0].Pos(), ErrType, "CARDINALITY takes an ARRAY or a MAP, got %s", xt.Plain())
+	}
+	return call(expr.Cardinality, types.TInt.WithNotNull(xt.NotNull), x), true, nil
 }

@@ -249,7 +249,7 @@ func (c *compiler) call(e *Call) (*node, error) {
 		return c.fromUnixTime(e)
 	case EpochToTime:
 		return c.epochToTime(e)
-	case GetField, ElementAt, Cardinality:
+	case GetField, ElementAt, Cardinality, Element:
 		return c.nested(e)
 	}
 	return nil, errorf(e, "unknown function %d", e.Fn)

@@ -2,6 +2,7 @@ package expr
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -39,7 +40,15 @@ func (c *compiler) nested(e *Call) (*node, error) {
 	case GetField:
 		return c.getField(e)
 	case ElementAt:
-		return c.elementAt(e)
+		return c.elementAt(e, false)
+	case Element:
+		if err := arity(e, 1, 1); err != nil {
+			return nil, err
+		}
+		if e.Args[0].Type().Kind != types.Array {
+			return nil, errorf(e, "ELEMENT takes an ARRAY, got %s", e.Args[0].Type())
+		}
+		return c.elementAt(&Call{Fn: ElementAt, Args: []Expr{e.Args[0], &Lit{V: types.IntValue(types.TInt, 1)}}, T: e.T}, true)
 	}
 	return c.cardinality(e)
 }
@@ -99,8 +108,9 @@ func (nd *node) andValid(parent []uint64, n int) {
 
 // elementAt compiles arr[i] (1-based, NULL out of range, as Flink) and
 // map[key] (NULL when the key is absent; the last entry wins if a map
-// holds a key twice).
-func (c *compiler) elementAt(e *Call) (*node, error) {
+// holds a key twice); with sole, ELEMENT(arr): arr[1], and an error for
+// an array of more than one element.
+func (c *compiler) elementAt(e *Call, sole bool) (*node, error) {
 	if err := arity(e, 2, 2); err != nil {
 		return nil, err
 	}
@@ -167,6 +177,9 @@ func (c *compiler) elementAt(e *Call) (*node, error) {
 				continue
 			}
 			lo, hi := offs[i], offs[i+1]
+			if sole && hi-lo > 1 {
+				return nil, fmt.Errorf("%w: ELEMENT of an array of %d elements", ErrRuntime, hi-lo)
+			}
 			if ct.Kind == types.Array {
 				var idx int64
 				if k.p == pI32 {
