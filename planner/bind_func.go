@@ -28,6 +28,7 @@ var scalarFuncs = []string{
 	"ABS", "CEIL", "CEILING", "CHAR_LENGTH", "CHARACTER_LENGTH", "COALESCE", "CONCAT", "CURRENT_TIMESTAMP",
 	"DATE_FORMAT", "FLOOR", "LOCALTIMESTAMP", "LOWER", "MOD", "NOW", "NULLIF", "POSITION", "PROCTIME",
 	"ROUND", "SUBSTR", "SUBSTRING", "TO_TIMESTAMP", "UPPER",
+	"CARDINALITY", "ELEMENT", // bind_nested.go
 }
 
 func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
