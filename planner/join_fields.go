@@ -49,19 +49,7 @@ func fieldsBelowJoin(p *Project) (Node, bool) {
 			return true
 		})
 	}
-	for _, e := range p.Exprs {
-		visit(e)
-	}
-	if f != nil {
-		visit(f.Cond)
-	}
-	visit(j.Residual)
-	for i := range j.LeftKeys {
-		whole[j.LeftKeys[i]], whole[n+j.RightKeys[i]] = true, true
-	}
-	if iv := j.Interval; iv != nil {
-		whole[iv.LeftTime], whole[n+iv.RightTime] = true, true
-	}
+	joinReads(p, f, j, visit, whole)
 	var left, right []*expr.Call
 	for _, k := range order {
 		g := fields[k]
@@ -142,6 +130,27 @@ func fieldsBelowJoin(p *Project) (Node, bool) {
 		exprs[i] = rebind(e)
 	}
 	return &Project{Input: top, Exprs: exprs, Out: p.Out}, true
+}
+
+// joinReads calls visit with the expressions that a Project p (and a
+// Filter f between) over join j, and j's residual condition, read, and
+// marks in cols the columns of j's output that j's keys and event times
+// are.
+func joinReads(p *Project, f *Filter, j *Join, visit func(expr.Expr), cols []bool) {
+	for _, e := range p.Exprs {
+		visit(e)
+	}
+	if f != nil {
+		visit(f.Cond)
+	}
+	visit(j.Residual)
+	n := len(j.Left.Schema())
+	for i := range j.LeftKeys {
+		cols[j.LeftKeys[i]], cols[n+j.RightKeys[i]] = true, true
+	}
+	if iv := j.Interval; iv != nil {
+		cols[iv.LeftTime], cols[n+iv.RightTime] = true, true
+	}
 }
 
 // fieldBase is the column a chain of field accesses starts from, or nil
