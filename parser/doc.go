@@ -74,6 +74,12 @@
 // unconverted. The parser checks syntax only: names, types and semantics
 // are the planner's. Children and Inspect walk the tree.
 //
+// Nested values (nested.go): x[i] (*Subscript), (x).f and x[i].f (*Dot;
+// a dotted name a.b.c stays one *Ident, which the planner resolves),
+// ARRAY[...] and MAP[...] (*Constructor); ROW(...) is a *Call. ROW<...>,
+// ROW(...), ARRAY<t> and MAP<k, v> types are *TypeName with Fields or
+// Elems.
+//
 // A few Flink forms beyond the core are parsed for the planner to accept or
 // reject: PARTITIONED BY, METADATA columns, FOR SYSTEM_TIME AS OF, OVER
 // windows, joins, subqueries, CREATE FUNCTION, and hints.

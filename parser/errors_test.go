@@ -11,7 +11,7 @@ func TestErrors(t *testing.T) {
 		{"SELECT a, b  FORM t", `1:14: syntax error: unexpected "FORM"; did you mean FROM?`},
 		{"SELECT a FROM t WHER a = 1", `1:17: syntax error: unexpected "WHER"; did you mean WHERE?`},
 		{"SELECT FROM t", `1:8: syntax error: unexpected "FROM", expecting DISTINCT, ALL or expression`},
-		{"SELECT a FROM", `1:14: syntax error: unexpected end of input, expecting "(", TABLE or identifier`},
+		{"SELECT a FROM", `1:14: syntax error: unexpected end of input, expecting "(", TABLE, UNNEST or identifier`},
 		{"SELECT a FROM t WHERE", `1:22: syntax error: unexpected end of input, expecting expression`},
 		{"SELECT 1 2", `1:10: syntax error: unexpected number 2, expecting AS, identifier, ",", FROM, WHERE, GROUP BY, ...`},
 		{"SELECT a FROM t;\nSELECT b\n\tFROM t WHERE x = = 1", `3:19: syntax error: unexpected "=", expecting expression`},

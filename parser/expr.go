@@ -274,7 +274,12 @@ func (p *parser) prefix() (Expr, error) {
 		}
 		return &Unary{Start: t.pos, Op: t.text, Expr: e}, nil
 	}
-	return p.primary()
+	paren := isOp(t, "(")
+	e, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	return p.postfix(e, paren)
 }
 
 func (p *parser) primary() (Expr, error) {
@@ -313,6 +318,8 @@ func (p *parser) primary() (Expr, error) {
 			return p.interval()
 		case up == "CASE":
 			return p.caseExpr()
+		case (up == "ARRAY" || up == "MAP") && isOp(p.peekAt(1), "["):
+			return p.constructor(up)
 		case niladic[up]:
 			if call {
 				return p.call(up)

@@ -45,7 +45,7 @@ type token struct {
 var sqlLexer = lexer.MustSimple([]lexer.SimpleRule{
 	{Name: "Space", Pattern: `\s+`},
 	{Name: "Word", Pattern: `[\p{L}_][\p{L}\p{N}_$]*`},
-	{Name: "Op", Pattern: `<[>=]?|>=?|!=|=>?|\|\||[+*%(),;]`},
+	{Name: "Op", Pattern: `<[>=]?|>=?|!=|=>?|\|\||[+*%(),;\[\]]`},
 	{Name: "Number", Pattern: `(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?`},
 	{Name: "LineComment", Pattern: `--[^\n]*`},
 	{Name: "Hint", Pattern: `/\*\+(?:[^*'\x60]|'[^']*'|\x60[^\x60]*\x60|\*+(?:[^*/'\x60]|'[^']*'|\x60[^\x60]*\x60))*\*+/`},

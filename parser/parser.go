@@ -1260,6 +1260,8 @@ func (p *parser) tablePrimary() (TableExpr, error) {
 	case p.isKw("TABLE"):
 		p.next()
 		return p.tableFunc(t.pos)
+	case p.isKw("UNNEST"):
+		return p.unnest()
 	}
 	ref := &TableRef{Start: t.pos}
 	var err error

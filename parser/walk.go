@@ -119,6 +119,9 @@ func Children(n Node) []Node {
 		c = add(c, n.Key, n.Value)
 	case *Subquery:
 		c = add(c, n.Query)
+	case *Unnest:
+		c = add(c, n.Exprs...)
+		c = add(c, n.Columns...)
 	case *TableFunc:
 		c = add(c, n.Args...)
 	case *TableFuncArg:
@@ -186,6 +189,12 @@ func Children(n Node) []Node {
 		c = add(c, n.Chars, n.Expr)
 	case *Position:
 		c = add(c, n.Substr, n.Expr)
+	case *Subscript:
+		c = add(c, n.Expr, n.Index)
+	case *Dot:
+		c = add(c, n.Expr)
+	case *Constructor:
+		c = add(c, n.Args...)
 	case *TypeName:
 		c = add(c, n.Elems...)
 		c = add(c, n.Fields...)

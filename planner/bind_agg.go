@@ -290,7 +290,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 					}
 				}
 			}
-			if _, err := win.input.scope.resolve(id); err != nil {
+			if err := resolvable(win.input.scope, id); err != nil {
 				return nil, true, err
 			}
 			return nil, true, errorf(id.Start, ErrType, "column '%s' is neither grouped nor aggregated", strings.Join(id.Parts, "."))
@@ -386,7 +386,9 @@ func sameKey(sc *scope, k, e parser.Expr) bool {
 	if kok && eok {
 		a, err1 := sc.resolve(ki)
 		b, err2 := sc.resolve(ei)
-		return err1 == nil && err2 == nil && a == b
+		if err1 == nil && err2 == nil {
+			return a == b
+		}
 	}
 	return k.String() == e.String()
 }

@@ -31,10 +31,13 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 	case *parser.Ident:
 		i, err := c.scope.resolve(e)
 		if err != nil {
-			return nil, err
+			return resolveNested(c, e, err)
 		}
 		col := c.scope.cols[i]
 		return &expr.Col{Index: i, Name: col.name, T: col.typ}, nil
+	case *parser.Subscript, *parser.Dot, *parser.Constructor:
+		out, _, err := bindNested(c, e)
+		return out, err
 	case *parser.NumberLit:
 		return numberLit(e)
 	case *parser.StringLit:
@@ -77,7 +80,8 @@ func bindExpr(c *exprCtx, e parser.Expr) (expr.Expr, error) {
 		}
 		return &expr.Cast{X: x, T: t, Try: e.Try}, nil
 	case *parser.Case:
-		return bindCase(c, e)
+		out, err := bindCase(c, e)
+		return readsNested(e, out, err)
 	case *parser.IsNull:
 		x, err := bindExpr(c, e.Expr)
 		if err != nil {
@@ -565,6 +569,9 @@ func foldCast(v types.Value, t types.Type) (types.Value, bool) {
 func castable(from, to types.Type) bool {
 	if from.Kind == types.Null || types.Same(from, to) {
 		return true
+	}
+	if from.IsNested() || to.IsNested() {
+		return false // strand casts a ROW, ARRAY or MAP only to its own type
 	}
 	f, t := from.Kind, to.Kind
 	switch {

@@ -28,6 +28,7 @@ var scalarFuncs = []string{
 	"ABS", "CEIL", "CEILING", "CHAR_LENGTH", "CHARACTER_LENGTH", "COALESCE", "CONCAT", "CURRENT_TIMESTAMP",
 	"DATE_FORMAT", "FLOOR", "LOCALTIMESTAMP", "LOWER", "MOD", "NOW", "NULLIF", "POSITION", "PROCTIME",
 	"ROUND", "SUBSTR", "SUBSTRING", "TO_TIMESTAMP", "UPPER",
+	"CARDINALITY", "ELEMENT", // bind_nested.go
 }
 
 func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
@@ -48,7 +49,11 @@ func bindCall(c *exprCtx, e *parser.Call) (expr.Expr, error) {
 	case e.Distinct || e.Star || e.Filter != nil:
 		return nil, errorf(e.Start, ErrType, "%s is not an aggregate function", e.Name)
 	}
-	return bindFunc(c, e.Start, e.Name, e.Args)
+	if out, ok, err := bindNestedCall(c, e); ok {
+		return out, err
+	}
+	out, err := bindFunc(c, e.Start, e.Name, e.Args)
+	return readsNested(e, out, err)
 }
 
 func orDefault(s, d string) string {

@@ -16,6 +16,9 @@ import (
 // every row with every other, in state that only grows. A comma join
 // (FROM a, b WHERE ...) is bound with its WHERE by commaJoin.
 func (b *binder) join(t *parser.Join) (*relation, error) {
+	if u, ok := t.Right.(*parser.Unnest); ok {
+		return b.unnestJoin(t, u)
+	}
 	var kind JoinKind
 	switch t.Kind {
 	case parser.JoinInner:

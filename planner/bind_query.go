@@ -357,6 +357,8 @@ func (b *binder) from(t parser.TableExpr) (*relation, error) {
 		return requalify(r, t.Alias, ""), nil
 	case *parser.Join:
 		return b.join(t)
+	case *parser.Unnest:
+		return nil, errorf(t.Start, ErrUnsupported, "UNNEST stands after CROSS JOIN, or after [LEFT] JOIN with ON TRUE: FROM t CROSS JOIN UNNEST(t.arr) AS u (x)")
 	}
 	return nil, errorf(t.Pos(), ErrUnsupported, "FROM item %s is not supported", t)
 }

@@ -156,6 +156,8 @@ func (c *compiler) node(n Node) (*stage, error) {
 		return c.expand(n)
 	case *Over:
 		return c.over(n)
+	case *Unnest:
+		return c.unnest(n)
 	case *Union:
 		return c.union(n)
 	case *Normalize:
@@ -225,7 +227,11 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 			need[t.Physical[0]] = true
 		}
 	}
-	if !slices.Contains(need, false) && !slices.Contains(needPhys, false) {
+	// readAs: the types the columns are read as, ROWs narrowed to the
+	// fields read (prune_nested.go); in a statement set, where the scans
+	// of a table read alike, whole.
+	readAs, narrowed := narrowedTypes(t, cond, exprs, need, c.wide == nil)
+	if !slices.Contains(need, false) && !slices.Contains(needPhys, false) && !narrowed {
 		s, err := c.scan(n)
 		return s, cond, exprs, err
 	}
@@ -236,9 +242,10 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	for pi, fi := range t.Physical {
 		if needPhys[pi] {
 			f := t.Schema[fi]
+			f.Type = readAs[fi]
 			byPhys[pi] = &expr.Col{Index: len(phys), Name: f.Name, T: f.Type.Plain()}
 			phys = append(phys, types.Field{Name: f.Name, Type: f.Type.Plain()})
-			reads = append(reads, f.Name)
+			reads = append(reads, readName(f, t.Schema[fi].Type))
 		}
 	}
 	var schema types.Schema
@@ -248,10 +255,11 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 		if !need[fi] {
 			continue
 		}
+		f.Type = readAs[fi]
 		byFull[fi] = &expr.Col{Index: len(schema), Name: f.Name, T: f.Type}
 		schema = append(schema, f)
 		if t.Computed != nil {
-			computed = append(computed, substitute(t.Computed[fi], byPhys))
+			computed = append(computed, refield(substitute(t.Computed[fi], byPhys)))
 		}
 	}
 	if err := c.check(t, true); err != nil {
@@ -259,6 +267,12 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	}
 	ct := t.Source()
 	ct.Read = needPhys
+	for pi, fi := range t.Physical {
+		ct.Schema[pi].Type = readAs[fi]
+	}
+	if c.wide == nil {
+		ct.Equal = equalities(cond, t.Schema)
+	}
 	src, err := connector.NewSource(ct)
 	if err != nil {
 		return nil, nil, nil, optionError(t, err)
@@ -266,17 +280,17 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	c.keep(&c.scanKeys, spec, scanKey(t))
 	if t.TimeCol >= 0 {
-		spec.Watermark = substitute(t.Watermark, byFull)
+		spec.Watermark = refield(substitute(t.Watermark, byFull))
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
 	}
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	if cond != nil {
-		cond = substitute(cond, byFull)
+		cond = refield(substitute(cond, byFull))
 	}
 	out := make([]expr.Expr, len(exprs))
 	for i, e := range exprs {
-		out[i] = substitute(e, byFull)
+		out[i] = refield(substitute(e, byFull))
 	}
 	return &stage{v: v, schema: schema, src: spec}, cond, out, nil
 }

@@ -229,6 +229,42 @@
 // operator that makes them; a window over a changelog source is refused
 // as one over a join's updates is.
 //
+// # Nested types
+//
+// ROW<...>, ARRAY<t> and MAP<k, v> columns (typename_nested.go) are read
+// through GetField, ElementAt and Cardinality (bind_nested.go). A dotted
+// name that no column has is resolved as Calcite does: the longest prefix
+// that names a column (a table's alias first, so t.r is table t's column
+// r), the rest its fields; an ambiguous prefix is an error at the name. A
+// field of a nullable ROW is nullable. Decisions: strand computes no
+// nested value (constructors, a CASE or COALESCE over ROWs, casts of
+// them) and compares none; nested values are no keys (GROUP BY, join,
+// PARTITION BY, ORDER BY, DISTINCT) and are not kept in state (joins,
+// Top-N, deduplication, aggregates), because binary rows and normalized
+// keys have no encoding for them yet: each is refused at plan time with
+// its position (the operators' own checks, placed by the planner), and
+// fields of ROWs are fine everywhere. Projection pushdown
+// (prune_nested.go): prunedScan narrows a ROW column a query reads only
+// fields of to those fields (recomputing the types of the fields read,
+// refield, since GetField names its field), shows them in EXPLAIN as
+// reads [person{id, dateTime}], and hands the source the filter's
+// column = integer terms (connector.Table.Equal), which the nexmark source
+// of Flink's shape uses to make one kind of event. In a statement set,
+// whose scans of a table must read alike, ROWs are read whole and no
+// equality is passed.
+// Above a join, the fields read of a ROW column (and nothing else of
+// it) are read below the join instead (fieldsBelowJoin, join_fields.go):
+// each becomes a column of its side, so the join's state keeps the
+// scalars and pruneJoin drops the ROW.
+//
+// FROM t CROSS JOIN UNNEST(arr) and [LEFT] JOIN UNNEST(...) ON TRUE bind
+// to an Unnest node (unnest.go), Flink's Correlate over UNNEST: the array
+// as a column of t (a Project adds it when it is an expression), the
+// element after t's columns, and a Project above that names the columns
+// (an array of ROWs' fields by GetField). It compiles to exec.Unnest,
+// chained into its input's vertex: stateless, keeping row kinds and time
+// attributes.
+//
 // # Statement sets and LIKE
 //
 // PlanQuery plans a statement set (EXECUTE STATEMENT SET) as a SinkSet of

@@ -198,7 +198,7 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 			}
 		}
 		if id, ok := e.(*parser.Ident); ok {
-			if _, err := from.scope.resolve(id); err != nil {
+			if err := resolvable(from.scope, id); err != nil {
 				return nil, true, err
 			}
 			return nil, true, errorf(id.Start, ErrType, "column '%s' is neither grouped nor aggregated", strings.Join(id.Parts, "."))

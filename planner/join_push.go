@@ -101,19 +101,7 @@ func pruneJoin(p *Project) (Node, bool) {
 			return true
 		})
 	}
-	for _, e := range p.Exprs {
-		mark(e)
-	}
-	if f != nil {
-		mark(f.Cond)
-	}
-	mark(j.Residual)
-	for i := range j.LeftKeys {
-		used[j.LeftKeys[i]], used[n+j.RightKeys[i]] = true, true
-	}
-	if iv := j.Interval; iv != nil {
-		used[iv.LeftTime], used[n+iv.RightTime] = true, true
-	}
+	joinReads(p, f, j, mark, used)
 	// at[i] is column i's place in the pruned join's output.
 	at := make([]int, len(used))
 	var left, right []expr.Expr

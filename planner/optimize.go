@@ -59,6 +59,9 @@ func rewrite(n Node) (Node, bool) {
 		if m, ok := dropRowNum(n); ok {
 			return m, true
 		}
+		if m, ok := fieldsBelowJoin(n); ok {
+			return m, true
+		}
 		if m, ok := pruneJoin(n); ok {
 			return m, true
 		}
@@ -185,6 +188,10 @@ func withInputs(n Node, in []Node) Node {
 		c.Input = in[0]
 		return &c
 	case *Over:
+		c := *n
+		c.Input = in[0]
+		return &c
+	case *Unnest:
 		c := *n
 		c.Input = in[0]
 		return &c

@@ -46,8 +46,13 @@ func typeOf(t *parser.TypeName) (types.Type, error) {
 		if t.Name == "TIMESTAMP_LTZ" {
 			out.Kind = types.TimestampLTZ
 		}
+	case "ROW", "ARRAY", "MAP":
+		var err error
+		if out, err = nestedTypeOf(t); err != nil {
+			return out, err
+		}
 	default:
-		return out, errorf(t.Start, ErrUnsupported, "type %s is not supported (supported: BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p))", t.Name)
+		return out, errorf(t.Start, ErrUnsupported, "type %s is not supported (supported: BOOLEAN, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p, s), STRING, VARCHAR(n), DATE, TIMESTAMP(p), TIMESTAMP_LTZ(p), ROW<...>, ARRAY<t>, MAP<k, v>)", t.Name)
 	}
 	out.NotNull = t.NotNull
 	return out, nil

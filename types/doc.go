@@ -20,6 +20,14 @@
 //	TIMESTAMP_LTZ(p) arrow.Timestamp(ms, "UTC")
 //	INTERVAL DAY TO SECOND   arrow.Int64 milliseconds
 //	INTERVAL YEAR TO MONTH   arrow.Int32 months
+//	ROW<f t, ...>    arrow.Struct of the fields
+//	ARRAY<t>         arrow.List of t
+//	MAP<k, v>        arrow.Map of k and v (keys never NULL)
+//
+// A nested type's parts are in an interned *Nest (nested.go), so Type
+// stays a small comparable value: == is true exactly when two types are
+// the same, however deep, and a Type can key a map. Nullability is kept
+// per field, element, key and value; Same ignores it at every level.
 //
 // Timestamps are kept at millisecond precision whatever p says: Flink's event
 // time is milliseconds, and one fixed unit keeps every time kernel a plain

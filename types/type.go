@@ -25,6 +25,9 @@ const (
 	TimestampLTZ
 	IntervalDayTime
 	IntervalYearMonth
+	Row   // ROW<name type, ...>: see nested.go
+	Array // ARRAY<type>
+	Map   // MAP<key, value>
 )
 
 var kindNames = [...]string{
@@ -42,6 +45,9 @@ var kindNames = [...]string{
 	TimestampLTZ:      "TIMESTAMP_LTZ",
 	IntervalDayTime:   "INTERVAL DAY TO SECOND",
 	IntervalYearMonth: "INTERVAL YEAR TO MONTH",
+	Row:               "ROW",
+	Array:             "ARRAY",
+	Map:               "MAP",
 }
 
 func (k Kind) String() string {
@@ -63,7 +69,8 @@ const (
 )
 
 // Type is a SQL type. The zero value is Invalid. Types are small values and
-// compared with ==.
+// compared with ==: a nested type's fields or elements are in an interned
+// *Nest, one per distinct nested type (nested.go), so == compares them too.
 type Type struct {
 	Kind Kind
 	// Precision is DECIMAL's precision, TIMESTAMP's fractional-second
@@ -76,6 +83,10 @@ type Type struct {
 	NotNull bool
 	// Attr marks a rowtime or proctime attribute.
 	Attr TimeAttr
+	// Nest holds a ROW's fields, an ARRAY's element or a MAP's key and
+	// value; nil for the other kinds. Made only by RowOf, ArrayOf and
+	// MapOf, which intern it.
+	Nest *Nest
 }
 
 // Convenience constructors for the common nullable types.
@@ -114,6 +125,9 @@ func Same(a, b Type) bool {
 	if a.Kind == String && b.Kind == String {
 		return true
 	}
+	if a.Nest != nil && b.Nest != nil {
+		return sameNested(a, b)
+	}
 	return a == b
 }
 
@@ -149,6 +163,8 @@ func (t Type) String() string {
 		}
 	case Timestamp, TimestampLTZ:
 		s = fmt.Sprintf("%s(%d)", t.Kind, t.Precision)
+	case Row, Array, Map:
+		s = t.nestedString()
 	default:
 		s = t.Kind.String()
 	}
@@ -189,6 +205,8 @@ func (t Type) Arrow() arrow.DataType {
 		return &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
 	case Null:
 		return arrow.Null
+	case Row, Array, Map:
+		return t.nestedArrow()
 	}
 	panic(fmt.Sprintf("types: no Arrow type for %v", t.Kind))
 }

@@ -35,6 +35,7 @@ const (
 	sDecimal
 	sBool
 	sString
+	sNest // ROW, ARRAY, MAP: kids hold the fields or elements (batch_nested.go)
 )
 
 // column holds one column's values; only the slice of its storage is used.
@@ -54,6 +55,9 @@ type column struct {
 	offs  []int32 // string offsets; offs[i] is where row i starts
 	data  []byte
 	day   dayCache // a timestamp column's last date
+	// kids are a ROW's fields (one entry per row each), an ARRAY's
+	// elements or a MAP's keys and values (offs[i] is row i's first).
+	kids []column
 }
 
 func newBatch(s types.Schema) *batch {
@@ -74,6 +78,8 @@ func newBatch(s types.Schema) *batch {
 			c.st = sDecimal
 		case types.Boolean:
 			c.st = sBool
+		case types.Row, types.Array, types.Map:
+			c.nest()
 		default:
 			c.st = sString
 			c.offs = append(c.offs, 0)
@@ -99,6 +105,8 @@ func (c *column) null() {
 		c.bools = append(c.bools, false)
 	case sString:
 		c.offs = append(c.offs, int32(len(c.data)))
+	case sNest:
+		c.nullNested()
 	}
 }
 
@@ -185,6 +193,8 @@ func (c *column) truncate(n int) {
 	case sString:
 		c.offs = c.offs[:n+1]
 		c.data = c.data[:c.offs[n]]
+	case sNest:
+		c.truncateNested(n)
 	}
 }
 
@@ -276,6 +286,8 @@ func (c *column) build(alloc memory.Allocator, n int) arrow.Array {
 		bufs = []*memory.Buffer{bitmap, packBits(alloc, c.bools)}
 	case sString:
 		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.offs)), copyBuf(alloc, c.data)}
+	case sNest:
+		return c.buildNested(alloc, n, bitmap, nulls)
 	}
 	data := array.NewData(c.dt, n, bufs, nil, nulls, 0)
 	for _, buf := range bufs {

@@ -41,6 +41,9 @@ func metaFits(meta, col types.Type) bool {
 // checkColumns refuses metadata and partition columns the connector
 // cannot serve in the requested direction.
 func checkColumns(t Table, conn string, asSource bool) error {
+	if err := checkNested(t, conn); err != nil {
+		return err
+	}
 	for i, key := range t.Metadata {
 		if key == "" {
 			continue

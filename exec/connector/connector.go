@@ -28,6 +28,10 @@ type Table struct {
 	// reads them all. Only for a Prunable table: its source then returns
 	// the columns read, in order, and nothing of the others.
 	Read []bool
+	// Equal holds columns that the query's filter requires to equal an
+	// integer (WHERE event_type = 2): a source may skip the rows that do
+	// not, since the filter drops them anyway. Only for a Prunable table.
+	Equal map[string]int64
 }
 
 // ColumnError is an invalid column of a table for its connector: a

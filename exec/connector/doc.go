@@ -92,7 +92,8 @@
 //
 // nexmark (source; the Nexmark benchmark's events, see Nexmark below):
 //
-//	event-type                     required  bid | auction | person: the stream the table reads
+//	event-type                     (none)    bid | auction | person: a flat table of that kind's
+//	                                         events; without it, a table of Flink's shape (below)
 //	seed                           0         values are a pure function of (seed, event number, field)
 //	splits                         8         epoch e (events e·T .. e·T+T-1) goes to split e mod splits
 //	events.num                     0         events of all three types together; 0 is unbounded
@@ -107,6 +108,11 @@
 //	person.avg-size                200b      average event sizes that extra pads to, ±20%
 //	auction.avg-size               500b      (memory sizes, at most 1 MiB)
 //	bid.avg-size                   100b
+//	next-event.rate                first-event.rate  must equal it: one rate of event time
+//	rate.shape, rate.period        square, 10 min    accepted; with one rate they change nothing
+//	rate.limited, max-emit-speed   false, true       only these: strand does not throttle
+//	keep-alive, stop-at            false, -1         only these: events.num bounds the stream
+//	extended-bid-mode, simulation-mode  false        only false
 //
 // print (sink):
 //
@@ -309,6 +315,28 @@
 // a schedule that starts when a reader is opened (row j of a split is due
 // at j / (rows-per-second / splits) seconds); Next sleeps at most 50 ms and
 // then returns the rows that are due, possibly none.
+//
+// Nexmark, Flink's shape. Without 'event-type' a nexmark table has the
+// columns of Flink's ddl_gen.sql (nexmark_flink.go): event_type INT (0
+// person, 1 auction, 2 bid) and person, auction and bid ROWs of the flat
+// tables' fields (any subset and order of columns and fields), one row
+// per event, the ROWs of the other kinds NULL. Event n is the same event
+// as in the flat tables; its values are made by the same code, for the
+// batch's events of each kind, and spread out over the batch's rows. The
+// planner narrows the ROWs to the fields a query reads (Table.Read and
+// the narrowed ROW types in Table.Schema) and passes the filter's
+// event_type = k (Table.Equal): the source then makes only kind k's
+// events, with the splits and offsets of the flat table of that kind, so
+// Flink's views cost about what the flat tables do. Flink's options that
+// would change what strand generates (a second rate, throttling,
+// keep-alive, stop-at, extended bids) are refused at the option.
+//
+// Nested columns in formats (json_nested.go, batch_nested.go): json reads
+// a ROW from an object, an ARRAY from an array and a MAP from an object,
+// and writes them back; a nested value is parsed as deep as its column's
+// type, which the DDL bounds (the first pass validates the whole line
+// without recursion). csv, raw, datagen and partition columns refuse
+// nested columns at the column (columns_nested.go).
 //
 // Nexmark. The generator follows Flink's nexmark repository
 // (NexmarkGenerator and the Person, Auction, Bid and Price generators) with

@@ -52,6 +52,8 @@ func appendValue(dst []byte, a arrow.Array, i int, zoned bool) []byte {
 		return dst
 	case *array.Null:
 		return append(dst, "null"...)
+	case *array.Struct, *array.List, *array.Map:
+		return appendNested(dst, a, i)
 	}
 	return append(dst, a.ValueStr(i)...)
 }

@@ -29,6 +29,10 @@ type jsonDecoder struct {
 	vals    []jsonVal
 	stack   []byte
 	scratch []byte
+	arena   []jsonVal // the fields of the nested ROWs being read (json_nested.go)
+	key     jsonVal   // the key of the object member being read
+	keyA    []byte    // keys unescaped to compare them
+	keyB    []byte
 }
 
 type seenField struct {
@@ -190,7 +194,11 @@ func (d *jsonDecoder) column(key []byte) int {
 
 // append appends column k's value; a non-empty result is the error.
 func (d *jsonDecoder) append(line []byte, k int, c *column) string {
-	v := d.vals[k]
+	return d.appendVal(line, d.vals[k], c)
+}
+
+// appendVal appends the value v of line to c.
+func (d *jsonDecoder) appendVal(line []byte, v jsonVal, c *column) string {
 	if v.kind == 0 {
 		if d.failMissing {
 			return "field is missing"
@@ -218,8 +226,15 @@ func (d *jsonDecoder) append(line []byte, k int, c *column) string {
 		} else {
 			c.str(text)
 		}
+	case 'c':
+		if c.st == sNest {
+			return d.appendNested(line, v, c)
+		}
+		if c.st != sString || !c.parse(text) {
+			return parseError(text, c.t)
+		}
 	default: // numbers, and objects or arrays for a STRING column
-		if v.kind == 'c' && c.st != sString || !c.parse(text) {
+		if c.st == sNest || !c.parse(text) {
 			return parseError(text, c.t)
 		}
 	}

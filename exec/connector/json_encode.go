@@ -34,32 +34,40 @@ func (e *jsonEncoder) encode(dst []byte, b arrow.RecordBatch, row int) ([]byte, 
 			dst = append(dst, ',')
 		}
 		dst = append(dst, e.keys[j]...)
-		if a.IsNull(row) {
-			dst = append(dst, "null"...)
-			continue
-		}
-		switch a := a.(type) {
-		case *array.String:
-			dst = appendJSONString(dst, a.Value(row))
-		case *array.Boolean, *array.Int32, *array.Int64, *array.Decimal128:
-			dst = appendValue(dst, a, row, true)
-		default:
-			// Floats too: NaN and Infinity are not JSON numbers, and a
-			// finite one is quoted only if it needs to be.
-			n := len(dst)
-			dst = appendValue(dst, a, row, true)
-			if _, ts := a.(*array.Timestamp); ts && e.iso && len(dst) > n+10 && dst[n+10] == ' ' {
-				dst[n+10] = 'T'
-			}
-			if !finiteNumber(a, dst[n:]) {
-				dst = append(dst, '"')
-				copy(dst[n+1:], dst[n:len(dst)-1])
-				dst[n] = '"'
-				dst = append(dst, '"')
-			}
+		n := len(dst)
+		dst = appendJSON(dst, a, row)
+		if _, ts := a.(*array.Timestamp); ts && e.iso && len(dst) > n+11 && dst[n+11] == ' ' {
+			dst[n+11] = 'T' // after the opening quote and the date
 		}
 	}
 	return append(dst, '}', '\n'), nil
+}
+
+// appendJSON appends the value a[row] as JSON.
+func appendJSON(dst []byte, a arrow.Array, row int) []byte {
+	if a.IsNull(row) {
+		return append(dst, "null"...)
+	}
+	switch a := a.(type) {
+	case *array.String:
+		dst = appendJSONString(dst, a.Value(row))
+	case *array.Boolean, *array.Int32, *array.Int64, *array.Decimal128:
+		dst = appendValue(dst, a, row, true)
+	case *array.Struct, *array.List, *array.Map:
+		dst = appendJSONNested(dst, a, row)
+	default:
+		// Floats too: NaN and Infinity are not JSON numbers, and a
+		// finite one is quoted only if it needs to be.
+		n := len(dst)
+		dst = appendValue(dst, a, row, true)
+		if !finiteNumber(a, dst[n:]) {
+			dst = append(dst, '"')
+			copy(dst[n+1:], dst[n:len(dst)-1])
+			dst[n] = '"'
+			dst = append(dst, '"')
+		}
+	}
+	return dst
 }
 
 // finiteNumber reports whether text, the rendering of a float column, is a

@@ -151,12 +151,20 @@ type nexConfig struct {
 	avgAuction int64
 	avgBid     int64
 	fields     []nexField // the field of each column of the table
+	// flink is set for a table of Flink's shape (no event-type; see
+	// nexmark_flink.go): cols describes its columns, and fields is nil.
+	flink   bool
+	cols    []flinkCol
+	only    nexKind // with onlySet: the query reads only events of this kind
+	onlySet bool
 }
 
 var nexKeys = []string{"connector", "event-type", "seed", "splits", "events.num", "first-event.rate", "base-time",
 	"person.proportion", "auction.proportion", "bid.proportion",
 	"bid.hot-ratio.auctions", "bid.hot-ratio.bidders", "auction.hot-ratio.sellers",
-	"person.avg-size", "auction.avg-size", "bid.avg-size"}
+	"person.avg-size", "auction.avg-size", "bid.avg-size",
+	"next-event.rate", "rate.shape", "rate.period", "rate.limited", "keep-alive", "stop-at", "max-emit-speed",
+	"extended-bid-mode", "simulation-mode"}
 
 func parseNexmark(t Table) (nexConfig, error) {
 	o := &opts{conn: "nexmark", m: t.Options}
@@ -164,11 +172,13 @@ func parseNexmark(t Table) (nexConfig, error) {
 	if err := o.checkKeys(nexKeys, nil); err != nil {
 		return c, err
 	}
-	et, err := o.required("event-type")
-	if err != nil {
+	et, flink := "", false
+	var err error
+	if _, ok := o.get("event-type"); !ok && flinkShaped(t.Schema) {
+		flink = true // Flink's shape: event_type and a ROW per kind
+	} else if _, err = o.required("event-type"); err != nil {
 		return c, err
-	}
-	if et, err = o.choice("event-type", "", "bid", "auction", "person"); err != nil {
+	} else if et, err = o.choice("event-type", "", "bid", "auction", "person"); err != nil {
 		return c, err
 	}
 	switch et {
@@ -228,6 +238,12 @@ func parseNexmark(t Table) (nexConfig, error) {
 			}
 			*s.dst = n
 		}
+	}
+	if err := c.flinkOptions(o); err != nil {
+		return c, err
+	}
+	if flink {
+		return c, c.flinkColumns(t)
 	}
 	c.fields = make([]nexField, len(t.Schema))
 	for i, col := range t.Schema {
@@ -328,7 +344,7 @@ func newNexGen(c nexConfig) *nexGen {
 		g.keys[f] = mix(c.seed ^ mix(nameHash(nexKindNames[info.kind]+"."+info.name)))
 	}
 	need := func(fs ...nexField) bool {
-		for _, f := range c.fields {
+		for _, f := range c.allFields() {
 			for _, x := range fs {
 				if f == x {
 					return true
@@ -527,6 +543,11 @@ func newNexSource(s types.Schema, c nexConfig) *nexSource {
 	for i, f := range c.fields {
 		src.maxLen[i] = src.gen.maxLen(f)
 	}
+	for _, col := range c.cols {
+		for _, f := range col.fields {
+			src.maxLen = append(src.maxLen, src.gen.maxLen(f))
+		}
+	}
 	return src
 }
 
@@ -565,6 +586,9 @@ func (s *nexSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions)
 		}
 	}
 	r.lo, r.hi = c.span(c.kind)
+	if c.flink {
+		r.lo, r.hi = c.flinkSpan()
+	}
 	pos := max(off.Pos, 0)
 	r.e, r.o = pos/c.tp, pos%c.tp
 	switch {
@@ -594,6 +618,8 @@ type nexReader struct {
 	str     []byte   // a string column's bytes, reused from column to column
 	scratch []byte
 	closed  bool
+	pos     []int32   // Flink's shape: the rows of the batch of one kind
+	sub     nexEvents // and their events
 }
 
 func (r *nexReader) Next() (arrow.RecordBatch, error) {
@@ -606,8 +632,11 @@ func (r *nexReader) Next() (arrow.RecordBatch, error) {
 	}
 	s := r.src
 	cols := make([]arrow.Array, len(s.schema))
+	if s.gen.cfg.flink {
+		r.flinkBatch(cols, n)
+	}
 	for i, f := range s.gen.cfg.fields {
-		cols[i] = r.column(i, f, n)
+		cols[i] = r.column(s.arrow.Field(i).Type, f, n)
 	}
 	rec := array.NewRecordBatch(s.arrow, cols, int64(n))
 	for _, a := range cols {
@@ -647,7 +676,7 @@ func (r *nexReader) fill() int {
 // the array's buffers (a first pass sizes the strings); other strings are
 // made in a buffer the reader keeps and copied once into one of exactly
 // their size.
-func (r *nexReader) column(i int, f nexField, n int) arrow.Array {
+func (r *nexReader) column(dt arrow.DataType, f nexField, n int) arrow.Array {
 	s := r.src
 	g := s.gen
 	alloc := r.ro.Alloc
@@ -703,14 +732,14 @@ func (r *nexReader) column(i int, f nexField, n int) arrow.Array {
 			db.Resize(len(buf))
 			copy(db.Bytes(), buf)
 		}
-		data = array.NewData(s.arrow.Field(i).Type, n, []*memory.Buffer{nil, ob, db}, nil, 0, 0)
+		data = array.NewData(dt, n, []*memory.Buffer{nil, ob, db}, nil, 0, 0)
 		ob.Release()
 		db.Release()
 	default:
 		vb := memory.NewResizableBuffer(alloc)
 		vb.Resize(n * 8)
 		g.ints(f, &r.ev, arrow.Int64Traits.CastFromBytes(vb.Bytes()))
-		data = array.NewData(s.arrow.Field(i).Type, n, []*memory.Buffer{nil, vb}, nil, 0, 0)
+		data = array.NewData(dt, n, []*memory.Buffer{nil, vb}, nil, 0, 0)
 		vb.Release()
 	}
 	a := array.MakeFromData(data)

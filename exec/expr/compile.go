@@ -47,6 +47,9 @@ func (c *compiler) compile(e Expr) (*node, error) {
 	if physOf(e.Type()) != nd.p {
 		return nil, errorf(e, "result type %s does not match the operands", e.Type())
 	}
+	if nd.p == pNest && !ReadsNested(e) {
+		return nil, errorf(e, "a %s value can be read from a column, not computed", e.Type().Kind)
+	}
 	c.fold(nd)
 	return nd, nil
 }
@@ -246,6 +249,8 @@ func (c *compiler) call(e *Call) (*node, error) {
 		return c.fromUnixTime(e)
 	case EpochToTime:
 		return c.epochToTime(e)
+	case GetField, ElementAt, Cardinality, Element:
+		return c.nested(e)
 	}
 	return nil, errorf(e, "unknown function %d", e.Fn)
 }

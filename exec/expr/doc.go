@@ -123,5 +123,19 @@
 // batch, and a bad one makes the row NULL.
 //
 // SelectTrue and Take turn a BOOLEAN result into a selection vector and a
-// filtered batch.
+// filtered batch (Take handles struct, list and map columns too).
+//
+// # Nested values
+//
+// ROW, ARRAY and MAP values are read, never computed (nested.go): a
+// column of a nested type is its Arrow array, and GetField (row.field,
+// the field named by a string literal), ElementAt (arr[i], map[key]) and
+// Cardinality read it a column at a time: a field is the struct's child
+// array read in place, its NULLs the AND of the row's and the field's, so
+// a NULL row has NULL fields and no row is boxed; a field selected as it
+// is comes out as that child array, not copied. ElementAt gathers the
+// picked elements into a flat result (a nested element is refused).
+// Compile refuses any other expression whose result is nested (a CASE
+// over ROWs), which the planner refuses first at its position
+// (ReadsNested).
 package expr

@@ -128,6 +128,9 @@ func write(b *strings.Builder, e Expr) {
 		write(b, e.Else)
 		b.WriteString(" END")
 	case *Call:
+		if writeNested(b, e) {
+			return
+		}
 		if op, ok := infix[e.Fn]; ok && len(e.Args) == 2 {
 			b.WriteString("(")
 			write(b, e.Args[0])

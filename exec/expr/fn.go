@@ -83,6 +83,11 @@ const (
 	FromUnixTime  // (seconds, pattern): formatted in UTC
 	EpochToTime   // (n, precision): TO_TIMESTAMP_LTZ, precision 0 (seconds) or 3 (milliseconds)
 
+	GetField    // (row, name): the field of a ROW named by a string literal; NULL when the row is
+	ElementAt   // (array, i) 1-based, NULL out of range; (map, key): NULL when absent
+	Cardinality // (array | map): the number of elements or entries, INT
+	Element     // (array): its one element, NULL if empty; more than one is an error
+
 	numFns
 )
 
@@ -106,6 +111,7 @@ var fnNames = [...]string{
 	JSONValue: "JSON_VALUE", JSONQuery: "JSON_QUERY",
 	TimestampDiff: "TIMESTAMPDIFF", ParseTime: "PARSE_TIME", UnixTime: "UNIX_TIMESTAMP",
 	FromUnixTime: "FROM_UNIXTIME", EpochToTime: "TO_TIMESTAMP_LTZ",
+	GetField: "GET_FIELD", ElementAt: "ITEM", Cardinality: "CARDINALITY", Element: "ELEMENT",
 }
 
 var infix = map[Fn]string{

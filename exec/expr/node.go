@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"unsafe"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/types"
 )
 
@@ -17,8 +18,9 @@ const (
 	pI64              // BIGINT, TIMESTAMP, TIMESTAMP_LTZ, INTERVAL DAY TO SECOND
 	pF32
 	pF64
-	pDec // decimal128.Num
-	pStr // int32 offsets into UTF-8 bytes
+	pDec  // decimal128.Num
+	pStr  // int32 offsets into UTF-8 bytes
+	pNest // ROW, ARRAY, MAP: the Arrow array itself, in vec.nest (nested.go)
 )
 
 func physOf(t types.Type) phys {
@@ -37,6 +39,8 @@ func physOf(t types.Type) phys {
 		return pDec
 	case types.String:
 		return pStr
+	case types.Row, types.Array, types.Map:
+		return pNest
 	}
 	return pNull
 }
@@ -65,6 +69,7 @@ type vec struct {
 	fixed []byte   // other fixed-width values, read through col
 	offs  []int32  // STRING: row i is data[offs[i]:offs[i+1]]
 	data  []byte
+	nest  arrow.Array // ROW, ARRAY, MAP: the values; valid has the NULLs
 }
 
 // nullv is a constant NULL of any type. Its value slots exist (and are

@@ -178,6 +178,8 @@ func load(nd *node, arr arrow.Array) {
 		if bufs[2] != nil {
 			v.data = bufs[2].Bytes()
 		}
+	case pNest:
+		v.nest = arr
 	default:
 		w := nd.p.width()
 		v.fixed = bufs[1].Bytes()[off*w : (off+n)*w]
@@ -189,6 +191,12 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 	dt := p.t.Arrow()
 	if p.root.p == pNull {
 		return array.NewNull(n)
+	}
+	if p.root.p == pNest || v.nest != nil {
+		if direct != nil {
+			direct.Release()
+		}
+		return nestedResult(alloc, dt, v, n)
 	}
 	valid, nulls := validity(alloc, v, n)
 	var bufs []*memory.Buffer

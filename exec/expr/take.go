@@ -93,6 +93,8 @@ func take(alloc memory.Allocator, a arrow.Array, sel []int32) arrow.Array {
 	case *arrow.StringType, *arrow.BinaryType:
 		out = []*memory.Buffer{valid, nil, nil}
 		out[1], out[2] = takeStrings(alloc, a, sel)
+	case *arrow.StructType, *arrow.ListType, *arrow.MapType:
+		return takeNested(alloc, a, sel, valid, nulls)
 	case arrow.FixedWidthDataType:
 		vals := newBuffer(alloc, n*dt.BitWidth()/8)
 		src, dst := bufs[1].Bytes(), vals.Bytes()

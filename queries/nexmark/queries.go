@@ -12,9 +12,12 @@ import (
 	"strings"
 )
 
-// Files holds ddl.sql and q<name>.sql for every query.
+// Files holds ddl.sql and q<name>.sql for every query, and Flink's own
+// DDL in flink/: ddl_gen.sql (one nexmark table, datagen, of Flink's shape:
+// event_type and a ROW per kind) and ddl_views.sql (the views person,
+// auction and bid over it), with only their ${...} placeholders filled.
 //
-//go:embed *.sql
+//go:embed *.sql flink/*.sql
 var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
@@ -39,4 +42,19 @@ func Script(q string) (string, error) {
 		return "", err
 	}
 	return string(ddl) + "\n" + string(query), nil
+}
+
+// FlinkScript returns the SQL that runs query q over Flink's DDL: its
+// ddl_gen.sql and ddl_views.sql, then the query's file.
+func FlinkScript(q string) (string, error) {
+	var b strings.Builder
+	for _, f := range []string{"flink/ddl_gen.sql", "flink/ddl_views.sql", q + ".sql"} {
+		src, err := Files.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		b.Write(src)
+		b.WriteString("\n")
+	}
+	return b.String(), nil
 }

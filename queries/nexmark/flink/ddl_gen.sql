@@ -1,0 +1,50 @@
+-- Flink's nexmark DDL (nexmark-flink/src/main/resources/queries/ddl_gen.sql),
+-- verbatim but for its ${...} placeholders, filled as strand's ddl.sql sets
+-- the flat tables: TPS 10000000, EVENTS_NUM 10000000, proportions 1:3:46.
+-- Run with ddl_views.sql and a query:
+--   strand run queries/nexmark/flink/ddl_gen.sql queries/nexmark/flink/ddl_views.sql queries/nexmark/q0.sql
+
+CREATE TABLE datagen (
+    event_type int,
+    person ROW<
+        id  BIGINT,
+        name  VARCHAR,
+        emailAddress  VARCHAR,
+        creditCard  VARCHAR,
+        city  VARCHAR,
+        state  VARCHAR,
+        dateTime TIMESTAMP(3),
+        extra  VARCHAR>,
+    auction ROW<
+        id  BIGINT,
+        itemName  VARCHAR,
+        description  VARCHAR,
+        initialBid  BIGINT,
+        reserve  BIGINT,
+        dateTime  TIMESTAMP(3),
+        expires  TIMESTAMP(3),
+        seller  BIGINT,
+        category  BIGINT,
+        extra  VARCHAR>,
+    bid ROW<
+        auction  BIGINT,
+        bidder  BIGINT,
+        price  BIGINT,
+        dateTime  TIMESTAMP(3),
+        extra  VARCHAR>,
+    dateTime AS
+        CASE
+            WHEN event_type = 0 THEN person.dateTime
+            WHEN event_type = 1 THEN auction.dateTime
+            ELSE bid.dateTime
+        END,
+    WATERMARK FOR dateTime AS dateTime - INTERVAL '4' SECOND
+) WITH (
+    'connector' = 'nexmark',
+    'first-event.rate' = '10000000',
+    'next-event.rate' = '10000000',
+    'events.num' = '10000000',
+    'person.proportion' = '1',
+    'auction.proportion' = '3',
+    'bid.proportion' = '46'
+);
