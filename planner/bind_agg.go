@@ -331,7 +331,10 @@ func expandID(out types.Schema, sc *scope, gs *grouping, at int) expr.Expr {
 // windowInGrouping refuses a window in GROUPING SETS, ROLLUP, CUBE or a
 // list of GROUP BY: as in Flink, the window is grouped by directly
 // (window_start and window_end of a window TVF, or TUMBLE(...)), and the
-// grouping sets are of the other keys.
+// grouping sets are of the other keys. A window aggregate's or window
+// join's rows are another matter: a window column of theirs in a grouping
+// set is a plain key of a group aggregate, as in Flink (its Expand leaves
+// the column NULL in some sets, so no longer a window's).
 func windowInGrouping(items []parser.Expr, from *relation) error {
 	for _, it := range items {
 		if !isGroupingElement(it) {
@@ -350,7 +353,7 @@ func windowInGrouping(items []parser.Expr, from *relation) error {
 				return nil
 			}
 			tvfCol := from.tvf != nil && i >= len(from.tvf.Input.Schema())
-			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && (i == from.win.start || i == from.win.end)
+			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && !from.win.agg && (i == from.win.start || i == from.win.end)
 			if tvfCol || viewCol {
 				return errorf(id.Start, ErrUnsupported, "%s may not stand in GROUPING SETS, ROLLUP, CUBE or a parenthesised list: as in Flink, a window aggregate groups by window_start and window_end directly, and the grouping sets are of its other keys", from.scope.cols[i].name)
 			}
