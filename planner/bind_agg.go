@@ -52,9 +52,9 @@ type groupWindow struct {
 	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
 	legacy string
 	// assigned marks rows that carry their window: timeCol is their
-	// window_end, from a window TVF through a view or subquery.
+	// window_end, from a window TVF through a view or subquery, or a
+	// window aggregate or join.
 	assigned bool
-	startCol int // the window_start column of assigned rows
 	// partition are a SESSION TVF's PARTITION BY columns of input, at
 	// partitionAt.
 	partition   []int
@@ -122,8 +122,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			}
 		}
 		if id, ok := g.(*parser.Ident); ok && from.tvf == nil && from.win != nil && from.win.tvf != nil {
-			if i, err := from.scope.resolve(id); err == nil && (i == from.win.start || i == from.win.end) {
-				windowCols[map[bool]string{true: "window_start", false: "window_end"}[i == from.win.start]] = true
+			if i, err := from.scope.resolve(id); err == nil && (from.win.isStart(i) || from.win.isEnd(i)) {
+				windowCols[map[bool]string{true: "window_start", false: "window_end"}[from.win.isStart(i)]] = true
 				continue
 			}
 		}
@@ -151,7 +151,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if from.win.proc {
 			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
 		}
-		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start}
+		win = &groupWindow{input: from, timeCol: from.win.ends[0], w: *from.win.tvf, assigned: true}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
 		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
 	}
@@ -224,7 +224,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	b.defines(agg)
 	spec := window.Spec{In: agg.Input.Schema(), Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
-	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
+	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{starts: []int{len(agg.Keys)}, ends: []int{len(agg.Keys) + 1}, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
 	if agg.TimeCol >= 0 && win.w.Kind != window.Session {
 		// Its rows are of its windows: a GROUP BY of both window columns
 		// over them is a window aggregate of the same windows (Flink's
@@ -279,8 +279,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		}
 		if id, ok := e.(*parser.Ident); ok {
 			if win.assigned {
-				if i, err := from.scope.resolve(id); err == nil && (i == win.startCol || i == win.timeCol) {
-					return col(nk + map[bool]int{true: 0, false: 1}[i == win.startCol])
+				if i, err := from.scope.resolve(id); err == nil && (from.win.isStart(i) || from.win.isEnd(i)) {
+					return col(nk + map[bool]int{true: 0, false: 1}[from.win.isStart(i)])
 				}
 			}
 			if from.tvf != nil && win.input.scope != nil {
@@ -353,7 +353,7 @@ func windowInGrouping(items []parser.Expr, from *relation) error {
 				return nil
 			}
 			tvfCol := from.tvf != nil && i >= len(from.tvf.Input.Schema())
-			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && !from.win.agg && (i == from.win.start || i == from.win.end)
+			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && !from.win.agg && (from.win.isStart(i) || from.win.isEnd(i))
 			if tvfCol || viewCol {
 				return errorf(id.Start, ErrUnsupported, "%s may not stand in GROUPING SETS, ROLLUP, CUBE or a parenthesised list: as in Flink, a window aggregate groups by window_start and window_end directly, and the grouping sets are of its other keys", from.scope.cols[i].name)
 			}

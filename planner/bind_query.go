@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
@@ -41,9 +42,10 @@ type relation struct {
 }
 
 // winCols are the columns of a windowed relation that hold window_start
-// and window_end, -1 for one that is not selected.
+// and window_end (none for one that is not selected; more than one where
+// a projection copies one, or an inner window join has both sides').
 type winCols struct {
-	start, end int
+	starts, ends []int
 	// proc marks a processing-time window.
 	proc bool
 	// tvf is the window of a window TVF or an event-time window
@@ -67,24 +69,30 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at, agg: w.agg}
+	out := &winCols{proc: w.proc, tvf: w.tvf, session: w.session, at: w.at, agg: w.agg}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
 			continue
 		}
-		if c.Index == w.start && out.start < 0 {
-			out.start = i
+		if w.isStart(c.Index) {
+			out.starts = append(out.starts, i)
 		}
-		if c.Index == w.end && out.end < 0 {
-			out.end = i
+		if w.isEnd(c.Index) {
+			out.ends = append(out.ends, i)
 		}
 	}
-	if out.start < 0 && out.end < 0 {
+	if len(out.starts) == 0 && len(out.ends) == 0 {
 		return nil
 	}
 	return out
 }
+
+// isStart reports whether column i holds window_start.
+func (w *winCols) isStart(i int) bool { return slices.Contains(w.starts, i) }
+
+// isEnd reports whether column i holds window_end.
+func (w *winCols) isEnd(i int) bool { return slices.Contains(w.ends, i) }
 
 func (b *binder) query(q parser.Query) (*relation, error) {
 	switch q := q.(type) {
@@ -552,7 +560,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
+	win := &winCols{starts: []int{n}, ends: []int{n + 1}, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 
