@@ -76,7 +76,7 @@ func windowJoin(j *Join) error {
 		if end < 0 {
 			have, lacks = lacks, have
 		}
-		return errorf(j.At, ErrUnsupported, "a window join needs both window_start and window_end of the two sides equal in its condition, as in Flink; it equates the %ss only: add the %ss' equality", have, lacks)
+		return errorf(j.At, ErrUnsupported, "a window join needs both window_start and window_end of the two sides equal in its condition, as in Flink; it equates the %ss only: add the %ss' equality (of columns that hold them: a value computed from one, even a CAST, holds none)", have, lacks)
 	case lp.Window != rp.Window:
 		return errorf(j.At, ErrUnsupported, "a window join needs the same window on both sides, as in Flink: the left is %s, the right %s", windowSpec(lp.Window), windowSpec(rp.Window))
 	case lp.Window.Kind == window.Session:
