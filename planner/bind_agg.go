@@ -53,7 +53,7 @@ type groupWindow struct {
 	legacy string
 	// assigned marks rows that carry their window: timeCol is their
 	// window_end, from a window TVF through a view or subquery, or a
-	// window aggregate or join.
+	// window aggregate or join; input.win has their window columns.
 	assigned bool
 	// partition are a SESSION TVF's PARTITION BY columns of input, at
 	// partitionAt.
@@ -151,7 +151,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if from.win.proc {
 			return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet")
 		}
-		win = &groupWindow{input: from, timeCol: from.win.ends[0], w: *from.win.tvf, assigned: true}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
 		return nil, nil, errorf(q.Start, ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end")
 	}
@@ -224,7 +224,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 	b.defines(agg)
 	spec := window.Spec{In: agg.Input.Schema(), Keys: agg.Keys, Aggs: agg.Aggs}
 	agg.out = spec.Out()
-	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{starts: []int{len(agg.Keys)}, ends: []int{len(agg.Keys) + 1}, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
+	out := &relation{node: agg, scope: scopeOf(agg.out, ""), win: &winCols{start: len(agg.Keys), end: len(agg.Keys) + 1, proc: agg.TimeCol < 0, session: win.w.Kind == window.Session}}
 	if agg.TimeCol >= 0 && win.w.Kind != window.Session {
 		// Its rows are of its windows: a GROUP BY of both window columns
 		// over them is a window aggregate of the same windows (Flink's

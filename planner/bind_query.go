@@ -42,10 +42,13 @@ type relation struct {
 }
 
 // winCols are the columns of a windowed relation that hold window_start
-// and window_end (none for one that is not selected; more than one where
-// a projection copies one, or an inner window join has both sides').
+// and window_end, -1 for one that is not selected.
 type winCols struct {
-	starts, ends []int
+	start, end int
+	// also are further columns that hold window_start (also[0]) and
+	// window_end (also[1]): a projection's copies, the right side's of an
+	// inner window join.
+	also [2][]int
 	// proc marks a processing-time window.
 	proc bool
 	// tvf is the window of a window TVF or an event-time window
@@ -69,30 +72,34 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	if w == nil {
 		return nil
 	}
-	out := &winCols{proc: w.proc, tvf: w.tvf, session: w.session, at: w.at, agg: w.agg}
+	out := &winCols{start: -1, end: -1, proc: w.proc, tvf: w.tvf, session: w.session, at: w.at, agg: w.agg}
 	for i, e := range exprs {
 		c, ok := e.(*expr.Col)
 		if !ok {
 			continue
 		}
-		if w.isStart(c.Index) {
-			out.starts = append(out.starts, i)
-		}
-		if w.isEnd(c.Index) {
-			out.ends = append(out.ends, i)
+		switch {
+		case w.isStart(c.Index) && out.start < 0:
+			out.start = i
+		case w.isStart(c.Index):
+			out.also[0] = append(out.also[0], i)
+		case w.isEnd(c.Index) && out.end < 0:
+			out.end = i
+		case w.isEnd(c.Index):
+			out.also[1] = append(out.also[1], i)
 		}
 	}
-	if len(out.starts) == 0 && len(out.ends) == 0 {
+	if out.start < 0 && out.end < 0 {
 		return nil
 	}
 	return out
 }
 
 // isStart reports whether column i holds window_start.
-func (w *winCols) isStart(i int) bool { return slices.Contains(w.starts, i) }
+func (w *winCols) isStart(i int) bool { return i == w.start || slices.Contains(w.also[0], i) }
 
 // isEnd reports whether column i holds window_end.
-func (w *winCols) isEnd(i int) bool { return slices.Contains(w.ends, i) }
+func (w *winCols) isEnd(i int) bool { return i == w.end || slices.Contains(w.also[1], i) }
 
 func (b *binder) query(q parser.Query) (*relation, error) {
 	switch q := q.(type) {
@@ -560,7 +567,7 @@ func (b *binder) tableFunc(t *parser.TableFunc) (*relation, error) {
 		sc.cols = append(sc.cols, column{name: f.Name, typ: f.Type})
 	}
 	n := len(in.scope.cols)
-	win := &winCols{starts: []int{n}, ends: []int{n + 1}, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
+	win := &winCols{start: n, end: n + 1, proc: in.scope.cols[col].typ.Attr == types.ProcTime, tvf: &tvf.Window, session: w.Kind == window.Session, at: t.Start}
 	return &relation{node: tvf, scope: sc, tvf: tvf, win: win}, nil
 }
 

@@ -103,7 +103,7 @@ func windowed(base *relation, at parser.Pos, what string) error {
 	if w == nil {
 		return errorf(at, ErrUnsupported, "%s", what)
 	}
-	if len(w.ends) == 0 {
+	if w.end < 0 {
 		return errorf(at, ErrUnsupported, "%s; select window_end where the window is computed", what)
 	}
 	if w.proc {
@@ -152,11 +152,11 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	// whose rows are final when their window fires; any other
 	// partitioning is a Top-N of the stream, whose rows change as rows
 	// come.
-	has := func(i int) bool {
-		return slices.ContainsFunc(all, func(e expr.Expr) bool { c, ok := e.(*expr.Col); return ok && c.Index == i })
+	has := func(is func(int) bool) bool {
+		return slices.ContainsFunc(all, func(e expr.Expr) bool { c, ok := e.(*expr.Col); return ok && is(c.Index) })
 	}
 	part := all
-	windowTopN := base.win != nil && slices.ContainsFunc(base.win.starts, has) && slices.ContainsFunc(base.win.ends, has)
+	windowTopN := base.win != nil && has(base.win.isStart) && has(base.win.isEnd)
 	if windowTopN {
 		if call.Name != "ROW_NUMBER" {
 			// As Flink's StreamExecWindowRank.
@@ -167,7 +167,7 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 		}
 		part = slices.DeleteFunc(slices.Clone(all), func(e expr.Expr) bool {
 			c, ok := e.(*expr.Col)
-			return ok && (base.win.isStart(c.Index) || base.win.isEnd(c.Index))
+			return ok && (c.Index == base.win.start || c.Index == base.win.end)
 		})
 	}
 	if len(w.OrderBy) == 0 {
@@ -248,9 +248,8 @@ func extend(p *Project) (*Project, func(e expr.Expr, name string) int) {
 // and order expressions. It returns the TopN and its input.
 func topN(p *Project, base *relation, part []expr.Expr, order []orderExpr) (*TopN, *Project) {
 	p, col := extend(p)
-	end := base.win.ends[0]
-	in := base.scope.cols[end]
-	t := &TopN{WindowEnd: col(&expr.Col{Index: end, Name: in.name, T: in.typ}, "$window_end")}
+	in := base.scope.cols[base.win.end]
+	t := &TopN{WindowEnd: col(&expr.Col{Index: base.win.end, Name: in.name, T: in.typ}, "$window_end")}
 	for i, e := range part {
 		t.Partition = append(t.Partition, col(e, fmt.Sprintf("$part%d", i)))
 	}

@@ -102,7 +102,7 @@ func joinWin(j *Join) *winCols {
 	if p == nil || len(p.Starts) == 0 || len(p.Ends) == 0 {
 		return nil
 	}
-	return &winCols{starts: p.Starts, ends: p.Ends, tvf: &j.Window.Window, agg: true}
+	return &winCols{start: p.Starts[0], end: p.Ends[0], also: [2][]int{p.Starts[1:], p.Ends[1:]}, tvf: &j.Window.Window, agg: true}
 }
 
 // windowJoin starts a vertex reading both inputs behind hash exchanges on
