@@ -53,9 +53,9 @@ type groupWindow struct {
 	// slide, size): TUMBLE_START, HOP_END and friends; empty for a TVF.
 	legacy string
 	// assigned marks rows that carry their window: timeCol is their
-	// window_end, from a window TVF through a view or subquery.
+	// window_end, from a window TVF through a view or subquery, or a
+	// window aggregate or join; input.win has their window columns.
 	assigned bool
-	startCol int // the window_start column of assigned rows
 	// partition are a SESSION TVF's PARTITION BY columns of input, at
 	// partitionAt.
 	partition   []int
@@ -123,8 +123,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 			}
 		}
 		if id, ok := g.(*parser.Ident); ok && from.tvf == nil && from.win != nil && from.win.tvf != nil {
-			if i, err := from.scope.resolve(id); err == nil && (i == from.win.start || i == from.win.end) {
-				windowCols[map[bool]string{true: "window_start", false: "window_end"}[i == from.win.start]] = true
+			if i, err := from.scope.resolve(id); err == nil && (from.win.isStart(i) || from.win.isEnd(i)) {
+				windowCols[map[bool]string{true: "window_start", false: "window_end"}[from.win.isStart(i)]] = true
 				continue
 			}
 		}
@@ -152,7 +152,7 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		if from.win.proc {
 			return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate over a view or subquery of a processing-time window TVF is not supported yet: aggregate right over the TVF")
 		}
-		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, startCol: from.win.start, at: groupByAt(q, calls)}
+		win = &groupWindow{input: from, timeCol: from.win.end, w: *from.win.tvf, assigned: true, at: groupByAt(q, calls)}
 	} else if win == nil && (windowCols["window_start"] || windowCols["window_end"]) {
 		return nil, nil, errorf(groupByAt(q, calls), ErrUnsupported, "a window aggregate must GROUP BY both window_start and window_end (and may add keys): GROUP BY window_start, window_end[, keys]")
 	}
@@ -274,8 +274,8 @@ func (b *binder) aggregate(q *parser.Select, from *relation, calls []*parser.Cal
 		}
 		if id, ok := e.(*parser.Ident); ok {
 			if win.assigned {
-				if i, err := from.scope.resolve(id); err == nil && (i == win.startCol || i == win.timeCol) {
-					return col(nk + map[bool]int{true: 0, false: 1}[i == win.startCol])
+				if i, err := from.scope.resolve(id); err == nil && (from.win.isStart(i) || from.win.isEnd(i)) {
+					return col(nk + map[bool]int{true: 0, false: 1}[from.win.isStart(i)])
 				}
 			}
 			if from.tvf != nil && win.input.scope != nil {
@@ -326,7 +326,10 @@ func expandID(out types.Schema, sc *scope, gs *grouping, at int) expr.Expr {
 // windowInGrouping refuses a window in GROUPING SETS, ROLLUP, CUBE or a
 // list of GROUP BY: as in Flink, the window is grouped by directly
 // (window_start and window_end of a window TVF, or TUMBLE(...)), and the
-// grouping sets are of the other keys.
+// grouping sets are of the other keys. A window aggregate's or window
+// join's rows are another matter: a window column of theirs in a grouping
+// set is a plain key of a group aggregate, as in Flink (its Expand leaves
+// the column NULL in some sets, so no longer a window's).
 func windowInGrouping(items []parser.Expr, from *relation) error {
 	for _, it := range items {
 		if !isGroupingElement(it) {
@@ -345,7 +348,7 @@ func windowInGrouping(items []parser.Expr, from *relation) error {
 				return nil
 			}
 			tvfCol := from.tvf != nil && i >= len(from.tvf.Input.Schema())
-			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && (i == from.win.start || i == from.win.end)
+			viewCol := from.tvf == nil && from.win != nil && from.win.tvf != nil && !from.win.agg && (from.win.isStart(i) || from.win.isEnd(i))
 			if tvfCol || viewCol {
 				return errorf(id.Start, ErrUnsupported, "%s may not stand in GROUPING SETS, ROLLUP, CUBE or a parenthesised list: as in Flink, a window aggregate groups by window_start and window_end directly, and the grouping sets are of its other keys", from.scope.cols[i].name)
 			}

@@ -22,7 +22,9 @@ func (b *binder) existsJoin(r *relation, ex *parser.Exists, not bool) (*relation
 	if !ok || sel.From == nil {
 		return nil, errorf(ex.Query.Pos(), ErrUnsupported, "EXISTS needs a SELECT ... FROM ... WHERE subquery correlated with the outer query")
 	}
-	right, on, err := b.correlated(r, sel, ex.Start, "EXISTS")
+	right, on, err := b.correlated(r, sel, "EXISTS", func() error {
+		return errorf(ex.Start, ErrUnsupported, "EXISTS needs its subquery correlated with the outer query by an equality in its WHERE, such as o.uid = u.uid (an uncorrelated EXISTS would depend on every row)")
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -41,14 +43,14 @@ func (b *binder) existsJoin(r *relation, ex *parser.Exists, not bool) (*relation
 // terms of its WHERE that read a column of r are returned as on, over r's
 // columns then the subquery's, and the others filter the subquery's rows
 // first. A name of the WHERE is looked up in the subquery first, then in
-// r, as SQL scopes nest. An uncorrelated subquery is refused: every left
-// row would depend on every right row.
-func (b *binder) correlated(r *relation, sel *parser.Select, at parser.Pos, what string) (right *relation, on []expr.Expr, err error) {
+// r, as SQL scopes nest. A subquery whose WHERE reads no column of r
+// returns the error uncorrelated makes.
+func (b *binder) correlated(r *relation, sel *parser.Select, what string, uncorrelated func() error) (right *relation, on []expr.Expr, err error) {
 	switch {
 	case len(sel.With) > 0 || sel.Distinct || len(sel.GroupBy) > 0 || sel.Having != nil || len(sel.OrderBy) > 0 || sel.Limit != nil || len(collectAggs(sel)) > 0:
 		return nil, nil, errorf(sel.Start, ErrUnsupported, "%s over a subquery with WITH, DISTINCT, aggregates, GROUP BY, HAVING, ORDER BY or LIMIT is not supported yet", what)
 	case sel.Where == nil:
-		return nil, nil, errorf(at, ErrUnsupported, "%s needs its subquery correlated with the outer query by an equality in its WHERE, such as o.uid = u.uid (an uncorrelated %s would depend on every row)", what, what)
+		return nil, nil, uncorrelated()
 	}
 	if j, ok := sel.From.(*parser.Join); ok && j.Kind == parser.JoinComma {
 		return nil, nil, errorf(j.KindPos, ErrUnsupported, "a comma join in an %s subquery is not supported yet (use JOIN ... ON)", what)
@@ -84,7 +86,7 @@ func (b *binder) correlated(r *relation, sel *parser.Select, at parser.Pos, what
 		own = append(own, e)
 	}
 	if len(on) == 0 {
-		return nil, nil, errorf(at, ErrUnsupported, "%s needs its subquery correlated with the outer query by an equality in its WHERE, such as o.uid = u.uid (an uncorrelated %s would depend on every row)", what, what)
+		return nil, nil, uncorrelated()
 	}
 	if cond := conjunction(own); cond != nil {
 		sub = &relation{node: &Filter{Input: sub.node, Cond: cond}, scope: sub.scope}
@@ -124,14 +126,18 @@ func (b *binder) correlate(r *relation, j *Join, on, more []expr.Expr, noKey fun
 // row matches when x = y or either is NULL (Flink's rewrite), so a left
 // row passes only when the rows its correlation selects are none, or all
 // differ from a non-NULL x and none is NULL.
-func (b *binder) correlatedIn(r *relation, in *parser.InQuery, sel *parser.Select) (*relation, error) {
+//
+// It is called when binding the subquery alone found a column unknown
+// (nested): a subquery whose WHERE reads no outer column returns that
+// error, since the unknown column is then no outer one.
+func (b *binder) correlatedIn(r *relation, in *parser.InQuery, sel *parser.Select, nested error) (*relation, error) {
 	if len(sel.Items) != 1 {
 		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column, not %d", len(sel.Items))
 	}
 	if _, star := sel.Items[0].Expr.(*parser.Star); star || sel.From == nil {
 		return nil, errorf(in.Query.Pos(), ErrType, "the subquery of IN must return one column")
 	}
-	sub, on, err := b.correlated(r, sel, in.Start, "IN")
+	sub, on, err := b.correlated(r, sel, "IN", func() error { return nested })
 	if err != nil {
 		return nil, err
 	}

@@ -197,7 +197,7 @@ func (b *binder) semiJoin(r *relation, in *parser.InQuery) (*relation, error) {
 	sub, err := b.nested(in.Query, in.Start)
 	if sel, ok := in.Query.(*parser.Select); ok && errors.Is(err, ErrUnknownColumn) {
 		// A name of the outer query: a correlated subquery.
-		return b.correlatedIn(r, in, sel)
+		return b.correlatedIn(r, in, sel, err)
 	}
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package planner
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
@@ -44,6 +45,10 @@ type relation struct {
 // and window_end, -1 for one that is not selected.
 type winCols struct {
 	start, end int
+	// also are further columns that hold window_start (also[0]) and
+	// window_end (also[1]): a projection's copies, the right side's of an
+	// inner window join.
+	also [2][]int
 	// proc marks a processing-time window.
 	proc bool
 	// tvf is the window of a window TVF or an event-time window
@@ -73,11 +78,15 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 		if !ok {
 			continue
 		}
-		if c.Index == w.start && out.start < 0 {
+		switch {
+		case w.isStart(c.Index) && out.start < 0:
 			out.start = i
-		}
-		if c.Index == w.end && out.end < 0 {
+		case w.isStart(c.Index):
+			out.also[0] = append(out.also[0], i)
+		case w.isEnd(c.Index) && out.end < 0:
 			out.end = i
+		case w.isEnd(c.Index):
+			out.also[1] = append(out.also[1], i)
 		}
 	}
 	if out.start < 0 && out.end < 0 {
@@ -85,6 +94,12 @@ func winThrough(exprs []expr.Expr, w *winCols) *winCols {
 	}
 	return out
 }
+
+// isStart reports whether column i holds window_start.
+func (w *winCols) isStart(i int) bool { return i == w.start || slices.Contains(w.also[0], i) }
+
+// isEnd reports whether column i holds window_end.
+func (w *winCols) isEnd(i int) bool { return i == w.end || slices.Contains(w.also[1], i) }
 
 func (b *binder) query(q parser.Query) (*relation, error) {
 	switch q := q.(type) {

@@ -147,11 +147,11 @@ func (b *binder) rowNumber(q *parser.Select, base *relation, c *exprCtx, k int, 
 	// whose rows are final when their window fires; any other
 	// partitioning is a Top-N of the stream, whose rows change as rows
 	// come.
-	has := func(i int) bool {
-		return slices.ContainsFunc(all, func(e expr.Expr) bool { c, ok := e.(*expr.Col); return ok && c.Index == i })
+	has := func(is func(int) bool) bool {
+		return slices.ContainsFunc(all, func(e expr.Expr) bool { c, ok := e.(*expr.Col); return ok && is(c.Index) })
 	}
 	part := all
-	windowTopN := base.win != nil && base.win.start >= 0 && base.win.end >= 0 && has(base.win.start) && has(base.win.end)
+	windowTopN := base.win != nil && has(base.win.isStart) && has(base.win.isEnd)
 	if windowTopN {
 		if call.Name != "ROW_NUMBER" {
 			// As Flink's StreamExecWindowRank.

@@ -194,11 +194,12 @@
 // # Window joins
 //
 // Every node may have window properties (windowPropsOf, as Flink's
-// RelWindowProperties): the columns holding window_start, window_end and
-// window_time of one window spec. A window TVF, a window aggregate and a
-// window join make them; a Filter, a TopN and a Project that keeps the
-// columns (renames, views, subqueries and CTEs are projections once bound)
-// pass them on. When both inputs of a join have them and its keys equate
+// RelWindowProperties): the sets of columns holding window_start,
+// window_end and window_time of one window spec. A window TVF, a window
+// aggregate and a window join (both sides' columns but a padded side's)
+// make them; a Filter, a TopN and a Project that keeps the columns
+// (renames, views, subqueries and CTEs are projections once bound) pass
+// them on, and a Union keeps those all its inputs of one window have. When both inputs of a join have them and its keys equate
 // both window_start and window_end, the join is a window join (Join.Window,
 // window_join.go), checked where it is bound so that its refusals have the
 // JOIN's position: windows that differ, one of the columns equated, SESSION

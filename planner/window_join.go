@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/join"
@@ -60,10 +61,10 @@ func windowJoin(j *Join) error {
 	start, end := -1, -1
 	for i, l := range j.LeftKeys {
 		r := j.RightKeys[i]
-		if start < 0 && l == lp.Start && r == rp.Start {
+		if start < 0 && slices.Contains(lp.Starts, l) && slices.Contains(rp.Starts, r) {
 			start = i
 		}
-		if end < 0 && l == lp.End && r == rp.End {
+		if end < 0 && slices.Contains(lp.Ends, l) && slices.Contains(rp.Ends, r) {
 			end = i
 		}
 	}
@@ -75,7 +76,7 @@ func windowJoin(j *Join) error {
 		if end < 0 {
 			have, lacks = lacks, have
 		}
-		return errorf(j.At, ErrUnsupported, "a window join needs both window_start and window_end of the two sides equal in its condition, as in Flink; it equates the %ss only: add the %ss' equality", have, lacks)
+		return errorf(j.At, ErrUnsupported, "a window join needs both window_start and window_end of the two sides equal in its condition, as in Flink; it equates the %ss only: add the %ss' equality (of columns that hold them: a value computed from one, even a CAST, holds none)", have, lacks)
 	case lp.Window != rp.Window:
 		return errorf(j.At, ErrUnsupported, "a window join needs the same window on both sides, as in Flink: the left is %s, the right %s", windowSpec(lp.Window), windowSpec(rp.Window))
 	case lp.Window.Kind == window.Session:
@@ -88,7 +89,7 @@ func windowJoin(j *Join) error {
 			return updatesError(in, m, "a window join takes insert-only input")
 		}
 	}
-	j.Window = &JoinWindow{Window: lp.Window, Start: start, End: end, LeftTime: lp.Time, RightTime: rp.Time}
+	j.Window = &JoinWindow{Window: lp.Window, Start: start, End: end, LeftTime: first(lp.Times), RightTime: first(rp.Times)}
 	return nil
 }
 
@@ -98,10 +99,10 @@ func windowJoin(j *Join) error {
 // sides.
 func joinWin(j *Join) *winCols {
 	p := windowPropsOf(j)
-	if p == nil || p.Start < 0 || p.End < 0 {
+	if p == nil || len(p.Starts) == 0 || len(p.Ends) == 0 {
 		return nil
 	}
-	return &winCols{start: p.Start, end: p.End, tvf: &j.Window.Window, agg: true}
+	return &winCols{start: p.Starts[0], end: p.Ends[0], also: [2][]int{p.Starts[1:], p.Ends[1:]}, tvf: &j.Window.Window, agg: true}
 }
 
 // windowJoin starts a vertex reading both inputs behind hash exchanges on

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"slices"
+
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
@@ -11,11 +13,15 @@ import (
 // window_end and window_time of the window each row belongs to, and that
 // window's spec. A window TVF, a window aggregate and a window join make
 // them; a Filter, a window Top-N and a Project that keeps the columns (a
-// rename, a view, a subquery, a CTE) pass them on.
+// rename, a view, a subquery, a CTE) pass them on, and so does a UNION ALL
+// of inputs of the same window. Each is a set of columns, as Flink's: a
+// projection may copy a column, and an inner window join's rows have both
+// sides' window columns, equal.
 type windowProps struct {
-	// Start, End and Time are the columns, -1 for one that is not there.
-	Start, End, Time int
-	Window           window.Assigner
+	// Starts, Ends and Times are the columns, in order; none for a
+	// property that is not there.
+	Starts, Ends, Times []int
+	Window              window.Assigner
 	// Proc marks a processing-time window.
 	Proc bool
 }
@@ -26,35 +32,95 @@ func windowPropsOf(n Node) *windowProps {
 	switch n := n.(type) {
 	case *WindowTVF:
 		in := len(n.Input.Schema())
-		return &windowProps{Start: in, End: in + 1, Time: in + 2, Window: n.Window, Proc: n.Input.Schema()[n.TimeCol].Type.Attr == types.ProcTime}
+		return &windowProps{Starts: []int{in}, Ends: []int{in + 1}, Times: []int{in + 2}, Window: n.Window, Proc: n.Input.Schema()[n.TimeCol].Type.Attr == types.ProcTime}
 	case *WindowAgg:
 		k := len(n.Keys)
-		return &windowProps{Start: k, End: k + 1, Time: -1, Window: n.Window, Proc: n.TimeCol < 0}
+		return &windowProps{Starts: []int{k}, Ends: []int{k + 1}, Window: n.Window, Proc: n.TimeCol < 0}
 	case *Filter:
 		return windowPropsOf(n.Input)
 	case *TopN:
 		return windowPropsOf(n.Input)
 	case *Project:
 		return windowPropsOf(n.Input).through(n.Exprs)
+	case *Union:
+		return unionProps(n)
 	case *Join:
 		if n.Window == nil {
 			return nil
 		}
-		// The side whose rows are never padded keeps its window columns
-		// (a padded row's are NULL); a FULL OUTER JOIN keeps none.
-		switch {
-		case !n.Kind.RightOuter():
-			return windowPropsOf(n.Left)
-		case !n.Kind.LeftOuter():
-			p := *windowPropsOf(n.Right)
-			p.Start, p.End = p.Start+len(n.Left.Schema()), p.End+len(n.Left.Schema())
-			if p.Time >= 0 {
-				p.Time += len(n.Left.Schema())
-			}
-			return &p
+		// The sides whose rows are never padded keep their window
+		// columns (a padded row's are NULL); a FULL OUTER JOIN keeps none.
+		l, r := windowPropsOf(n.Left), windowPropsOf(n.Right)
+		if l == nil || r == nil {
+			return nil
 		}
+		p := &windowProps{Window: l.Window, Proc: l.Proc}
+		if !n.Kind.RightOuter() {
+			p.Starts, p.Ends, p.Times = l.Starts, l.Ends, l.Times
+		}
+		if !n.Kind.LeftOuter() && !n.Kind.filtering() {
+			off := len(n.Left.Schema())
+			p.Starts, p.Ends, p.Times = shifted(p.Starts, r.Starts, off), shifted(p.Ends, r.Ends, off), shifted(p.Times, r.Times, off)
+		}
+		return p.orNil()
 	}
 	return nil
+}
+
+// unionProps are the window properties of a UNION ALL, as Flink derives
+// them: of inputs that all have the same window, the columns that hold a
+// property in every input.
+func unionProps(u *Union) *windowProps {
+	var p *windowProps
+	for _, in := range u.Ins {
+		q := windowPropsOf(in)
+		if q == nil || p != nil && (q.Window != p.Window || q.Proc != p.Proc) {
+			return nil
+		}
+		if p == nil {
+			p = q
+			continue
+		}
+		p = &windowProps{Starts: common(p.Starts, q.Starts), Ends: common(p.Ends, q.Ends), Times: common(p.Times, q.Times), Window: p.Window, Proc: p.Proc}
+	}
+	return p.orNil()
+}
+
+// common returns the columns in both a and b.
+func common(a, b []int) []int {
+	var out []int
+	for _, c := range a {
+		if slices.Contains(b, c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// shifted returns cols followed by more, each plus off.
+func shifted(cols, more []int, off int) []int {
+	out := slices.Clone(cols)
+	for _, c := range more {
+		out = append(out, c+off)
+	}
+	return out
+}
+
+// orNil returns p, or nil when neither window_start nor window_end is
+// there.
+func (p *windowProps) orNil() *windowProps {
+	if p == nil || len(p.Starts) == 0 && len(p.Ends) == 0 {
+		return nil
+	}
+	return p
+}
+
+// first returns the first of cols, -1 for none.
+func first(cols []int) int {
+	if len(cols) == 0 {
+		return -1
+	}
+	return cols[0]
 }
 
 // through locates p's columns in a projection of them: a column
@@ -64,29 +130,26 @@ func (p *windowProps) through(exprs []expr.Expr) *windowProps {
 	if p == nil {
 		return nil
 	}
-	out := &windowProps{Start: -1, End: -1, Time: -1, Window: p.Window, Proc: p.Proc}
+	out := &windowProps{Window: p.Window, Proc: p.Proc}
 	for i, e := range exprs {
 		switch c := e.(type) {
 		case *expr.Col:
-			if c.Index == p.Start && out.Start < 0 {
-				out.Start = i
+			if slices.Contains(p.Starts, c.Index) {
+				out.Starts = append(out.Starts, i)
 			}
-			if c.Index == p.End && out.End < 0 {
-				out.End = i
+			if slices.Contains(p.Ends, c.Index) {
+				out.Ends = append(out.Ends, i)
 			}
-			if c.Index == p.Time && out.Time < 0 {
-				out.Time = i
+			if slices.Contains(p.Times, c.Index) {
+				out.Times = append(out.Times, i)
 			}
 		case *expr.Call:
-			if out.Time < 0 && isWindowTime(c, p.End) {
-				out.Time = i
+			if slices.ContainsFunc(p.Ends, func(end int) bool { return isWindowTime(c, end) }) {
+				out.Times = append(out.Times, i)
 			}
 		}
 	}
-	if out.Start < 0 && out.End < 0 {
-		return nil
-	}
-	return out
+	return out.orNil()
 }
 
 // isWindowTime reports whether c is window_end - 1 ms of column end, a
