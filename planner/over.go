@@ -78,14 +78,15 @@ func (o *Over) describe() string {
 }
 
 // overCanon is the canonical encoding of an OVER aggregation: it keeps
-// its input's rows and its accumulators, so the input's columns, the
+// its input's rows and its accumulators, so the input's columns (with
+// what the computed ones compute: a partition key, a kept column), the
 // partitioning, order, frame and aggregates are what its state means.
 func overCanon(o *Over) string {
 	in := o.Input.Schema()
 	var b strings.Builder
 	fmt.Fprintf(&b, "over %s\nsources %s\n", o.frame(), strings.Join(sourceTables(o), ","))
 	for i := range in {
-		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+		fmt.Fprintf(&b, "in %s\n", canonComputed(o.Input, i))
 	}
 	for _, p := range o.Partition {
 		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
