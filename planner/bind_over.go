@@ -47,6 +47,34 @@ func namedWindow(q *parser.Select, w *parser.Window) (*parser.Window, error) {
 	return nil, errorf(w.Start, ErrUnknownColumn, "unknown window '%s': define it in the query's WINDOW clause", w.Ref)
 }
 
+// checkWindows checks q's WINDOW clause over from, whether or not an
+// OVER uses its windows, as Flink (Calcite) validates it: each name once,
+// partition and order expressions that bind, and a frame strand runs.
+func checkWindows(q *parser.Select, from *relation) error {
+	c := &exprCtx{scope: from.scope, clause: "in OVER"}
+	for i, nw := range q.Windows {
+		for _, prev := range q.Windows[:i] {
+			if strings.EqualFold(prev.Name, nw.Name) {
+				return errorf(nw.Start, ErrType, "window '%s' is defined twice in the WINDOW clause", nw.Name)
+			}
+		}
+		for _, e := range nw.Window.PartitionBy {
+			if _, err := bindExpr(c, e); err != nil {
+				return err
+			}
+		}
+		for _, o := range nw.Window.OrderBy {
+			if _, err := bindExpr(c, o.Expr); err != nil {
+				return err
+			}
+		}
+		if _, _, err := overFrame(nw.Window); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // overAggregate binds the OVER aggregates of q's select list over from,
 // as groupAggregate binds a GROUP BY: it returns the Over's output, whose
 // scope is from's columns, and the context that binds the select list

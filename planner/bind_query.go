@@ -143,6 +143,9 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	if err := from.ranked(); err != nil {
 		return nil, err
 	}
+	if err := checkWindows(q, from); err != nil {
+		return nil, err
+	}
 	// base is what the select list reads: the FROM, or the window
 	// aggregate's output; c binds expressions over it.
 	base, c := from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"}
