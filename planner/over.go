@@ -121,13 +121,7 @@ func (c *compiler) over(n *Over) (*stage, error) {
 	if _, err := over.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}
-	v := c.vertex("OverAggregate")
-	if len(n.Partition) == 0 {
-		v.Parallelism = 1
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	} else {
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Partition}}
-	}
+	v := c.keyedVertex("OverAggregate", s.v, n.Partition)
 	out := n.Schema()
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out,
 		New: func() (exec.Operator, error) { return over.New(spec) }})
