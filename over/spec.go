@@ -56,6 +56,13 @@ func (s *Spec) check() error {
 	if k := s.In[s.Time].Type.Kind; k != types.Timestamp && k != types.TimestampLTZ {
 		return fmt.Errorf("over: ORDER BY column %s is %s, not a TIMESTAMP", s.In[s.Time].Name, s.In[s.Time].Type)
 	}
+	for i, p := range s.Partition {
+		if slices.Contains(s.Partition[:i], p) {
+			// The state would key the partition by the column once
+			// and the exchange route its rows by it twice.
+			return fmt.Errorf("over: partition column %d is listed twice", p)
+		}
+	}
 	if slices.Contains(s.Partition, s.Time) {
 		return fmt.Errorf("over: the ORDER BY column %s is also partitioned by", s.In[s.Time].Name)
 	}

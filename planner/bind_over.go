@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
@@ -134,7 +135,11 @@ func (b *binder) overAggregate(q *parser.Select, from *relation, calls []*parser
 		if err != nil {
 			return nil, nil, err
 		}
-		o.Partition = append(o.Partition, add(e, fmt.Sprintf("$part%d", i)))
+		// A column named twice partitions once, as the operator's
+		// state keys it (exec.RowKey), so the exchange hashes it once.
+		if c := add(e, fmt.Sprintf("$part%d", i)); !slices.Contains(o.Partition, c) {
+			o.Partition = append(o.Partition, c)
+		}
 	}
 	var err error
 	if o.Time, err = overOrder(pc, win, from.scope); err != nil {
