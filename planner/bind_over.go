@@ -130,24 +130,23 @@ func (b *binder) overAggregate(q *parser.Select, from *relation, calls []*parser
 	}
 	o := &Over{At: calls[0].Start}
 	pc := &exprCtx{scope: from.scope, clause: "in OVER"}
+	var err error
+	if o.Time, err = overOrder(pc, win, from.scope); err != nil {
+		return nil, nil, err
+	}
 	for i, pe := range win.PartitionBy {
 		e, err := bindExpr(pc, pe)
 		if err != nil {
 			return nil, nil, err
 		}
+		c := add(e, fmt.Sprintf("$part%d", i))
+		if c == o.Time {
+			return nil, nil, errorf(pe.Pos(), ErrUnsupported, "an OVER window partitioned by its ORDER BY column is not supported: every partition would be one time")
+		}
 		// A column named twice partitions once, as the operator's
 		// state keys it (exec.RowKey), so the exchange hashes it once.
-		if c := add(e, fmt.Sprintf("$part%d", i)); !slices.Contains(o.Partition, c) {
+		if !slices.Contains(o.Partition, c) {
 			o.Partition = append(o.Partition, c)
-		}
-	}
-	var err error
-	if o.Time, err = overOrder(pc, win, from.scope); err != nil {
-		return nil, nil, err
-	}
-	for _, p := range o.Partition {
-		if p == o.Time {
-			return nil, nil, errorf(win.PartitionBy[0].Pos(), ErrUnsupported, "an OVER window partitioned by its ORDER BY column is not supported: every partition would be one time")
 		}
 	}
 	if o.Rows, o.Preceding, err = overFrame(win); err != nil {
