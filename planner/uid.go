@@ -218,9 +218,13 @@ func canonComputed(n Node, i int) string {
 }
 
 // computed is what column i of n computes when n is a projection (or a
-// stack of them) that computes it, over the names of the columns it
-// reads as they are; nil for a column read as it is.
+// stack of them, with filters between, which keep their input's columns)
+// that computes it, over the names of the columns it reads as they are;
+// nil for a column read as it is.
 func computed(n Node, i int) expr.Expr {
+	if f, ok := n.(*Filter); ok {
+		return computed(f.Input, i)
+	}
 	p, ok := n.(*Project)
 	if !ok {
 		return nil

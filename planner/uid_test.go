@@ -390,3 +390,14 @@ func TestRankUIDComputedColumns(t *testing.T) {
 		}
 	}
 }
+
+// TestUIDFilterBelow: a filter between an aggregate and the projection
+// that computes its key (a WHERE on a subquery's computed column, which
+// stays above that projection) keeps the uid, as a filter below does
+// elsewhere.
+func TestUIDFilterBelow(t *testing.T) {
+	const q = "SELECT x, COUNT(*) AS n FROM (SELECT ts, i + 1 AS x FROM t)%s GROUP BY x"
+	if a, b := mustUIDs(t, fmt.Sprintf(q, "")), mustUIDs(t, fmt.Sprintf(q, " WHERE x > 2")); !slices.Equal(a, b) {
+		t.Errorf("the filter changes the uid: %v, was %v", b, a)
+	}
+}
