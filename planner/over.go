@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/strandsql/strand/agg"
@@ -77,6 +78,15 @@ func (o *Over) describe() string {
 		strings.Join(part, ", "), in[o.Time].Name, o.frame(), strings.Join(sel, ", "))
 }
 
+// overFires is the watermark at which the operator emits a row of time
+// ts: the first after it (exec.SourceSpec.Fires).
+func overFires(ts int64) int64 {
+	if ts == math.MaxInt64 {
+		return ts
+	}
+	return ts + 1
+}
+
 // overCanon is the canonical encoding of an OVER aggregation: it keeps
 // its input's rows and its accumulators, so the input's columns (with
 // what the computed ones compute: a partition key, a kept column), the
@@ -105,16 +115,17 @@ func overCanon(o *Over) string {
 // over starts a vertex behind a hash exchange on the partition columns,
 // so a partition's rows meet in one subtask, or, without PARTITION BY, at
 // parallelism 1 behind a global edge, as Flink's. The source drops, as
-// late, the rows at or before their split's watermark (ts <= watermark):
-// the operator has emitted the rows up to each watermark it has seen, so
-// a row behind one would be lost to it. Its rows come before the
-// watermark that emits them, so nothing downstream drops them either.
+// late, the rows before their split's watermark (ts < watermark): the
+// operator has emitted the rows before each watermark it has seen, so a
+// row behind one would be lost to it. Its output's watermark is one
+// behind its input's (over.Over.Held), so its rows come before the
+// watermark that covers them and nothing downstream drops them either.
 func (c *compiler) over(n *Over) (*stage, error) {
 	s, err := c.node(n.Input)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.lateness(s, func(ts int64) int64 { return ts }); err != nil {
+	if err := c.lateness(s, overFires); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "an OVER aggregation over this input is not supported yet: its event time must come from a table's WATERMARK or a window aggregate")
 	}
 	spec := n.spec(s.schema)
