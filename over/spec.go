@@ -80,8 +80,10 @@ func (s *Spec) check() error {
 	return nil
 }
 
-// overFormat versions the state layout (doc.go).
-const overFormat = "over/1"
+// overFormat versions the state layout and meaning (doc.go): over/2
+// fires the rows before a watermark, over/1 those at it too, so a row at
+// over/1's last watermark would come after rows already emitted.
+const overFormat = "over/2"
 
 // Fingerprint identifies the layout and meaning of the operator's state:
 // the rows' columns, partitioning and order, the frame (a bounded frame
