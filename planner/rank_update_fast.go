@@ -27,7 +27,8 @@ func (r *Rank) UpdateFastKey() ([]int, bool) {
 		return nil, false
 	}
 	g, cols := groupAggUnder(r.Input)
-	if g == nil || !ChangelogMode(g.Input).InsertOnly() {
+	if g == nil || len(g.Keys) == 0 || !ChangelogMode(g.Input).InsertOnly() {
+		// A global aggregate's one row has no key to index it by.
 		return nil, false
 	}
 	var key []int
