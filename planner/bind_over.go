@@ -48,11 +48,14 @@ func namedWindow(q *parser.Select, w *parser.Window) (*parser.Window, error) {
 	return nil, errorf(w.Start, ErrUnknownColumn, "unknown window '%s': define it in the query's WINDOW clause", w.Ref)
 }
 
-// checkWindows checks q's WINDOW clause over from, whether or not an
-// OVER uses its windows, as Flink (Calcite) validates it: each name once,
-// partition and order expressions that bind, and a frame strand runs.
-func checkWindows(q *parser.Select, from *relation) error {
-	c := &exprCtx{scope: from.scope, clause: "in OVER"}
+// checkWindows checks q's WINDOW clause, whether or not an OVER uses its
+// windows, as Flink (Calcite) validates it: each name once, partition and
+// order expressions that bind in c, the context of the select list (over
+// the FROM, or over an aggregate's keys and results), and a frame strand
+// runs.
+func checkWindows(q *parser.Select, c *exprCtx) error {
+	wc := *c
+	wc.clause = "in OVER"
 	for i, nw := range q.Windows {
 		for _, prev := range q.Windows[:i] {
 			if strings.EqualFold(prev.Name, nw.Name) {
@@ -60,12 +63,12 @@ func checkWindows(q *parser.Select, from *relation) error {
 			}
 		}
 		for _, e := range nw.Window.PartitionBy {
-			if _, err := bindExpr(c, e); err != nil {
+			if _, err := bindExpr(&wc, e); err != nil {
 				return err
 			}
 		}
 		for _, o := range nw.Window.OrderBy {
-			if _, err := bindExpr(c, o.Expr); err != nil {
+			if _, err := bindExpr(&wc, o.Expr); err != nil {
 				return err
 			}
 		}

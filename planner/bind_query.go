@@ -143,9 +143,6 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	if err := from.ranked(); err != nil {
 		return nil, err
 	}
-	if err := checkWindows(q, from); err != nil {
-		return nil, err
-	}
 	// base is what the select list reads: the FROM, or the window
 	// aggregate's output; c binds expressions over it.
 	base, c := from, &exprCtx{scope: from.scope, clause: "in SELECT without GROUP BY"}
@@ -184,6 +181,9 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
 	} else if w := from.win; w != nil && w.session && w.tvf != nil {
 		return nil, errSessionTVF(w.at)
+	}
+	if err := checkWindows(q, c); err != nil {
+		return nil, err
 	}
 	if k, call, err := rankItem(q.Items); err != nil || call != nil {
 		if err != nil {
