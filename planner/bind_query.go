@@ -163,8 +163,14 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	} else if distinct && len(q.GroupBy) == 0 && len(aggs) == 0 {
 		// As GROUP BY the selected columns; the aggregate is named
 		// after the DISTINCT in messages.
+		// The WINDOW clause is over the FROM: the DISTINCT comes after
+		// the select list.
+		if err := checkWindows(q, c); err != nil {
+			return nil, err
+		}
 		n := len(b.made)
 		q, distinct = distinctGroups(q, from), false
+		q.Windows = nil
 		if base, c, err = b.aggregate(q, from, nil); err != nil {
 			return nil, err
 		}
