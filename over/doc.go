@@ -9,7 +9,7 @@
 // and RowTimeRangeBoundedPrecedingFunction. Every input row comes out once,
 // append-only (+I), with one more column per aggregate: the aggregate over
 // the row's frame, the rows of its partition from the frame's start up to
-// the row itself. Rows are emitted when the watermark reaches their time,
+// the row itself. Rows are emitted when the watermark passes their time,
 // in time order per partition, so that every row of the frame is there;
 // the planner puts a hash exchange on the partition columns in front (or,
 // without PARTITION BY, runs the operator at parallelism 1).
@@ -27,13 +27,18 @@
 //
 // # Lateness
 //
-// The operator drops nothing. A row is late when its time is at or before
-// its split's watermark (ts <= watermark), decided at the source per
-// split, as for windows (README "Event time, lateness and determinism"),
-// so rows that reach the operator are after every watermark it has seen,
-// and the rows dropped are the same at any parallelism and batch size.
-// Flink drops, in the operator, rows at or before the last time it fired,
-// which depends on when watermarks arrive.
+// The operator drops nothing. A row is late when its time is before its
+// split's watermark (ts < watermark), decided at the source per split, as
+// for session windows (README "Event time, lateness and determinism"), so
+// rows that reach the operator are at or after every watermark it has
+// seen, and the rows dropped are the same at any parallelism and batch
+// size. A row exactly at the watermark is on time: with a watermark of
+// the time itself (WATERMARK FOR ts AS ts) over rows in order, rows of
+// equal time all count. So a watermark wm fires the rows before it, and
+// the operator's output carries wm - 1 (exec.WatermarkHolder): the rows
+// at wm come out later, and an operator after it must not take them for
+// late. Flink drops, in the operator, rows at or before the last
+// watermark it saw, which depends on when watermarks arrive.
 //
 // # State
 //
@@ -49,8 +54,8 @@
 //	        aggregate's accumulator (agg.Acc.Put)
 //
 // A row waits in rows with a timer at its time. At a watermark the
-// operator scans each of its key groups' timers up to it, and fires each
-// partition they name once: it reads the partition's rows up to the
+// operator scans each of its key groups' timers before it, and fires each
+// partition they name once: it reads the partition's rows before the
 // watermark, computes each new row's frame in order and emits it, and
 // drops the rows no later frame needs. An unbounded frame keeps its
 // accumulators and no rows; a bounded one keeps the last n rows (ROWS) or

@@ -154,12 +154,28 @@ func (o *Over) Process(b arrow.RecordBatch, _ exec.Emitter) error {
 	return w.Commit()
 }
 
+// fired is the time up to which the rows fire at watermark wm: those
+// before it, and at the end of the input every row.
+func fired(wm int64) int64 {
+	if wm == types.MaxWatermark || wm == math.MinInt64 {
+		return wm
+	}
+	return wm - 1
+}
+
+// Held implements exec.WatermarkHolder: the rows at wm have not been
+// emitted yet, so the output's watermark is behind them.
+func (o *Over) Held(wm int64) int64 { return fired(wm) }
+
 // errEnough stops a scan.
 var errEnough = errors.New("enough")
 
 // OnWatermark implements exec.WatermarkHandler: every partition with a
-// timer at or before wm emits its rows up to wm, in time order.
+// timer before wm emits its rows before wm, in time order. A row at wm
+// is on time (see the package documentation): it waits for a later
+// watermark.
 func (o *Over) OnWatermark(wm int64, out exec.Emitter) error {
+	wm = fired(wm)
 	if wm < o.next {
 		return nil
 	}

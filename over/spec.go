@@ -56,6 +56,13 @@ func (s *Spec) check() error {
 	if k := s.In[s.Time].Type.Kind; k != types.Timestamp && k != types.TimestampLTZ {
 		return fmt.Errorf("over: ORDER BY column %s is %s, not a TIMESTAMP", s.In[s.Time].Name, s.In[s.Time].Type)
 	}
+	for i, p := range s.Partition {
+		if slices.Contains(s.Partition[:i], p) {
+			// The state would key the partition by the column once
+			// and the exchange route its rows by it twice.
+			return fmt.Errorf("over: partition column %d is listed twice", p)
+		}
+	}
 	if slices.Contains(s.Partition, s.Time) {
 		return fmt.Errorf("over: the ORDER BY column %s is also partitioned by", s.In[s.Time].Name)
 	}
@@ -73,8 +80,10 @@ func (s *Spec) check() error {
 	return nil
 }
 
-// overFormat versions the state layout (doc.go).
-const overFormat = "over/1"
+// overFormat versions the state layout and meaning (doc.go): over/2
+// fires the rows before a watermark, over/1 those at it too, so a row at
+// over/1's last watermark would come after rows already emitted.
+const overFormat = "over/2"
 
 // Fingerprint identifies the layout and meaning of the operator's state:
 // the rows' columns, partitioning and order, the frame (a bounded frame

@@ -48,6 +48,7 @@ func TestNewRefusesBadSpecs(t *testing.T) {
 		"partition by time":    {func(s *Spec) { s.Partition = []int{2} }, "also partitioned by"},
 		"distinct":             {func(s *Spec) { s.Aggs[0].Distinct = true }, "DISTINCT and FILTER"},
 		"negative frame":       {func(s *Spec) { s.Preceding = -5 }, "before the current row"},
+		"partition twice":      {func(s *Spec) { s.Partition = []int{0, 0} }, "listed twice"},
 	} {
 		s := testSpec()
 		c.change(&s)

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/strandsql/strand/exec/expr"
@@ -45,6 +46,37 @@ func namedWindow(q *parser.Select, w *parser.Window) (*parser.Window, error) {
 		}
 	}
 	return nil, errorf(w.Start, ErrUnknownColumn, "unknown window '%s': define it in the query's WINDOW clause", w.Ref)
+}
+
+// checkWindows checks q's WINDOW clause, whether or not an OVER uses its
+// windows, as Flink (Calcite) validates it: each name once, partition and
+// order expressions that bind in c, the context of the select list (over
+// the FROM, or over an aggregate's keys and results), and a frame strand
+// runs.
+func checkWindows(q *parser.Select, c *exprCtx) error {
+	wc := *c
+	wc.clause = "in OVER"
+	for i, nw := range q.Windows {
+		for _, prev := range q.Windows[:i] {
+			if strings.EqualFold(prev.Name, nw.Name) {
+				return errorf(nw.Start, ErrType, "window '%s' is defined twice in the WINDOW clause", nw.Name)
+			}
+		}
+		for _, e := range nw.Window.PartitionBy {
+			if _, err := bindExpr(&wc, e); err != nil {
+				return err
+			}
+		}
+		for _, o := range nw.Window.OrderBy {
+			if _, err := bindExpr(&wc, o.Expr); err != nil {
+				return err
+			}
+		}
+		if _, _, err := overFrame(nw.Window); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // overAggregate binds the OVER aggregates of q's select list over from,
@@ -101,20 +133,23 @@ func (b *binder) overAggregate(q *parser.Select, from *relation, calls []*parser
 	}
 	o := &Over{At: calls[0].Start}
 	pc := &exprCtx{scope: from.scope, clause: "in OVER"}
+	var err error
+	if o.Time, err = overOrder(pc, win, from.scope); err != nil {
+		return nil, nil, err
+	}
 	for i, pe := range win.PartitionBy {
 		e, err := bindExpr(pc, pe)
 		if err != nil {
 			return nil, nil, err
 		}
-		o.Partition = append(o.Partition, add(e, fmt.Sprintf("$part%d", i)))
-	}
-	var err error
-	if o.Time, err = overOrder(pc, win, from.scope); err != nil {
-		return nil, nil, err
-	}
-	for _, p := range o.Partition {
-		if p == o.Time {
-			return nil, nil, errorf(win.PartitionBy[0].Pos(), ErrUnsupported, "an OVER window partitioned by its ORDER BY column is not supported: every partition would be one time")
+		c := add(e, fmt.Sprintf("$part%d", i))
+		if c == o.Time {
+			return nil, nil, errorf(pe.Pos(), ErrUnsupported, "an OVER window partitioned by its ORDER BY column is not supported: every partition would be one time")
+		}
+		// A column named twice partitions once, as the operator's
+		// state keys it (exec.RowKey), so the exchange hashes it once.
+		if !slices.Contains(o.Partition, c) {
+			o.Partition = append(o.Partition, c)
 		}
 	}
 	if o.Rows, o.Preceding, err = overFrame(win); err != nil {

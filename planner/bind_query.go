@@ -182,8 +182,14 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 	} else if distinct && len(q.GroupBy) == 0 && len(aggs) == 0 {
 		// As GROUP BY the selected columns; the aggregate is named
 		// after the DISTINCT in messages.
+		// The WINDOW clause is over the FROM: the DISTINCT comes after
+		// the select list.
+		if err := checkWindows(q, c); err != nil {
+			return nil, err
+		}
 		n := len(b.made)
 		q, distinct = distinctGroups(q, from), false
+		q.Windows = nil
 		if base, c, err = b.aggregate(q, from, nil); err != nil {
 			return nil, err
 		}
@@ -198,6 +204,9 @@ func (b *binder) selectBody(q *parser.Select) (*relation, error) {
 		}
 	} else if q.Having != nil {
 		return nil, errorf(q.Having.Pos(), ErrUnsupported, "HAVING needs GROUP BY")
+	}
+	if err := checkWindows(q, c); err != nil {
+		return nil, err
 	}
 	if k, call, err := rankItem(q.Items); err != nil || call != nil {
 		if err != nil {

@@ -91,6 +91,21 @@ func (c *compiler) vertex(name string) *exec.Vertex {
 	return v
 }
 
+// keyedVertex starts a vertex behind a hash exchange on keys, so that
+// the rows of one key meet in one subtask, or, without keys, at
+// parallelism 1 behind a global edge, as Flink runs an operator keyed by
+// nothing.
+func (c *compiler) keyedVertex(name string, from *exec.Vertex, keys []int) *exec.Vertex {
+	v := c.vertex(name)
+	if len(keys) == 0 {
+		v.Parallelism = 1
+		v.Inputs = []*exec.Edge{{From: from, Kind: exec.Global}}
+	} else {
+		v.Inputs = []*exec.Edge{{From: from, Kind: exec.Hash, Keys: keys}}
+	}
+	return v
+}
+
 func (c *compiler) node(n Node) (*stage, error) {
 	switch n := n.(type) {
 	case *Scan:

@@ -43,13 +43,7 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		}
 		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: newOp}
 	}
-	v := c.vertex(name)
-	if len(n.Partition) == 0 {
-		v.Parallelism = 1
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	} else {
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Partition}}
-	}
+	v := c.keyedVertex(name, s.v, n.Partition)
 	out := n.Schema()
 	op.Name, op.UID, op.Out = n.describe()+" uid="+uid, uid, out
 	v.Ops = append(v.Ops, op)

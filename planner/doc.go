@@ -111,7 +111,9 @@
 // argument expressions, and the select list reads each OVER aggregate as
 // the Over's column. It compiles to package over's operator behind a hash
 // exchange on the partition (global at parallelism 1 without one), its
-// source dropping rows at or before their split's watermark as late.
+// source dropping rows before their split's watermark as late (a row at
+// the watermark is on time, and the operator holds its output's
+// watermark one behind).
 //
 // # Grouping sets
 //

@@ -99,13 +99,7 @@ func (c *compiler) groupAgg(n *GroupAgg) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := c.vertex("GroupAggregate")
-	if len(n.Keys) == 0 {
-		v.Parallelism = 1
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	} else {
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Keys}}
-	}
+	v := c.keyedVertex("GroupAggregate", s.v, n.Keys)
 	spec := n.spec(s.schema)
 	spec.MiniBatch = c.env.MiniBatch
 	if _, err := groupagg.New(spec); err != nil {

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/strandsql/strand/agg"
@@ -77,15 +78,25 @@ func (o *Over) describe() string {
 		strings.Join(part, ", "), in[o.Time].Name, o.frame(), strings.Join(sel, ", "))
 }
 
+// overFires is the watermark at which the operator emits a row of time
+// ts: the first after it (exec.SourceSpec.Fires).
+func overFires(ts int64) int64 {
+	if ts == math.MaxInt64 {
+		return ts
+	}
+	return ts + 1
+}
+
 // overCanon is the canonical encoding of an OVER aggregation: it keeps
-// its input's rows and its accumulators, so the input's columns, the
+// its input's rows and its accumulators, so the input's columns (with
+// what the computed ones compute: a partition key, a kept column), the
 // partitioning, order, frame and aggregates are what its state means.
 func overCanon(o *Over) string {
 	in := o.Input.Schema()
 	var b strings.Builder
 	fmt.Fprintf(&b, "over %s\nsources %s\n", o.frame(), strings.Join(sourceTables(o), ","))
 	for i := range in {
-		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+		fmt.Fprintf(&b, "in %s\n", canonComputed(o.Input, i))
 	}
 	for _, p := range o.Partition {
 		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
@@ -104,29 +115,24 @@ func overCanon(o *Over) string {
 // over starts a vertex behind a hash exchange on the partition columns,
 // so a partition's rows meet in one subtask, or, without PARTITION BY, at
 // parallelism 1 behind a global edge, as Flink's. The source drops, as
-// late, the rows at or before their split's watermark (ts <= watermark):
-// the operator has emitted the rows up to each watermark it has seen, so
-// a row behind one would be lost to it. Its rows come before the
-// watermark that emits them, so nothing downstream drops them either.
+// late, the rows before their split's watermark (ts < watermark): the
+// operator has emitted the rows before each watermark it has seen, so a
+// row behind one would be lost to it. Its output's watermark is one
+// behind its input's (over.Over.Held), so its rows come before the
+// watermark that covers them and nothing downstream drops them either.
 func (c *compiler) over(n *Over) (*stage, error) {
 	s, err := c.node(n.Input)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.lateness(s, func(ts int64) int64 { return ts }); err != nil {
+	if err := c.lateness(s, overFires); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "an OVER aggregation over this input is not supported yet: its event time must come from a table's WATERMARK or a window aggregate")
 	}
 	spec := n.spec(s.schema)
 	if _, err := over.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}
-	v := c.vertex("OverAggregate")
-	if len(n.Partition) == 0 {
-		v.Parallelism = 1
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Global}}
-	} else {
-		v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Partition}}
-	}
+	v := c.keyedVertex("OverAggregate", s.v, n.Partition)
 	out := n.Schema()
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out,
 		New: func() (exec.Operator, error) { return over.New(spec) }})

@@ -16,7 +16,8 @@ import (
 // ORDER BY column only moves a row towards the top: a column of the key
 // (constant), or an aggregate of insert-only input that only grows,
 // COUNT or MAX, ordered descending, or only shrinks, MIN, ordered
-// ascending. strand knows such keys and such aggregates behind
+// ascending; a MIN or MAX that can be NULL with NULLS LAST, since its
+// first value moves a row from NULL to that value. strand knows such keys and such aggregates behind
 // projections of a group aggregate; SUM, whose direction depends on its
 // values' signs, is not monotonic, as in Flink without value bounds. Only
 // ROW_NUMBER takes it (Flink has no streaming RANK at all).
@@ -26,7 +27,8 @@ func (r *Rank) UpdateFastKey() ([]int, bool) {
 		return nil, false
 	}
 	g, cols := groupAggUnder(r.Input)
-	if g == nil || !ChangelogMode(g.Input).InsertOnly() {
+	if g == nil || len(g.Keys) == 0 || !ChangelogMode(g.Input).InsertOnly() {
+		// A global aggregate's one row has no key to index it by.
 		return nil, false
 	}
 	var key []int
@@ -54,6 +56,11 @@ func (r *Rank) UpdateFastKey() ([]int, bool) {
 			up := a.Kind == agg.Count || a.Kind == agg.CountStar || a.Kind == agg.Max
 			down := a.Kind == agg.Min
 			if !(up && o.Desc || down && !o.Desc) {
+				return nil, false
+			}
+			// A MIN or MAX is NULL until its group's first value: where
+			// NULLs sort first, that value moves the row down.
+			if !a.Out.NotNull && !o.NullsLast {
 				return nil, false
 			}
 		}

@@ -141,7 +141,7 @@ func rankCanon(r *Rank) string {
 	}
 	fmt.Fprintf(&b, "sources %s\n", strings.Join(sourceTables(r), ","))
 	for i := range in {
-		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+		fmt.Fprintf(&b, "in %s\n", canonComputed(r.Input, i))
 	}
 	for _, p := range r.Partition {
 		fmt.Fprintf(&b, "partition %s\n", canonCol(in, p))
@@ -216,7 +216,7 @@ func topNCanon(t *TopN) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "window-topn\nsources %s\n", strings.Join(sourceTables(t), ","))
 	for i := range in {
-		fmt.Fprintf(&b, "in %s\n", canonCol(in, i))
+		fmt.Fprintf(&b, "in %s\n", canonComputed(t.Input, i))
 	}
 	fmt.Fprintf(&b, "window-end %s\n", canonCol(in, t.WindowEnd))
 	for _, p := range t.Partition {
@@ -234,26 +234,47 @@ func topNCanon(t *TopN) string {
 // (or arguments, or keys) of one type differ by what they compute, and a
 // reordered table keeps its uids. A column read as it is adds nothing,
 // so the uids of aggregates over plain columns are those they had before
-// computed columns were encoded.
+// computed columns were encoded. Projections under n that the optimizer
+// did not merge into it (both compute something) are read through: a
+// column n reads from one that computes it is that computation.
 func canonComputed(n Node, i int) string {
 	if x, ok := n.(*Expand); ok && i < len(x.Input.Schema()) {
 		// Through an Expand, its input's columns are the pre-projection's.
 		return canonComputed(x.Input, i)
 	}
 	c := canonCol(n.Schema(), i)
+	if e := computed(n, i); e != nil {
+		return c + " = " + e.String()
+	}
+	return c
+}
+
+// computed is what column i of n computes when n is a projection (or a
+// stack of them, with filters between, which keep their input's columns)
+// that computes it, over the names of the columns it reads as they are;
+// nil for a column read as it is.
+func computed(n Node, i int) expr.Expr {
+	if f, ok := n.(*Filter); ok {
+		return computed(f.Input, i)
+	}
 	p, ok := n.(*Project)
 	if !ok {
-		return c
+		return nil
 	}
-	if _, plain := p.Exprs[i].(*expr.Col); plain {
-		return c
+	if c, plain := p.Exprs[i].(*expr.Col); plain {
+		return computed(p.Input, c.Index)
 	}
 	in := p.Input.Schema()
 	by := make([]expr.Expr, len(in))
-	for j, col := range in {
-		by[j] = &expr.Col{Name: col.Name, T: col.Type}
-	}
-	return c + " = " + substitute(p.Exprs[i], by).String()
+	expr.Walk(p.Exprs[i], func(x expr.Expr) bool {
+		if c, ok := x.(*expr.Col); ok && by[c.Index] == nil {
+			if by[c.Index] = computed(p.Input, c.Index); by[c.Index] == nil {
+				by[c.Index] = &expr.Col{Name: in[c.Index].Name, T: in[c.Index].Type}
+			}
+		}
+		return true
+	})
+	return substitute(p.Exprs[i], by)
 }
 
 func canonCol(s types.Schema, i int) string {

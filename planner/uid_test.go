@@ -337,3 +337,67 @@ func TestGroupingSetsUIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestOverUIDComputedColumns checks that an OVER aggregation's uid says
+// what its computed columns compute, as a window aggregate's does: its
+// state holds its input's rows, partitioned by the partition key, so a
+// changed partition expression, or a changed column kept in the rows,
+// means other state.
+func TestOverUIDComputedColumns(t *testing.T) {
+	const q = "SELECT ts, x, SUM(d + 1) OVER w AS total FROM (SELECT ts, s, d, i * 2 AS x FROM t) " +
+		"WINDOW w AS (PARTITION BY UPPER(s) ORDER BY ts ROWS BETWEEN 2 PRECEDING AND CURRENT ROW)"
+	base := mustUIDs(t, q)
+	if got := mustUIDs(t, strings.Replace(q, "total", "sum_d", 1)); !slices.Equal(got, base) {
+		t.Errorf("renaming the result changes the uid: %v, was %v", got, base)
+	}
+	differ := map[string]string{
+		"the partition's expression": strings.Replace(q, "UPPER(s)", "LOWER(s)", 1),
+		"an argument's expression":   strings.Replace(q, "d + 1", "d + 2", 1),
+		"a kept column's expression": strings.Replace(q, "i * 2", "i * 3", 1),
+	}
+	for what, src := range differ {
+		if got := mustUIDs(t, src); slices.Equal(got, base) {
+			t.Errorf("%s keeps the uid %v\n%s", what, got, src)
+		}
+	}
+}
+
+// TestUIDComputedBelow checks that a column an aggregate's own
+// projection reads from a projection below it that computes it (the
+// optimizer merges the two only when one of them computes nothing) is
+// encoded with that computation.
+func TestUIDComputedBelow(t *testing.T) {
+	const q = "SELECT UPPER(x) AS u, SUM(y) AS n FROM (SELECT s || 'a' AS x, i * 2 AS y FROM t) GROUP BY UPPER(x)"
+	base := mustUIDs(t, q)
+	for _, src := range []string{strings.Replace(q, "'a'", "'b'", 1), strings.Replace(q, "i * 2", "i * 3", 1)} {
+		if got := mustUIDs(t, src); slices.Equal(got, base) {
+			t.Errorf("the uid %v stays\n%s", got, src)
+		}
+	}
+}
+
+// TestRankUIDComputedColumns: a Top-N (and a window Top-N) keeps its input's rows, so a
+// changed computation of a column it keeps, orders or partitions by is
+// other state.
+func TestRankUIDComputedColumns(t *testing.T) {
+	for _, q := range []string{
+		"SELECT s, x FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY s ORDER BY x DESC) AS rn FROM (SELECT s, i * 2 AS x FROM t)) WHERE rn <= 3",
+		"SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY window_start, window_end ORDER BY x DESC) AS rn FROM (SELECT window_start, window_end, i * 2 AS x FROM " + tvf + ")) WHERE rn <= 3",
+	} {
+		base := mustUIDs(t, q)
+		if got := mustUIDs(t, strings.Replace(q, "i * 2", "i * 3", 1)); slices.Equal(got, base) {
+			t.Errorf("the uid %v stays when the ORDER BY column's computation changes\n%s", got, q)
+		}
+	}
+}
+
+// TestUIDFilterBelow: a filter between an aggregate and the projection
+// that computes its key (a WHERE on a subquery's computed column, which
+// stays above that projection) keeps the uid, as a filter below does
+// elsewhere.
+func TestUIDFilterBelow(t *testing.T) {
+	const q = "SELECT x, COUNT(*) AS n FROM (SELECT ts, i + 1 AS x FROM t)%s GROUP BY x"
+	if a, b := mustUIDs(t, fmt.Sprintf(q, "")), mustUIDs(t, fmt.Sprintf(q, " WHERE x > 2")); !slices.Equal(a, b) {
+		t.Errorf("the filter changes the uid: %v, was %v", b, a)
+	}
+}

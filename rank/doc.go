@@ -77,7 +77,12 @@
 // input: planner.Rank.UpdateFastKey): as AppendFast it keeps End rows per
 // partition, with an index (state "keys") from each kept row's unique key
 // to the row, so that an update replaces the row's old version; it skips
-// the input's -U rows, which Flink's upsert input does not have.
+// the input's -U rows, which Flink's upsert input does not have. Its rows
+// that tie on the ORDER BY are ordered by the unique key first, not by
+// their other columns in column order: an update can change those without
+// the ORDER BY value, and would then move a row down among its ties,
+// below rows no longer kept. A MIN or MAX that can be NULL is monotonic
+// only with NULLs last (its first value moves a row up from NULL).
 //
 // # RANK and DENSE_RANK
 //

@@ -62,14 +62,8 @@ func NewRanked(spec Spec) (*Ranked, error) {
 	return &Ranked{TopN: *t}, nil
 }
 
-// Open implements exec.Opener. The operator reads and writes its rows
-// through the store's indexed batch, as TopN does.
-func (t *Ranked) Open(ctx *exec.TaskContext) error {
-	t.out = newChanges(ctx.Alloc, t.key, t.spec.In, t.spec.Out(), ctx.BatchSize)
-	return t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), rowsName)
-}
-
-// Process implements exec.Operator, as TopN's.
+// Process implements exec.Operator, as TopN's (whose Open it takes: the
+// same state, read and written through the store's indexed batch).
 func (t *Ranked) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.key.Bind(b); err != nil {
 		return err

@@ -90,7 +90,7 @@ func (s *Spec) Fingerprint() string {
 		fmt.Fprintf(&b, "func %s\n", s.Func)
 	}
 	if s.Strategy == UpdateFast {
-		fmt.Fprintf(&b, "key %v\n", s.Key)
+		fmt.Fprintf(&b, "key %v ties by key\n", s.Key)
 	}
 	return fmt.Sprintf("rank;%016x", memseg.Hash([]byte(b.String())))
 }

@@ -28,7 +28,11 @@ const keysName = "keys"
 // with AppendFast, so each partition keeps its first End rows only, and
 // an index from unique key to row finds the old version of an updated
 // row: the update replaces it. -U rows are skipped (the +U after them
-// carries the update), as Flink's upsert input has none.
+// carries the update), as Flink's upsert input has none. Rows that tie
+// on the ORDER BY are ordered by their unique key, before their other
+// columns: those may change in an update that keeps the ORDER BY value
+// (a SUM beside the MAX ordered by), and ordered by them the row could
+// move down among its ties, below rows the partition no longer keeps.
 type UpdateFastTopN struct {
 	TopN
 	unique memseg.KeyEncoder
@@ -49,6 +53,13 @@ func NewUpdateFast(spec Spec) (*UpdateFastTopN, error) {
 	}
 	t, err := NewTopN(spec)
 	if err != nil {
+		return nil, err
+	}
+	order := slices.Clone(spec.Order)
+	for _, k := range spec.Key {
+		order = append(order, SortKey{Col: k})
+	}
+	if t.key, err = newKey(spec.In, -1, spec.Partition, order); err != nil {
 		return nil, err
 	}
 	return &UpdateFastTopN{TopN: *t}, nil
