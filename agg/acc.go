@@ -57,6 +57,10 @@ type Acc interface {
 	// the same call and input type: a window fires by merging the slices
 	// it covers, each with accumulators of its own.
 	MergeFrom(g int32, src Acc, h int32)
+	// MergeRows is MergeFrom of group h[i] of src into group g[i], for
+	// every i (g and h have the same length): one call, and one loop,
+	// for the groups a window's firing merges from one slice.
+	MergeRows(g []int32, src Acc, h []int32)
 	// Size is the bytes one group's slot takes in the columns; Heap the
 	// bytes the slots hold outside them (the strings of MIN and MAX),
 	// which change with the values kept. The caller charges both to its

@@ -29,8 +29,17 @@ func (c *countAcc) Reset(g int32)    { c.n[g] = 0 }
 func (c *countAcc) Merge(g, h int32) { c.n[g] += c.n[h] }
 
 func (c *countAcc) MergeFrom(g int32, src Acc, h int32) { c.n[g] += src.(*countAcc).n[h] }
-func (c *countAcc) Size() int                           { return 8 }
-func (c *countAcc) Heap() int                           { return 0 }
+
+func (c *countAcc) MergeRows(g []int32, src Acc, h []int32) {
+	o := src.(*countAcc).n
+	h = h[:len(g)]
+	for i, x := range g {
+		c.n[x] += o[h[i]]
+	}
+}
+
+func (c *countAcc) Size() int { return 8 }
+func (c *countAcc) Heap() int { return 0 }
 
 func (c *countAcc) Put(dst []byte, g int32) []byte { return binary.AppendVarint(dst, c.n[g]) }
 
@@ -45,8 +54,9 @@ func (c *countAcc) Get(src []byte, g int32) ([]byte, error) {
 
 func (c *countAcc) AppendTo(b array.Builder, groups []int32) error {
 	ib := b.(*array.Int64Builder)
+	ib.Reserve(len(groups))
 	for _, g := range groups {
-		ib.Append(c.n[g])
+		ib.UnsafeAppend(c.n[g])
 	}
 	return nil
 }

@@ -72,6 +72,15 @@ func (s *decSumAcc) MergeFrom(g int32, src Acc, h int32) {
 	s.n[g] += o.n[h]
 }
 
+func (s *decSumAcc) MergeRows(g []int32, src Acc, h []int32) {
+	o := src.(*decSumAcc)
+	h = h[:len(g)]
+	for i, x := range g {
+		s.sum[x].addWide(o.sum[h[i]])
+		s.n[x] += o.n[h[i]]
+	}
+}
+
 func (s *decSumAcc) Size() int { return 32 }
 func (s *decSumAcc) Heap() int { return 0 }
 

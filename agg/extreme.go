@@ -57,6 +57,12 @@ func (e *extreme[T]) MergeFrom(g int32, src Acc, h int32) {
 	}
 }
 
+func (e *extreme[T]) MergeRows(g []int32, src Acc, h []int32) {
+	for i, x := range g {
+		e.MergeFrom(x, src, h[i])
+	}
+}
+
 // set makes x group g's value, keeping held up to date.
 func (e *extreme[T]) set(g int32, x T) {
 	e.unhold(g)

@@ -159,5 +159,11 @@ func (m *multiset[T]) MergeFrom(g int32, src Acc, h int32) {
 	}
 }
 
+func (m *multiset[T]) MergeRows(g []int32, src Acc, h []int32) {
+	for i, x := range g {
+		m.MergeFrom(x, src, h[i])
+	}
+}
+
 func (m *multiset[T]) Size() int { return 24 }
 func (m *multiset[T]) Heap() int { return m.held }

@@ -89,6 +89,17 @@ func (s *intSumAcc) MergeFrom(g int32, src Acc, h int32) {
 	s.n[g] += o.n[h]
 }
 
+func (s *intSumAcc) MergeRows(g []int32, src Acc, h []int32) {
+	o := src.(*intSumAcc)
+	h = h[:len(g)]
+	for i, x := range g {
+		y := s.sum(x)
+		y.addWide(o.sum(h[i]))
+		s.setSum(x, y)
+		s.n[x] += o.n[h[i]]
+	}
+}
+
 func (s *intSumAcc) Size() int { return 24 }
 func (s *intSumAcc) Heap() int { return 0 }
 
@@ -231,6 +242,15 @@ func (s *floatSumAcc) MergeFrom(g int32, src Acc, h int32) {
 	s.n[g] += o.n[h]
 }
 
+func (s *floatSumAcc) MergeRows(g []int32, src Acc, h []int32) {
+	o := src.(*floatSumAcc)
+	h = h[:len(g)]
+	for i, x := range g {
+		s.sum[x] += o.sum[h[i]]
+		s.n[x] += o.n[h[i]]
+	}
+}
+
 func (s *floatSumAcc) Size() int { return 16 }
 func (s *floatSumAcc) Heap() int { return 0 }
 
@@ -249,6 +269,17 @@ func (s *floatSumAcc) Get(src []byte, g int32) ([]byte, error) {
 }
 
 func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
+		fb.Reserve(len(groups))
+		for _, g := range groups {
+			if s.n[g] == 0 {
+				fb.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			fb.UnsafeAppend(s.sum[g])
+		}
+		return nil
+	}
 	for _, g := range groups {
 		if s.n[g] == 0 {
 			b.AppendNull()

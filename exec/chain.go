@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // chain runs a vertex's operators in one goroutine: each operator's
@@ -13,8 +15,11 @@ import (
 // output to the task's output (channels or a sink).
 type chain struct {
 	ops []Operator
-	// two is ops[0] when it reads two inputs, else nil.
+	// two is ops[0] when it reads two inputs, else nil; rows is ops[0]
+	// when it takes a hash exchange's Parts.
 	two   TwoInput
+	rows  RowsProcessor
+	alloc memory.Allocator
 	names []string
 	links []link // links[i] is the emitter given to ops[i]
 	tail  Emitter
@@ -62,6 +67,10 @@ func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
 		}
 		c.two = two
 	}
+	if len(c.ops) > 0 && c.two == nil {
+		c.rows, _ = c.ops[0].(RowsProcessor)
+	}
+	c.alloc = ctx.Alloc
 	c.tail = tail
 	if m := ctx.vertex; m != nil {
 		c.metrics, c.sub = m, &m.Subtasks[ctx.Subtask]
@@ -116,6 +125,42 @@ func (c *chain) push(b arrow.RecordBatch) error {
 		return fmt.Errorf("%s: %w", c.names[0], err)
 	}
 	return nil
+}
+
+// pushPart feeds the rows p of a batch into the head of the chain; the
+// chain takes the batch over, and gives p back.
+func (c *chain) pushPart(b arrow.RecordBatch, p *Part) error {
+	if c.rows == nil {
+		return c.push(c.whole(b, p))
+	}
+	defer p.Free()
+	defer b.Release()
+	n := b.NumRows()
+	if p.Rows != nil {
+		n = int64(len(p.Rows))
+	}
+	if c.metrics != nil {
+		c.metrics.RowsIn.Add(n)
+		c.sub.RowsIn.Add(n)
+	}
+	if err := c.rows.ProcessRows(b, p, c.emitterOf(0)); err != nil {
+		return fmt.Errorf("%s: %w", c.names[0], err)
+	}
+	return nil
+}
+
+// whole returns a batch of the rows p of b (b itself when p is nil or
+// has every row), taking b over and giving p back.
+func (c *chain) whole(b arrow.RecordBatch, p *Part) arrow.RecordBatch {
+	if p == nil {
+		return b
+	}
+	defer p.Free()
+	if p.Rows == nil {
+		return b
+	}
+	defer b.Release()
+	return WithKinds(expr.Take(c.alloc, b, p.Rows), TakeKinds(b, p.Rows))
 }
 
 // pushInput feeds a batch of input side into the chain's two-input head;

@@ -14,6 +14,26 @@
 // that reader's windows, against the split's watermark before the row
 // (sourceTask.fan), so each pipeline gets what it would get alone.
 //
+// # Hash exchange
+//
+// A hash edge sends each row to the subtask owning its key group: the
+// hash of its normalized key over Edge.Keys (memseg.Hash, or
+// memseg.HashInt64 of the value when the key is one integer-like column:
+// the same function), modulo the maximum parallelism, with contiguous key
+// group ranges per subtask as in Flink. It copies no rows: a receiver of
+// every row of a batch gets the batch, each other receiver the batch (a
+// reference each) with a Part listing its rows, and either way the Part
+// holds the rows' key hashes. A task whose chain is headed by a
+// RowsProcessor (the window aggregate) hands it the Part, so that it
+// folds the rows in place and does not hash their keys again; for any
+// other head the task first takes the rows into a batch of their own, so
+// such an operator sees what it always did. With one receiver an edge
+// forwards batches as they are and hashes nothing, and an edge without
+// key columns sends each batch whole to the owner of the empty key's
+// group. Receivers share batches, so an operator that emits its input
+// must Retain it first, as Operator's contract says: a batch released
+// once too often is freed under the other receivers.
+//
 // # Metrics
 //
 // A job's counters (Metrics) are shared by its tasks and updated once per

@@ -73,7 +73,10 @@ type SourceSpec struct {
 	// Fires maps a row's event time to the watermark at which the window
 	// it belongs to fires: the row is late, and dropped at the source, if
 	// Fires(ts) <= the split's watermark. Nil means rows are never late (no
-	// event-time operator downstream).
+	// event-time operator downstream). It must not decrease as ts grows
+	// (a later row's window fires no earlier), which lets the source call
+	// it about once per window rather than once per row; an Edge's Fires
+	// too.
 	Fires func(ts int64) int64
 }
 

@@ -12,8 +12,11 @@ import (
 // and wmLog see.
 type holder struct{ seen *[]int64 }
 
-func (h holder) Process(b arrow.RecordBatch, out Emitter) error { return out.Emit(b) }
-func (h holder) OnWatermark(wm int64, _ Emitter) error          { *h.seen = append(*h.seen, wm); return nil }
+func (h holder) Process(b arrow.RecordBatch, out Emitter) error {
+	b.Retain() // Emit hands the batch over; Process only borrows it
+	return out.Emit(b)
+}
+func (h holder) OnWatermark(wm int64, _ Emitter) error { *h.seen = append(*h.seen, wm); return nil }
 func (h holder) Held(wm int64) int64 {
 	if wm == types.MaxWatermark {
 		return wm
@@ -23,8 +26,11 @@ func (h holder) Held(wm int64) int64 {
 
 type wmLog struct{ seen *[]int64 }
 
-func (l wmLog) Process(b arrow.RecordBatch, out Emitter) error { return out.Emit(b) }
-func (l wmLog) OnWatermark(wm int64, _ Emitter) error          { *l.seen = append(*l.seen, wm); return nil }
+func (l wmLog) Process(b arrow.RecordBatch, out Emitter) error {
+	b.Retain() // Emit hands the batch over; Process only borrows it
+	return out.Emit(b)
+}
+func (l wmLog) OnWatermark(wm int64, _ Emitter) error { *l.seen = append(*l.seen, wm); return nil }
 
 // TestChainHoldsWatermark: an operator that holds the watermark back
 // sees the input's, the operators after it and the chain's output the

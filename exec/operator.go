@@ -33,6 +33,18 @@ type Operator interface {
 	Process(b arrow.RecordBatch, out Emitter) error
 }
 
+// RowsProcessor is implemented by operators that take a hash exchange's
+// share of a batch as it comes (Part): the batch, which other receivers
+// share, with the rows that are the operator's and their key hashes,
+// instead of a copy of those rows. The task calls ProcessRows instead of
+// Process for such an element when the operator heads its chain (it
+// copies the rows for any other operator). b is borrowed as in Process,
+// and p only for the call; p.Hashes are over p.Keys, which the operator
+// checks against its own keys before it uses them.
+type RowsProcessor interface {
+	ProcessRows(b arrow.RecordBatch, p *Part, out Emitter) error
+}
+
 // Side names one input of a two-input operator: the vertex's Inputs[0]
 // is Left, Inputs[1] Right.
 type Side uint8

@@ -3,11 +3,11 @@ package exec
 import (
 	"bytes"
 	"context"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
-	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 )
 
@@ -51,7 +51,9 @@ type chanOutput struct {
 	enc    memseg.KeyEncoder
 	key    []byte
 	prev   []byte // the previous row's key
-	sels   [][]int32
+	hashes []uint64
+	wide   []int64
+	parts  []*Part // per downstream subtask: its share of the batch
 	// owner maps a key group to the subtask that owns it: two divisions
 	// per row saved.
 	owner []int32
@@ -84,51 +86,105 @@ func (o *chanOutput) Emit(b arrow.RecordBatch) error {
 	return o.hash(b)
 }
 
-// hash splits b by the key group of each row's key.
+// hash splits b by the key group of each row's key. A receiver that gets
+// every row of b gets b itself; each other receiver gets b with a Part
+// naming its rows. Either way each element carries its rows' key hashes
+// (Part.Hashes), except when there is one receiver, which gets b as it
+// is: with nothing to route, nothing is hashed.
 func (o *chanOutput) hash(b arrow.RecordBatch) error {
-	defer b.Release()
 	n := len(o.outs)
-	if o.sels == nil {
-		o.sels = make([][]int32, n)
+	if n == 1 {
+		return send(o.ctx, o.outs[0], Element{Kind: ElemBatch, Batch: b})
+	}
+	if o.parts == nil {
+		o.parts = make([]*Part, n)
 		o.owner = make([]int32, o.maxPar)
 		for kg := range o.owner {
 			o.owner[kg] = int32(Subtask(kg, o.maxPar, n))
 		}
 	}
-	for i := range o.sels {
-		o.sels[i] = o.sels[i][:0]
+	if len(o.keys) == 0 {
+		// Every row has the empty key, so one key group.
+		return send(o.ctx, o.outs[o.owner[KeyGroup(nil, o.maxPar)]], Element{Kind: ElemBatch, Batch: b})
 	}
-	if err := o.enc.Reset(b, o.keys); err != nil {
+	defer b.Release()
+	rows := int(b.NumRows())
+	hashes, err := o.hashRows(b, rows)
+	if err != nil {
 		return err
 	}
-	rows := int(b.NumRows())
-	t := int32(-1)
-	for r := 0; r < rows; r++ {
-		// Skewed keys (Nexmark's hot bidders, a window without keys) often
-		// repeat the previous row's: no hashing then.
-		o.key = o.enc.Append(o.key[:0], r)
-		if t < 0 || !bytes.Equal(o.key, o.prev) {
-			t = o.owner[KeyGroup(o.key, o.maxPar)]
-			o.prev, o.key = o.key, o.prev
-		}
-		o.sels[t] = append(o.sels[t], int32(r))
+	for i := range o.parts {
+		o.parts[i] = nil
 	}
-	for t, sel := range o.sels {
-		if len(sel) == 0 {
+	maxPar := uint64(o.maxPar)
+	for r, h := range hashes {
+		t := o.owner[h%maxPar]
+		p := o.parts[t]
+		if p == nil {
+			p = newPart(o.keys)
+			o.parts[t] = p
+		}
+		p.Rows = append(p.Rows, int32(r))
+		p.Hashes = append(p.Hashes, h)
+	}
+	for t, p := range o.parts {
+		if p == nil {
 			continue
 		}
-		var part arrow.RecordBatch
-		if len(sel) == rows {
-			b.Retain()
-			part = b
-		} else {
-			part = WithKinds(expr.Take(o.alloc, b, sel), TakeKinds(b, sel))
+		if len(p.Rows) == rows {
+			p.Rows = nil
 		}
-		if err := send(o.ctx, o.outs[t], Element{Kind: ElemBatch, Batch: part}); err != nil {
+		b.Retain()
+		if err := send(o.ctx, o.outs[t], Element{Kind: ElemBatch, Batch: b, Part: p}); err != nil {
+			for _, q := range o.parts[t+1:] {
+				if q != nil {
+					q.Free()
+				}
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// hashRows returns the key hash of each of b's rows, in o.hashes: for one
+// integer-like key column, memseg.HashInt64 of each value; else
+// memseg.Hash of each row's normalized key, the previous row's hash again
+// when its key is the same (skewed keys, such as Nexmark's hot bidders,
+// often repeat).
+func (o *chanOutput) hashRows(b arrow.RecordBatch, rows int) ([]uint64, error) {
+	hs := slices.Grow(o.hashes[:0], rows)[:rows]
+	o.hashes = hs
+	if len(o.keys) == 1 {
+		if vals, ok := memseg.IntValues(b.Column(o.keys[0]), &o.wide); ok {
+			col := b.Column(o.keys[0])
+			for r := range hs {
+				hs[r] = memseg.HashInt64(vals[r])
+			}
+			if col.NullN() > 0 {
+				null := memseg.Hash(memseg.AppendNull(nil, memseg.Order{}))
+				for r := range hs {
+					if col.IsNull(r) {
+						hs[r] = null
+					}
+				}
+			}
+			return hs, nil
+		}
+	}
+	if err := o.enc.Reset(b, o.keys); err != nil {
+		return nil, err
+	}
+	var h uint64
+	for r := range hs {
+		o.key = o.enc.Append(o.key[:0], r)
+		if r == 0 || !bytes.Equal(o.key, o.prev) {
+			h = memseg.Hash(o.key)
+			o.prev, o.key = o.key, o.prev
+		}
+		hs[r] = h
+	}
+	return hs, nil
 }
 
 func (o *chanOutput) watermark(wm int64) error {

@@ -46,7 +46,10 @@ func (r *pacedReader) Next() (arrow.RecordBatch, error) {
 // its input on.
 type snapFail struct{ fail func(id int64) bool }
 
-func (o *snapFail) Process(b arrow.RecordBatch, out Emitter) error { return out.Emit(b) }
+func (o *snapFail) Process(b arrow.RecordBatch, out Emitter) error {
+	b.Retain() // Emit hands the batch over; Process only borrows it
+	return out.Emit(b)
+}
 func (o *snapFail) Snapshot(id int64) (OperatorSnapshot, error) {
 	if o.fail(id) {
 		return OperatorSnapshot{}, errBoom
@@ -348,8 +351,11 @@ func TestSavepointTimeout(t *testing.T) {
 // tickCount counts the processing-time callbacks it gets.
 type tickCount struct{ n atomic.Int64 }
 
-func (o *tickCount) Process(b arrow.RecordBatch, out Emitter) error { return out.Emit(b) }
-func (o *tickCount) OnProcessingTime(Emitter) error                 { o.n.Add(1); return nil }
+func (o *tickCount) Process(b arrow.RecordBatch, out Emitter) error {
+	b.Retain() // Emit hands the batch over; Process only borrows it
+	return out.Emit(b)
+}
+func (o *tickCount) OnProcessingTime(Emitter) error { o.n.Add(1); return nil }
 
 // TestNoProcessingTimeAfterStop: once a stop-with-savepoint is complete,
 // a task waiting for its inputs to end no longer lets operators act on

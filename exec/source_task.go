@@ -41,6 +41,37 @@ type sourceTask struct {
 	schema   *arrow.Schema
 	sel      []int32
 	sels     [][]int32 // per output edge, for drops
+	// late decides lateness by spec.Fires, lates per output edge by
+	// drops.
+	late  lateness
+	lates []lateness
+}
+
+// lateness decides which rows are late by a Fires function (SourceSpec.Fires),
+// calling it only for a row whose time is below the least time known not
+// to be late at the watermark: Fires does not decrease as time grows (a
+// later row's first window fires no earlier), so a row at or after one
+// whose window fires past the watermark is not late either. Rows mostly
+// come in time order, so Fires is called about once per window instead of
+// once per row.
+type lateness struct {
+	fires func(int64) int64
+	// lo is a time seen and at is Fires(lo); valid when ok.
+	lo, at int64
+	ok     bool
+}
+
+// late reports whether a row of time ts is late at watermark wm.
+func (l *lateness) late(ts, wm int64) bool {
+	if l.ok && ts >= l.lo && l.at > wm {
+		return false
+	}
+	f := l.fires(ts)
+	if f <= wm {
+		return true
+	}
+	l.lo, l.at, l.ok = ts, f, true
+	return false
 }
 
 // splitState is one split being read.
@@ -314,6 +345,7 @@ func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (sto
 }
 
 func (t *sourceTask) compile() error {
+	t.late.fires = t.spec.Fires
 	for _, e := range t.spec.Computed {
 		p, err := expr.Compile(e, t.spec.Source.Schema())
 		if err != nil {
@@ -366,21 +398,51 @@ func (t *sourceTask) process(st *splitState, b arrow.RecordBatch) error {
 		return t.fan(st, b, ts, cand)
 	}
 
+	if ts.NullN() == 0 && cand.NullN() == 0 && len(tsv) > 0 {
+		// No row is late if the earliest one is not late at the
+		// watermark after the last (the watermark only grows, and Fires
+		// does not decrease with time): one call of Fires per batch.
+		lo, wm := tsv[0], st.wm
+		for i, v := range tsv {
+			lo = min(lo, v)
+			wm = max(wm, int64(candv[i]))
+		}
+		if t.spec.Fires == nil || t.spec.Fires(int64(lo)) > wm {
+			st.wm = wm
+			return t.chain.push(b)
+		}
+	}
+	// t.sel lists the rows kept once a row has been dropped: until then
+	// every row is.
 	t.sel = t.sel[:0]
 	wm := st.wm
 	var late, bad int64
-	for i := range tsv {
-		if ts.IsNull(i) {
+	dropped := false
+	drop := func(i int) {
+		if !dropped {
+			dropped = true
+			for r := range i {
+				t.sel = append(t.sel, int32(r))
+			}
+		}
+	}
+	nullTs, nullCand, fires := ts.NullN() > 0, cand.NullN() > 0, t.spec.Fires != nil
+	for i, v := range tsv {
+		if nullTs && ts.IsNull(i) {
 			bad++
+			drop(i)
 			continue
 		}
-		if t.spec.Fires != nil && t.spec.Fires(int64(tsv[i])) <= wm {
+		if fires && t.late.late(int64(v), wm) {
 			late++
+			drop(i)
 			continue
 		}
-		t.sel = append(t.sel, int32(i))
-		if cand.IsValid(i) && int64(candv[i]) > wm {
-			wm = int64(candv[i])
+		if dropped {
+			t.sel = append(t.sel, int32(i))
+		}
+		if c := int64(candv[i]); c > wm && (!nullCand || cand.IsValid(i)) {
+			wm = c
 		}
 	}
 	st.wm = wm
@@ -407,6 +469,10 @@ func (t *sourceTask) fan(st *splitState, b arrow.RecordBatch, ts, cand *array.Ti
 	tsv, candv := ts.Values(), cand.Values()
 	if len(t.sels) != len(t.drops) {
 		t.sels = make([][]int32, len(t.drops))
+		t.lates = make([]lateness, len(t.drops))
+		for k, fires := range t.drops {
+			t.lates[k].fires = fires
+		}
 	}
 	for i := range t.sels {
 		t.sels[i] = t.sels[i][:0]
@@ -419,7 +485,7 @@ func (t *sourceTask) fan(st *splitState, b arrow.RecordBatch, ts, cand *array.Ti
 			continue
 		}
 		for k, fires := range t.drops {
-			if fires != nil && fires(int64(tsv[i])) <= wm {
+			if fires != nil && t.lates[k].late(int64(tsv[i]), wm) {
 				late++
 				continue
 			}

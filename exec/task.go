@@ -97,9 +97,12 @@ func (t *inputTask) run() error {
 		switch e.Kind {
 		case ElemBatch:
 			var err error
-			if t.sides != nil {
-				err = t.chain.pushInput(t.sides[from], e.Batch)
-			} else {
+			switch {
+			case t.sides != nil:
+				err = t.chain.pushInput(t.sides[from], t.chain.whole(e.Batch, e.Part))
+			case e.Part != nil:
+				err = t.chain.pushPart(e.Batch, e.Part)
+			default:
 				err = t.chain.push(e.Batch)
 			}
 			if err != nil {

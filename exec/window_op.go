@@ -3,6 +3,7 @@ package exec
 import (
 	"errors"
 	"os"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -107,6 +108,23 @@ func (w *WindowAgg) Process(b arrow.RecordBatch, _ Emitter) error {
 	return err
 }
 
+// ProcessRows implements RowsProcessor: the aggregate folds the rows of
+// p without a copy, and takes p's key hashes when they are over its keys.
+func (w *WindowAgg) ProcessRows(b arrow.RecordBatch, p *Part, _ Emitter) error {
+	dropped, err := w.agg.AddRows(b, p.Rows, w.hashes(p))
+	w.late(dropped)
+	w.countSpills()
+	return err
+}
+
+// hashes returns p's key hashes if they are the aggregate's, else nil.
+func (w *WindowAgg) hashes(p *Part) []uint64 {
+	if !slices.Equal(p.Keys, w.Spec.Keys) {
+		return nil
+	}
+	return p.Hashes
+}
+
 func (w *WindowAgg) late(n int64) {
 	if n > 0 {
 		w.metrics.LateRows.Add(n)
@@ -163,13 +181,24 @@ func (w *ProcWindowAgg) Open(ctx *TaskContext) error {
 
 // Process implements Operator.
 func (w *ProcWindowAgg) Process(b arrow.RecordBatch, out Emitter) error {
+	return w.add(b, nil, nil, out)
+}
+
+// ProcessRows implements RowsProcessor as Process does, for the rows of p.
+func (w *ProcWindowAgg) ProcessRows(b arrow.RecordBatch, p *Part, out Emitter) error {
+	return w.add(b, p.Rows, w.hashes(p), out)
+}
+
+// add folds rows sel of b (every row if nil), whose key hashes are hashes
+// (or nil), into the window of the clock's time.
+func (w *ProcWindowAgg) add(b arrow.RecordBatch, sel []int32, hashes []uint64, out Emitter) error {
 	// Windows that ended before now fire first; now's window ends after
 	// now, so it is open and the batch can always join it.
 	now := w.clock()
 	if err := w.agg.Advance(now-1, out.Emit); err != nil {
 		return err
 	}
-	dropped, err := w.agg.AddAt(b, now)
+	dropped, err := w.agg.AddRowsAt(b, sel, hashes, now)
 	w.late(dropped)
 	w.countSpills()
 	return err

@@ -138,6 +138,34 @@ func ColumnEncoder(a arrow.Array, o Order) (func(dst []byte, row int) []byte, er
 	return nil, fmt.Errorf("cannot encode %s as a key", a.DataType())
 }
 
+// IntValues returns the values of an integer-like column (BIGINT, INT,
+// DATE, TIMESTAMP: the columns whose keys AppendInt64 encodes) as
+// int64s: the column's own for BIGINT and TIMESTAMP, widened into *wide
+// for INT and DATE; false for a column of another type. The slots of
+// NULLs hold any value.
+func IntValues(a arrow.Array, wide *[]int64) ([]int64, bool) {
+	switch a := a.(type) {
+	case *array.Int64:
+		return a.Int64Values(), true
+	case *array.Timestamp:
+		v := a.TimestampValues()
+		return unsafe.Slice((*int64)(unsafe.SliceData(v)), len(v)), true
+	case *array.Int32:
+		*wide = (*wide)[:0]
+		for _, v := range a.Int32Values() {
+			*wide = append(*wide, int64(v))
+		}
+		return *wide, true
+	case *array.Date32:
+		*wide = (*wide)[:0]
+		for _, v := range a.Date32Values() {
+			*wide = append(*wide, int64(v))
+		}
+		return *wide, true
+	}
+	return nil, false
+}
+
 // TypeOf returns the memseg type of Arrow type t as ColumnEncoder encodes
 // it; 0 for the NULL type.
 func TypeOf(t arrow.DataType) (Type, error) {

@@ -88,17 +88,34 @@
 // # Hash table
 //
 // A HashTable maps keys to fixed-size accumulators. The window aggregate
-// keeps a table per window whose accumulator is a group number, indexing
-// its vectorized accumulator columns, and reaches a group's key through
-// the entry address Insert returns (KeyAt); a DISTINCT aggregate's seen
-// values are a table with empty accumulators. Entries are appended to segments and never move, so the
-// accumulator slice FindOrInsert returns stays valid until Reset or
+// (grouped by anything but one integer-like column, which takes an
+// IntTable, below) keeps a table per window whose accumulator is a group
+// number, indexing its vectorized accumulator columns, and reaches a
+// group's key through the entry address Insert returns (KeyAt); a
+// DISTINCT aggregate's seen values are a table with empty accumulators.
+// Entries are appended to segments and never move, so the accumulator
+// slice FindOrInsert returns stays valid until Reset or
 // Release, across growth; buckets are open-addressing slots in segments,
 // doubled at three quarters full. FindOrInsert returns ErrNoMemory, leaving
 // the table intact, when a new key does not fit: the window operator then
 // spills state. Iter walks entries in insertion order; Sorted walks them in
 // key order through a sort index, which is how a fired window emits its
 // groups in key order.
+//
+// An IntTable maps 8-byte keys to 32-bit values with the key in the slot
+// (16-byte slots: key, value, hash bits; one typed slice charged with
+// Reserve, doubled at three quarters full): the window aggregate's group
+// table when it groups by one integer-like column, whose normalized key is
+// a marker and those 8 bytes. A lookup reads one slot where HashTable
+// reads a slot and an entry, and Lookup finds a batch of keys at once,
+// loading every key's home slot before probing any, so that the cache
+// misses of a table larger than the cache overlap; Fill then inserts the
+// keys Lookup did not find, numbering them in order. Union numbers the
+// keys of several sets in one table (a sliding window's groups from its
+// slices'). Expect sizes a new table for the keys a similar one held, and
+// Clear empties one kept for reuse. HashInt64 is Hash of such a key
+// computed from the value, without encoding it; hash exchanges and the
+// window use it per row.
 //
 // # Performance
 //
@@ -136,4 +153,17 @@
 //
 // Both are bound by memory latency on this machine: the table touches a
 // slot and an entry per row, the map a group, a key string and a counter.
+//
+// BenchmarkGroupsIntTable against BenchmarkGroupsHashTable: number the
+// groups of BIGINT keys (10 rows a key, batches of 4096 rows, a SUM per
+// group), in an IntTable (HashInt64, Lookup, Insert of the keys not
+// found) and in a HashTable of 4-byte group numbers, CPU time per row
+// (the machine's load average was 18, so wall times were 4x these):
+//
+//	keys   IntTable   HashTable
+//	10k    23.5 ns    73 ns
+//	1M     73 ns      493-516 ns
+//
+// Without Lookup's first pass over the home slots the IntTable took 268
+// to 294 ns per row at 1M keys: the overlapping of misses is most of it.
 package memseg

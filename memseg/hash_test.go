@@ -3,6 +3,7 @@ package memseg
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"math/rand/v2"
 	"testing"
@@ -44,15 +45,6 @@ func benchHash(b *testing.B, h func([]byte) uint64) {
 // code it replaced, at key lengths typical of grouping keys.
 func BenchmarkHash(b *testing.B)            { benchHash(b, Hash) }
 func BenchmarkHashHandWritten(b *testing.B) { benchHash(b, refHash) }
-
-// xxHash64 primes (https://github.com/Cyan4973/xxHash, XXH64 spec).
-const (
-	prime1 uint64 = 11400714785074694791
-	prime2 uint64 = 14029467366897019727
-	prime3 uint64 = 1609587929392839161
-	prime4 uint64 = 9650029242287828579
-	prime5 uint64 = 2870177450012600261
-)
 
 // refHash is the hand-written XXH64 (seed 0) that Hash replaced with the
 // library's: checkpoints and savepoints route keys to key groups by it, so
@@ -113,4 +105,38 @@ func round(acc, in uint64) uint64 {
 func mergeRound(acc, v uint64) uint64 {
 	acc ^= round(0, v)
 	return acc*prime1 + prime4
+}
+
+// TestHashInt64 holds HashInt64 to Hash of the encoded key, on edge
+// values and random ones.
+func TestHashInt64(t *testing.T) {
+	vals := []int64{0, 1, -1, 255, 256, -256, 1 << 62, math.MaxInt64, math.MinInt64, math.MinInt64 + 1}
+	r := rand.New(rand.NewPCG(3, 4))
+	for range 10000 {
+		vals = append(vals, int64(r.Uint64()), int64(r.Uint64()>>40))
+	}
+	for _, v := range vals {
+		if got, want := HashInt64(v), Hash(AppendInt64(nil, v, Order{})); got != want {
+			t.Fatalf("HashInt64(%d) = %#x, Hash of its key %#x", v, got, want)
+		}
+	}
+}
+
+func FuzzHashInt64(f *testing.F) {
+	f.Add(int64(0))
+	f.Add(int64(math.MinInt64))
+	f.Fuzz(func(t *testing.T, v int64) {
+		if got, want := HashInt64(v), Hash(AppendInt64(nil, v, Order{})); got != want {
+			t.Fatalf("HashInt64(%d) = %#x, Hash of its key %#x", v, got, want)
+		}
+	})
+}
+
+// BenchmarkHashInt64 is BenchmarkHash's 9-byte key without the encoding.
+func BenchmarkHashInt64(b *testing.B) {
+	var sum uint64
+	for i := range b.N {
+		sum += HashInt64(int64(i))
+	}
+	_ = sum
 }

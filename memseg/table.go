@@ -62,6 +62,16 @@ func NewHashTable(m *Manager, accSize int) *HashTable {
 	return &HashTable{m: m, accSize: accSize, accPad: (accSize + 7) &^ 7, shift: m.shift, sshift: m.shift - 3}
 }
 
+// Expect sizes the table's first buckets for n entries, if it has none
+// yet, as Reset does for the entries the table held: for a caller that
+// makes one table after another of similar size. If the budget cannot
+// take that many, the table starts small.
+func (t *HashTable) Expect(n int) {
+	if len(t.buckets) == 0 {
+		t.hint = n
+	}
+}
+
 // Len is the number of entries.
 func (t *HashTable) Len() int { return t.n }
 

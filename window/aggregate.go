@@ -91,8 +91,9 @@ type Aggregate struct {
 	wm     int64
 	mem    *memseg.Manager
 	keys   *keyDecoder
-	// groupBytes is what a group's column slots take.
-	groupBytes int
+	// groupBytes is what a group's column slots take, accBytes what its
+	// accumulators' slots take of it.
+	groupBytes, accBytes int
 
 	// track is set when the aggregate checkpoints: it then remembers what
 	// changed since the last Flush. fired are the windows fired since the
@@ -115,11 +116,40 @@ type Aggregate struct {
 
 	spill spill
 
-	// merged and cursors are fireMerged's, kept across windows.
+	// merged and cursors are fireMerged's, slider fireSlices', kept
+	// across windows; sliders counts the sliders made (their generations).
 	merged  *merge
 	cursors []cursor
+	slider  *slider
+	sliders uint64
 
-	// Scratch reused across batches.
+	// intKeys says the aggregate groups by one integer-like column: its
+	// panes have IntTables (groups.go). hint is the groups of the last
+	// window fired, which the tables of new ones are sized for.
+	intKeys bool
+	hint    int
+	// distincts says some aggregate is DISTINCT; spare is the memory of
+	// a fired window kept for the next (spare.go).
+	distincts bool
+	spare     *spare
+
+	// Scratch reused across batches: all is the rows 0, 1, 2, ...;
+	// rows and hashes the rows addTo folds and their key hashes (nil
+	// when not given), hashBuf holds hashes of some rows of a batch; us,
+	// hs and wide are lookupInts', pairs and pairTmp keyOrder's.
+	all       []int32
+	which     []int32
+	byPane    []int32
+	at, next  []int
+	hashes    []uint64
+	hashBuf   []uint64
+	us, hs    []uint64
+	wide      []int64
+	pairs     []intPair
+	pairTmp   []intPair
+	kbuf      []byte
+	valid     []bool
+	fill      []arrow.Timestamp
 	enc       memseg.KeyEncoder
 	dEnc      []memseg.KeyEncoder // per DISTINCT aggregate: its argument
 	key, prev []byte
@@ -138,10 +168,22 @@ type Aggregate struct {
 type pane struct {
 	start int64
 	// groups maps a group's key to its number (4 bytes, little-endian);
-	// addrs[g] is group g's entry, which holds its key.
+	// addrs[g] is group g's entry, which holds its key. An aggregate
+	// keyed by one integer-like column has ints instead, from the key's
+	// value bytes to its number, with the values in ikeys, and the NULL
+	// key's group in null, -1 if none (groups.go).
 	groups *memseg.HashTable
 	addrs  []uint64
-	accs   []agg.Acc
+	ints   *memseg.IntTable
+	ikeys  []uint64
+	null   int32
+	// hashes are the hashes of ikeys, and slots the groups' slots in the
+	// slider of generation slotGen, once a window of several slices has
+	// needed them (slide.go); a new group clears them.
+	hashes  []uint64
+	slots   []int32
+	slotGen uint64
+	accs    []agg.Acc
 	// order and keys cache the groups in key order, and their keys (in
 	// the table's memory), once a window of several slices has needed
 	// them; a new group clears them.
@@ -154,6 +196,10 @@ type pane struct {
 	seen        []*memseg.HashTable
 	values      []paneValues
 	valuesBytes int
+	// valuesGroups is the number of groups when values was cached: a
+	// group made since (the integer path makes groups in bulk) makes it
+	// stale.
+	valuesGroups int
 	// cap is the groups the columns have room for; charged the bytes of
 	// the budget the columns and the accumulators' heap values hold.
 	cap, charged int
@@ -189,7 +235,6 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 	}
 	a := &Aggregate{spec: spec, alloc: alloc, schema: spec.Out().Arrow(), panes: map[int64]*pane{}, wm: types.MinWatermark,
 		dRows: make([][]int32, len(spec.Aggs)), dGroups: make([][]int32, len(spec.Aggs)), dEnc: make([]memseg.KeyEncoder, len(spec.Aggs)), kgHi: -1}
-	a.groupBytes = 8 + 1 + 2 + 4 // addrs, dirty, kgs, part members
 	for _, ag := range spec.Aggs {
 		var in types.Type
 		if ag.Kind != agg.CountStar {
@@ -199,8 +244,9 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.groupBytes += ac.Size()
+		a.accBytes += ac.Size()
 	}
+	a.groupBytes = 8 + 1 + 2 + 4 + a.accBytes // addrs or ikeys, dirty, kgs, part members, accumulators
 	var kt []arrow.DataType
 	for _, k := range spec.Keys {
 		t := spec.In[k].Type.Arrow()
@@ -209,6 +255,14 @@ func New(spec Spec, alloc memory.Allocator) (*Aggregate, error) {
 		}
 		kt = append(kt, t)
 	}
+	for _, ag := range spec.Aggs {
+		a.distincts = a.distincts || ag.Distinct
+	}
+	// DISTINCT values are kept per (group, value) in the seen tables and
+	// merged across slices by key (fireMerged): an integer key's table and
+	// the slider, which merge accumulators by slot, would count a value of
+	// two slices twice.
+	a.intKeys = intKeyed(&spec) && !a.distincts
 	var err error
 	if a.keys, err = newKeyDecoder(kt); err != nil {
 		return nil, err
@@ -227,6 +281,8 @@ func (a *Aggregate) Release() {
 	for _, p := range a.panes {
 		a.free(p)
 	}
+	a.trimSlider(true)
+	a.dropSpare()
 	a.panes = map[int64]*pane{}
 }
 
@@ -243,7 +299,24 @@ func (a *Aggregate) newAccs() []agg.Acc {
 }
 
 func (a *Aggregate) newPane(start int64) *pane {
-	p := &pane{start: start, groups: memseg.NewHashTable(a.mem, 4), accs: a.newAccs()}
+	p := &pane{start: start, null: -1}
+	switch {
+	case a.reuse(p):
+	case a.intKeys:
+		p.ints = memseg.NewIntTable(a.mem)
+		p.ints.Expect(a.hint)
+	default:
+		p.groups = memseg.NewHashTable(a.mem, 4)
+		p.groups.Expect(a.hint)
+	}
+	if p.accs == nil {
+		p.accs = a.newAccs()
+	}
+	if a.hint > p.cap {
+		// Columns for as many groups as the last window had, if the
+		// budget has room: else they grow as groups come.
+		_ = a.growTo(p, a.hint)
+	}
 	for _, ag := range a.spec.Aggs {
 		var seen *memseg.HashTable
 		if ag.Distinct {
@@ -257,7 +330,12 @@ func (a *Aggregate) newPane(start int64) *pane {
 // free gives back pane p's memory and leaves it empty, its spilled and
 // stored parts untouched: which entries the store holds stays known.
 func (a *Aggregate) free(p *pane) {
-	p.groups.Reset()
+	switch {
+	case p.ints != nil:
+		p.ints.Reset()
+	case p.groups != nil:
+		p.groups.Reset()
+	}
 	for _, s := range p.seen {
 		if s != nil {
 			s.Reset()
@@ -266,7 +344,9 @@ func (a *Aggregate) free(p *pane) {
 	a.mem.Unreserve(p.charged + p.valuesBytes)
 	p.values, p.valuesBytes = nil, 0
 	p.accs = a.newAccs()
-	p.addrs, p.dirty, p.dirtyList, p.kgs, p.order, p.keys, p.marks = nil, nil, nil, nil, nil, nil, nil
+	p.addrs, p.ikeys, p.dirty, p.dirtyList, p.kgs, p.marks = nil, nil, nil, nil, nil, nil
+	p.changed()
+	p.null = -1
 	for i := range p.parts {
 		p.parts[i].members = nil
 	}
@@ -277,46 +357,103 @@ func (a *Aggregate) free(p *pane) {
 // number of rows dropped as late (their window has fired already) or with
 // a NULL event time.
 func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
+	return a.AddRows(b, nil, nil)
+}
+
+// AddRows is Add of the rows sel of b, in that order (every row when sel
+// is nil): a hash exchange's share of a batch that it shares with other
+// receivers. hashes, when not nil, are the rows' key hashes, hashes[i]
+// that of row sel[i] (of row i without sel): memseg.Hash of the row's
+// normalized key over Spec.Keys, the hash that picked the row's key group
+// in the exchange, which the aggregate then does not compute again. Its
+// group tables hash keys with the same function whether or not the
+// caller passes hashes.
+func (a *Aggregate) AddRows(b arrow.RecordBatch, sel []int32, hashes []uint64) (dropped int64, err error) {
 	ts := b.Column(a.spec.TimeCol).(*array.Timestamp)
 	tv := ts.TimestampValues()
 	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
 		return 0, err
 	}
+	all := sel == nil
+	if all {
+		sel = a.iota(int(b.NumRows()))
+	}
 	// Most batches fall into one window; rows are grouped by window start
 	// so each pane sees one contiguous update.
 	a.starts = a.starts[:0]
-	n := int(b.NumRows())
-	if s, ok := a.oneWindow(ts); ok {
+	if s, ok := a.oneWindow(ts, sel, all); ok {
 		// The whole batch is in window s: no per-row window arithmetic.
 		if a.fires(s) <= a.wm {
-			return int64(n), nil
+			return int64(len(sel)), nil
 		}
-		a.rows = a.rows[:0]
-		for i := 0; i < n; i++ {
-			a.rows = append(a.rows, int32(i))
-		}
+		a.rows, a.hashes = append(a.rows[:0], sel...), hashes
 		return 0, a.addTo(s, b)
 	}
-	for i := 0; i < n; i++ {
-		if ts.IsNull(i) {
+	// Each row's pane, as an index into a.starts (-1: dropped), computed
+	// once per run of rows in one slice; then the rows (and hashes) in
+	// order of their panes, a counting sort.
+	which := slices.Grow(a.which[:0], len(sel))[:len(sel)]
+	a.which = which
+	lo, hi, w := int64(1), int64(0), int32(-1) // rows in [lo, hi) go to w
+	for i, r := range sel {
+		if ts.IsNull(int(r)) {
 			dropped++
+			which[i] = -1
 			continue
 		}
-		s := a.paneOf(int64(tv[i]))
-		if a.fires(s) <= a.wm {
-			dropped++
-			continue
+		if v := int64(tv[r]); v < lo || v >= hi {
+			s := a.paneOf(v)
+			lo, hi = s, s+1
+			if !a.spec.ByEnd {
+				hi = s + a.spec.Window.SliceSize()
+			}
+			w = int32(slices.Index(a.starts, s))
+			switch {
+			case a.fires(s) <= a.wm:
+				w = -1
+			case w < 0:
+				w = int32(len(a.starts))
+				a.starts = append(a.starts, s)
+			}
 		}
-		if !slices.Contains(a.starts, s) {
-			a.starts = append(a.starts, s)
+		which[i] = w
+		if w < 0 {
+			dropped++
 		}
 	}
-	for _, s := range a.starts {
-		a.rows = a.rows[:0]
-		for i := 0; i < n; i++ {
-			if ts.IsValid(i) && a.paneOf(int64(tv[i])) == s {
-				a.rows = append(a.rows, int32(i))
+	at := append(a.at[:0], make([]int, len(a.starts)+1)...)
+	a.at = at
+	for _, w := range which {
+		if w >= 0 {
+			at[w+1]++
+		}
+	}
+	for j := range a.starts {
+		at[j+1] += at[j]
+	}
+	kept := at[len(a.starts)]
+	byPane := slices.Grow(a.byPane[:0], kept)[:kept]
+	a.byPane = byPane
+	var hashBy []uint64
+	if hashes != nil {
+		hashBy = slices.Grow(a.hashBuf[:0], kept)[:kept]
+		a.hashBuf = hashBy
+	}
+	next := append(a.next[:0], at...)
+	a.next = next
+	for i, r := range sel {
+		if w := which[i]; w >= 0 {
+			byPane[next[w]] = r
+			if hashBy != nil {
+				hashBy[next[w]] = hashes[i]
 			}
+			next[w]++
+		}
+	}
+	for j, s := range a.starts {
+		a.rows, a.hashes = append(a.rows[:0], byPane[at[j]:at[j+1]]...), nil
+		if hashBy != nil {
+			a.hashes = hashBy[at[j]:at[j+1]]
 		}
 		if err := a.addTo(s, b); err != nil {
 			return dropped, err
@@ -325,16 +462,34 @@ func (a *Aggregate) Add(b arrow.RecordBatch) (dropped int64, err error) {
 	return dropped, nil
 }
 
-// oneWindow reports whether every row of ts is in one window, and which:
-// no NULLs, and the least and greatest times share a window start.
-func (a *Aggregate) oneWindow(ts *array.Timestamp) (int64, bool) {
+// iota returns the rows 0..n-1.
+func (a *Aggregate) iota(n int) []int32 {
+	for len(a.all) < n {
+		a.all = append(a.all, int32(len(a.all)))
+	}
+	return a.all[:n]
+}
+
+// oneWindow reports whether every row of sel is in one window, and which:
+// no NULLs, and the least and greatest times share a window start. all
+// says sel is every row of ts.
+func (a *Aggregate) oneWindow(ts *array.Timestamp, sel []int32, all bool) (int64, bool) {
 	tv := ts.TimestampValues()
-	if ts.NullN() > 0 || len(tv) == 0 {
+	if ts.NullN() > 0 || len(sel) == 0 {
 		return 0, false
 	}
+	// Every row of the batch in one window puts sel's there too: a
+	// scan of the whole column is cheaper than one through sel.
 	lo, hi := tv[0], tv[0]
 	for _, v := range tv[1:] {
 		lo, hi = min(lo, v), max(hi, v)
+	}
+	if s := a.paneOf(int64(lo)); a.paneOf(int64(hi)) == s || all {
+		return s, a.paneOf(int64(hi)) == s
+	}
+	lo, hi = tv[sel[0]], tv[sel[0]]
+	for _, r := range sel[1:] {
+		lo, hi = min(lo, tv[r]), max(hi, tv[r])
 	}
 	s := a.paneOf(int64(lo))
 	return s, a.paneOf(int64(hi)) == s
@@ -373,33 +528,42 @@ func (a *Aggregate) pane(s int64) *pane {
 // has fired already (none when now only grows and the watermark passed to
 // Advance stays below it).
 func (a *Aggregate) AddAt(b arrow.RecordBatch, now int64) (dropped int64, err error) {
-	n := int(b.NumRows())
+	return a.AddRowsAt(b, nil, nil, now)
+}
+
+// AddRowsAt is AddAt of the rows sel of b, whose key hashes are hashes,
+// as for AddRows.
+func (a *Aggregate) AddRowsAt(b arrow.RecordBatch, sel []int32, hashes []uint64, now int64) (dropped int64, err error) {
+	if sel == nil {
+		sel = a.iota(int(b.NumRows()))
+	}
 	s := a.spec.Window.Start(now)
 	if a.spec.Window.Fires(s) <= a.wm {
-		return int64(n), nil
+		return int64(len(sel)), nil
 	}
 	if err := a.enc.Reset(b, a.spec.Keys); err != nil {
 		return 0, err
 	}
-	a.rows = a.rows[:0]
-	for i := 0; i < n; i++ {
-		a.rows = append(a.rows, int32(i))
-	}
+	a.rows, a.hashes = append(a.rows[:0], sel...), hashes
 	return 0, a.addTo(s, b)
 }
 
 // addTo folds the rows in a.rows of b into the window starting at s,
-// spilling every window's state whenever the budget runs out.
+// spilling every window's state whenever the budget runs out. a.hashes
+// are their key hashes, or nil.
 func (a *Aggregate) addTo(s int64, b arrow.RecordBatch) error {
-	rows := a.rows
+	rows, hashes := a.rows, a.hashes
 	for len(rows) > 0 {
 		p := a.pane(s)
 		empty := a.empty()
-		done, err := a.fold(p, b, rows)
+		done, err := a.fold(p, b, rows, hashes)
 		if err != nil {
 			return err
 		}
 		rows = rows[done:]
+		if hashes != nil {
+			hashes = hashes[done:]
+		}
 		over := a.charge(p)
 		if len(rows) == 0 && !over {
 			return nil
@@ -417,7 +581,7 @@ func (a *Aggregate) addTo(s int64, b arrow.RecordBatch) error {
 // empty reports whether no window holds anything in memory.
 func (a *Aggregate) empty() bool {
 	for _, p := range a.panes {
-		if len(p.addrs) > 0 {
+		if p.len() > 0 {
 			return false
 		}
 	}
@@ -447,11 +611,12 @@ func (a *Aggregate) charge(p *pane) (over bool) {
 	return a.chargeFor(p, p.cap) != nil
 }
 
-// fold folds rows of b into pane p. It returns how many of the rows,
-// from the first, it folded: fewer than all when the budget cannot take
-// their groups or DISTINCT values.
-func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32) (int, error) {
-	n, err := a.lookup(p, b, rows)
+// fold folds rows of b into pane p; hashes, if not nil, are their key
+// hashes. It returns how many of the rows, from the first, it folded:
+// fewer than all when the budget cannot take their groups or DISTINCT
+// values.
+func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32, hashes []uint64) (int, error) {
+	n, err := a.lookup(p, b, rows, hashes)
 	if err != nil {
 		return 0, err
 	}
@@ -496,14 +661,15 @@ func (a *Aggregate) filtered(ag agg.Call, b arrow.RecordBatch, rows, groups []in
 	return a.fRows, a.fGroups
 }
 
-// lookup sets a.groups to the group of each of rows, making groups for
+// lookup sets a.groups to the group of each of rows (whose key hashes are
+// hashes, or nil to compute them), making groups for
 // new keys, and for each DISTINCT aggregate sets a.dRows and a.dGroups to
 // the rows whose value is new to their group, marking it seen. It returns
 // how many rows, from the first, it did that for: fewer than all when the
 // budget cannot take a row's group or DISTINCT values. The row it stopped
 // at may have left its group or some values behind, as if it had no
 // rows: a spill follows, and the row comes back after it.
-func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, error) {
+func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32, hashes []uint64) (int, error) {
 	a.groups = a.groups[:0]
 	distinct := false
 	for i, ag := range a.spec.Aggs {
@@ -521,37 +687,28 @@ func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, err
 	if len(a.spec.Keys) == 0 && !distinct && len(rows) > 0 {
 		// One group per window.
 		a.key = a.key[:0]
-		if g, ok = a.group(p); !ok {
+		if g, ok = a.group(p, memseg.Hash(a.key)); !ok {
 			return 0, nil
 		}
-		for range rows {
-			a.groups = append(a.groups, g)
+		a.groups = slices.Grow(a.groups[:0], len(rows))[:len(rows)]
+		for i := range a.groups {
+			a.groups[i] = g
 		}
 		return len(rows), nil
 	}
-	if ints := a.intKey(b); ints != nil {
-		// One BIGINT key without NULLs: compared by value, encoded
-		// without a call per row.
-		var prev int64
-		for i, r := range rows {
-			if v := ints[r]; g < 0 || v != prev {
-				a.key = memseg.AppendInt64(a.key[:0], v, memseg.Order{})
-				if g, ok = a.group(p); !ok {
-					return i, nil
-				}
-				prev = v
-			}
-			if distinct && !a.distinct(p, b, r, g) {
-				return i, nil
-			}
-			a.groups = append(a.groups, g)
-		}
-		return len(rows), nil
+	if p.ints != nil {
+		return a.lookupInts(p, b, rows, hashes, distinct)
 	}
 	for i, r := range rows {
 		a.key = a.enc.Append(a.key[:0], int(r))
 		if g < 0 || !bytes.Equal(a.key, a.prev) {
-			if g, ok = a.group(p); !ok {
+			var h uint64
+			if hashes != nil {
+				h = hashes[i]
+			} else {
+				h = memseg.Hash(a.key)
+			}
+			if g, ok = a.group(p, h); !ok {
 				return i, nil
 			}
 			a.key, a.prev = a.prev, a.key
@@ -564,37 +721,14 @@ func (a *Aggregate) lookup(p *pane, b arrow.RecordBatch, rows []int32) (int, err
 	return len(rows), nil
 }
 
-// intKey returns the values of b's key column when it is the only one, a
-// BIGINT, and has no NULLs.
-func (a *Aggregate) intKey(b arrow.RecordBatch) []int64 {
-	if len(a.spec.Keys) != 1 {
-		return nil
+// group returns the group of key a.key, whose hash is hash, in pane p,
+// made if new; false if the budget has no room for it.
+func (a *Aggregate) group(p *pane, hash uint64) (int32, bool) {
+	g, inserted, err := a.groupOf(p, a.key, hash)
+	if inserted {
+		a.forgetValues(p)
 	}
-	if c, ok := b.Column(a.spec.Keys[0]).(*array.Int64); ok && c.NullN() == 0 {
-		return c.Int64Values()
-	}
-	return nil
-}
-
-// group returns the group of key a.key in pane p, made if new; false if
-// the budget has no room for it.
-func (a *Aggregate) group(p *pane) (int32, bool) {
-	if len(p.addrs) == p.cap && a.grow(p) != nil {
-		return 0, false
-	}
-	addr, acc, inserted, err := p.groups.Insert(a.key, memseg.Hash(a.key))
-	if err != nil {
-		return 0, false
-	}
-	if !inserted {
-		return int32(binary.LittleEndian.Uint32(acc)), true
-	}
-	g := int32(len(p.addrs))
-	binary.LittleEndian.PutUint32(acc, uint32(g))
-	p.addrs = append(p.addrs, addr)
-	p.order, p.keys = nil, nil
-	a.forgetValues(p)
-	return g, true
+	return g, err == nil
 }
 
 // distinct marks row r's values of the DISTINCT aggregates seen in group
@@ -645,16 +779,25 @@ func (a *Aggregate) grow(p *pane) error {
 	if p.cap >= 1<<16 {
 		n = p.cap + p.cap/4
 	}
-	if err := a.chargeFor(p, n); err != nil {
+	if err := a.growTo(p, n); err != nil {
 		// As many groups as the budget has room for, up to 16.
 		free := (a.mem.Budget() - a.mem.Used()) / int64(a.groupBytes)
-		n = p.cap + int(max(1, min(16, free)))
-		if err := a.chargeFor(p, n); err != nil {
-			return err
-		}
+		return a.growTo(p, p.cap+int(max(1, min(16, free))))
+	}
+	return nil
+}
+
+// growTo makes room in p's columns for n groups, charging the budget.
+func (a *Aggregate) growTo(p *pane, n int) error {
+	if err := a.chargeFor(p, n); err != nil {
+		return err
 	}
 	p.cap = n
-	p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
+	if p.ints != nil {
+		p.ikeys = slices.Grow(p.ikeys, n-len(p.ikeys))
+	} else {
+		p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
+	}
 	for _, ac := range p.accs {
 		ac.Grow(n)
 	}
@@ -677,6 +820,7 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 	if a.spec.ByEnd {
 		return a.advanceByEnd(emit)
 	}
+	defer a.trimSlider(false)
 	w := a.spec.Window
 	starts := slices.Sorted(maps.Keys(a.panes))
 	var ends []int64
@@ -715,7 +859,8 @@ func (a *Aggregate) Advance(wm int64, emit func(arrow.RecordBatch) error) error 
 			return err
 		}
 		delete(a.panes, s)
-		a.free(p)
+		a.hint = p.len()
+		a.retire(p)
 		if a.track {
 			a.fired = append(a.fired, p)
 		}
@@ -738,7 +883,8 @@ func (a *Aggregate) advanceByEnd(emit func(arrow.RecordBatch) error) error {
 			return err
 		}
 		delete(a.panes, e)
-		a.free(p)
+		a.hint = p.len()
+		a.retire(p)
 		if a.track {
 			a.fired = append(a.fired, p)
 		}
@@ -774,7 +920,8 @@ func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch)
 	order := a.keyOrder(p)
 	for lo := 0; lo < len(order); lo += a.spec.BatchSize {
 		chunk := order[lo:min(lo+a.spec.BatchSize, len(order))]
-		if err := a.emit(ws, we, p.accs, chunk, func(i int) []byte { return p.groups.KeyAt(p.addrs[chunk[i]]) }, emit); err != nil {
+		keys := a.paneKeys(p, chunk)
+		if err := a.emit(ws, we, p.accs, chunk, keys, emit); err != nil {
 			return err
 		}
 	}
@@ -790,6 +937,12 @@ func (a *Aggregate) emitPane(p *pane, ws, we int64, emit func(arrow.RecordBatch)
 // values in each slice (valueOrder), so that a value seen in two slices
 // of the window counts once.
 func (a *Aggregate) fireMerged(cover []*pane, ws, we int64, emit func(arrow.RecordBatch) error) error {
+	if cover[0].ints != nil {
+		if ok, err := a.fireSlices(cover, ws, we, emit); ok || err != nil {
+			return err
+		}
+		return a.fireSpilled(cover, ws, we, emit)
+	}
 	cur := a.cursors[:0]
 	for _, p := range cover {
 		if p.order == nil {
@@ -838,47 +991,26 @@ type cursor struct {
 	key []byte
 }
 
-// keyOrder returns p's group numbers in key order: a radix sort of key
-// prefixes in managed memory, or on the heap if that has no room.
-func (a *Aggregate) keyOrder(p *pane) []int32 {
-	order := a.order[:0]
-	if it, err := p.groups.Sorted(nil); err == nil {
-		for it.Next() {
-			order = append(order, int32(binary.LittleEndian.Uint32(it.Acc())))
-		}
-		it.Close()
-	} else {
-		for g := range p.addrs {
-			order = append(order, int32(g))
-		}
-		slices.SortFunc(order, func(x, y int32) int {
-			return bytes.Compare(p.groups.KeyAt(p.addrs[x]), p.groups.KeyAt(p.addrs[y]))
-		})
-	}
-	a.order = order
-	return order
-}
-
 // emit builds and emits one output batch of window [ws, we): the groups
-// chunk of accs, whose keys key returns.
-func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, key func(i int) []byte, emit func(arrow.RecordBatch) error) error {
+// chunk of accs, whose key columns keys appends to the columns' builders.
+func (a *Aggregate) emit(ws, we int64, accs []agg.Acc, chunk []int32, keys func(kb []array.Builder) error, emit func(arrow.RecordBatch) error) error {
 	bld := array.NewRecordBuilder(a.alloc, a.schema)
 	defer bld.Release()
 	nk := len(a.spec.Keys)
-	kb := make([]array.Builder, nk)
-	for i := range kb {
-		kb[i] = bld.Field(i)
+	if err := keys(bld.Fields()[:nk]); err != nil {
+		return err
 	}
-	for i := range chunk {
-		if _, err := a.keys.decode(kb, key(i)); err != nil {
-			return err
-		}
+	// window_start and window_end: copies of one value, appended in bulk.
+	fill := slices.Grow(a.fill[:0], len(chunk))[:len(chunk)]
+	a.fill = fill
+	for i := range fill {
+		fill[i] = arrow.Timestamp(ws)
 	}
-	sb, eb := bld.Field(nk).(*array.TimestampBuilder), bld.Field(nk+1).(*array.TimestampBuilder)
-	for range chunk {
-		sb.Append(arrow.Timestamp(ws))
-		eb.Append(arrow.Timestamp(we))
+	bld.Field(nk).(*array.TimestampBuilder).AppendValues(fill, nil)
+	for i := range fill {
+		fill[i] = arrow.Timestamp(we)
 	}
+	bld.Field(nk+1).(*array.TimestampBuilder).AppendValues(fill, nil)
 	for i, ac := range accs {
 		if err := ac.AppendTo(bld.Field(nk+2+i), chunk); err != nil {
 			return err
@@ -902,7 +1034,10 @@ type paneValues struct {
 // group's values in order), charging the budget for them.
 func (a *Aggregate) valueOrder(p *pane) error {
 	if p.values != nil {
-		return nil
+		if p.valuesGroups == p.len() {
+			return nil
+		}
+		a.forgetValues(p)
 	}
 	values := make([]paneValues, len(p.seen))
 	charged := 0
@@ -910,7 +1045,7 @@ func (a *Aggregate) valueOrder(p *pane) error {
 		if seen == nil {
 			continue
 		}
-		n := 4*(len(p.addrs)+1) + 8*seen.Len()
+		n := 4*(p.len()+1) + 8*seen.Len()
 		if err := a.mem.Reserve(n); err != nil {
 			a.mem.Unreserve(charged)
 			return err
@@ -921,18 +1056,18 @@ func (a *Aggregate) valueOrder(p *pane) error {
 			a.mem.Unreserve(charged)
 			return err
 		}
-		pv := paneValues{off: make([]int32, len(p.addrs)+1), addrs: make([]uint64, 0, seen.Len())}
+		pv := paneValues{off: make([]int32, p.len()+1), addrs: make([]uint64, 0, seen.Len())}
 		for it.Next() {
 			pv.off[binary.BigEndian.Uint32(it.Key())+1]++
 			pv.addrs = append(pv.addrs, it.Addr())
 		}
 		it.Close()
-		for g := range p.addrs {
+		for g := range p.len() {
 			pv.off[g+1] += pv.off[g]
 		}
 		values[i] = pv
 	}
-	p.values, p.valuesBytes = values, charged
+	p.values, p.valuesBytes, p.valuesGroups = values, charged, p.len()
 	return nil
 }
 

@@ -12,12 +12,16 @@
 //     start ≡ O (mod S) and k = 1..S/L. L divides S, as Flink requires.
 //   - Slicing (assign.go): windows are cut into slices of L (a tumbling
 //     window is one slice). A row updates the one slice holding its time;
-//     a window fires by merging its slices' groups in key order (each
-//     slice sorted once; through the store when some are spilled), so a
-//     row's cost does not grow with S/L. A slice is freed when the last
-//     window covering it has fired. Slices of a hopping or cumulating
-//     window checkpoint the watermark their windows have fired to, so that
-//     a restore does not fire a window twice.
+//     a window fires by merging its slices' groups in key order (through
+//     the store when some are spilled), so a row's cost does not grow
+//     with S/L: grouped by one integer-like column, through a slider
+//     (slide.go) that gives each slice's groups slots once and merges a
+//     window's slices into them; otherwise by a k-way merge of the slices'
+//     groups, each slice sorted once. A slice is freed when the last
+//     window covering it has fired, and the memory of a small one is kept
+//     for the next (spare.go). Slices of a hopping or cumulating window
+//     checkpoint the watermark their windows have fired to, so that a
+//     restore does not fire a window twice.
 //   - Checkpoints are incremental (state.go): each writes the groups that
 //     changed since the previous one, per window and key group, and
 //     compacts a part once its entries hold twice its groups.
@@ -87,12 +91,23 @@
 //     a value in both counts once.
 //
 // Memory: each window's groups are found through a memseg.HashTable from
-// the group's normalized key to a group number, its DISTINCT values
+// the group's normalized key to a group number (or, grouped by one
+// integer-like column, a memseg.IntTable from the key's value to the
+// number, the values kept per group: groups.go), its DISTINCT values
 // through one more table per DISTINCT aggregate, and the accumulators are
 // typed columns indexed by group number (a vectorized update per
 // aggregate), charged to the same memseg.Manager budget as the tables'
 // segments. Key columns are not stored: they are decoded from the key when
-// the window fires. When the budget cannot take a row's group or values,
+// the window fires (built from the integers, for an IntTable). A new
+// window's table and columns are sized for the groups of the last window
+// fired. The slider's table and accumulators are charged too; the
+// hashes and slots a slice caches for it are not (8 and 4 bytes a group,
+// as the key order a slice of a HashTable caches). Both tables hash a key
+// with memseg.Hash of its
+// normalized key (memseg.HashInt64 for an integer, the same function), the
+// hash whose key group routed the row; AddRows takes the rows of a batch a
+// hash exchange shares with other receivers, and the hashes it computed,
+// so that the aggregate neither copies the rows nor hashes them again. When the budget cannot take a row's group or values,
 // the aggregate spills every window to the state store and goes on
 // (spill.go); a window with spilled parts fires by merging them.
 //

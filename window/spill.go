@@ -94,6 +94,8 @@ func (a *Aggregate) commitIfLarge(b *state.Batch) error {
 
 // spillAll spills every window's in-memory state.
 func (a *Aggregate) spillAll() error {
+	a.trimSlider(true)
+	a.dropSpare()
 	for _, s := range slices.Sorted(maps.Keys(a.panes)) {
 		if err := a.spillPane(a.panes[s]); err != nil {
 			return err
@@ -105,7 +107,7 @@ func (a *Aggregate) spillAll() error {
 // spillPane moves pane p's in-memory state to the store, and deletes its
 // checkpointed entries ("p"), which that state includes.
 func (a *Aggregate) spillPane(p *pane) error {
-	if len(p.addrs) == 0 && len(p.parts) == 0 {
+	if p.len() == 0 && len(p.parts) == 0 {
 		return nil
 	}
 	b, err := a.storeBatch()
@@ -115,14 +117,14 @@ func (a *Aggregate) spillPane(p *pane) error {
 	start := startKey(p.start)
 	seq := a.spill.seq
 	a.spill.seq++
-	kgs := make([]uint16, len(p.addrs))
-	for g, addr := range p.addrs {
-		key := p.groups.KeyAt(addr)
+	kgs := make([]uint16, p.len())
+	for g := range int32(p.len()) {
+		key := p.keyAt(g, &a.kbuf)
 		kgs[g] = a.spill.kg(key)
 		a.part = accsKey(a.part[:0], start[:], key, seq)
 		k := len(a.part)
 		for _, ac := range p.accs {
-			a.part = ac.Put(a.part, int32(g))
+			a.part = ac.Put(a.part, g)
 		}
 		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
 		p.markSpilled(kgs[g])
@@ -136,7 +138,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		}
 		for it := seen.Iter(); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
-			a.part = distinctKey(a.part[:0], start[:], p.groups.KeyAt(p.addrs[g]), agg, it.Key()[4:])
+			a.part = distinctKey(a.part[:0], start[:], p.keyAt(int32(g), &a.kbuf), agg, it.Key()[4:])
 			b.Set(a.spill.uid, kgs[g], spillState, a.part, nil)
 			if err := a.commitIfLarge(b); err != nil {
 				return err
@@ -468,7 +470,7 @@ func (m *merge) flush(ws, we int64, emit func(arrow.RecordBatch) error) error {
 	for i := range chunk {
 		chunk[i] = int32(i)
 	}
-	err := m.a.emit(ws, we, m.accs, chunk, func(i int) []byte { return m.keys[i] }, emit)
+	err := m.a.emit(ws, we, m.accs, chunk, m.a.decodedKeys(len(chunk), func(i int) []byte { return m.keys[i] }), emit)
 	m.n = 0
 	return err
 }

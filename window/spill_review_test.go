@@ -63,9 +63,14 @@ func mBatch(rows []mRow) arrow.RecordBatch {
 
 // mSpec groups by k and computes every kind of state the spill writes:
 // plain accumulators, a string MAX (heap bytes), DISTINCT aggregates with
-// and without FILTER, over BIGINT and STRING values.
-func mSpec() Spec {
-	return Spec{Window: TumbleOf(200, 0), In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []agg.Call{
+// and without FILTER, over BIGINT and STRING values. Its panes have
+// IntTables; mSpecKeys groups by other keys.
+func mSpec() Spec { return mSpecKeys(1) }
+
+// mSpecKeys is mSpec grouped by columns keys: by k and s, its panes have
+// HashTables.
+func mSpecKeys(keys ...int) Spec {
+	return Spec{Window: TumbleOf(200, 0), In: mSchema, TimeCol: 0, Keys: keys, BatchSize: 64, Aggs: []agg.Call{
 		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
 		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
 		{Kind: agg.Max, Arg: 3, Filter: -1, Out: types.TString},
@@ -181,14 +186,16 @@ func (s *mTask) close(t *testing.T) {
 // them, each with budget bytes.
 type mJob struct {
 	t     *testing.T
+	keys  []int
 	tasks []*mTask
 	enc   memseg.KeyEncoder
 	key   []byte
+	adds  int
 }
 
 func newMJob(t *testing.T, spec Spec, p int, budget int64, restore *mCheckpoint) *mJob {
 	t.Helper()
-	j := &mJob{t: t}
+	j := &mJob{t: t, keys: spec.Keys}
 	for i := range p {
 		m, err := memseg.NewManager(budget, 1<<10)
 		if err != nil {
@@ -228,25 +235,40 @@ func newMJob(t *testing.T, spec Spec, p int, budget int64, restore *mCheckpoint)
 	return j
 }
 
-// add routes a batch's rows to the subtasks owning their key groups.
+// add routes a batch's rows to the subtasks owning their key groups, as a
+// hash exchange does: every other call as a copy of each subtask's rows,
+// else as the whole batch with each subtask's rows and their key hashes
+// (AddRows).
 func (j *mJob) add(rows []mRow) {
 	b := mBatch(rows)
 	defer b.Release()
-	if err := j.enc.Reset(b, []int{1}); err != nil {
+	if err := j.enc.Reset(b, j.keys); err != nil {
 		j.t.Fatal(err)
 	}
 	parts := make([][]mRow, len(j.tasks))
+	sels := make([][]int32, len(j.tasks))
+	hashes := make([][]uint64, len(j.tasks))
 	for i, r := range rows {
 		j.key = j.enc.Append(j.key[:0], i)
-		kg := mKeyGroup(j.key)
+		h := memseg.Hash(j.key)
+		kg := uint16(h % mKGs)
 		for s, task := range j.tasks {
 			if kg >= task.lo && kg <= task.hi {
 				parts[s] = append(parts[s], r)
+				sels[s] = append(sels[s], int32(i))
+				hashes[s] = append(hashes[s], h)
 			}
 		}
 	}
+	j.adds++
 	for s, part := range parts {
 		if len(part) == 0 {
+			continue
+		}
+		if j.adds%2 == 0 {
+			if _, err := j.tasks[s].a.AddRows(b, sels[s], hashes[s]); err != nil {
+				j.t.Fatal(err)
+			}
 			continue
 		}
 		pb := mBatch(part)
@@ -392,7 +414,6 @@ func diffLines(t *testing.T, got, want []string) {
 // what an aggregate that never spills fires.
 func TestSpillCheckpointRestoreModel(t *testing.T) {
 	rows := mRows(rand.New(rand.NewPCG(1, 1)), 6000, 300)
-	want := mReference(t, mSpec(), rows)
 	cases := []struct {
 		name    string
 		ps      []int
@@ -403,18 +424,28 @@ func TestSpillCheckpointRestoreModel(t *testing.T) {
 		{"rescale", []int{3, 2, 1, 4, 2}, []int64{16 << 10, 24 << 10, 32 << 10, 12 << 10, 16 << 10}},
 		{"shrink", []int{1, 1, 2, 1}, []int64{1 << 20, 16 << 10, 12 << 10, 1 << 20}},
 	}
-	for _, c := range cases {
-		for seed := range uint64(scaled(3, 1)) {
-			t.Run(fmt.Sprintf("%s/%d", c.name, seed), func(t *testing.T) {
-				got, spills, restoreSpills := runModel(t, rand.New(rand.NewPCG(seed, 99)), mSpec(), rows, c.ps, c.budgets)
-				if spills == 0 {
-					t.Errorf("nothing spilled")
-				}
-				if c.name == "shrink" && restoreSpills == 0 {
-					t.Errorf("no restore spilled")
-				}
-				diffLines(t, got, want)
-			})
+	// Grouped by k the panes have IntTables, by k and s HashTables; the
+	// latter once per case.
+	for _, keys := range [][]int{{1}, {1, 3}} {
+		spec := mSpecKeys(keys...)
+		want := mReference(t, spec, rows)
+		seeds := uint64(scaled(3, 1))
+		if len(keys) > 1 {
+			seeds = 1
+		}
+		for _, c := range cases {
+			for seed := range seeds {
+				t.Run(fmt.Sprintf("keys%v/%s/%d", keys, c.name, seed), func(t *testing.T) {
+					got, spills, restoreSpills := runModel(t, rand.New(rand.NewPCG(seed, 99)), spec, rows, c.ps, c.budgets)
+					if spills == 0 {
+						t.Errorf("nothing spilled")
+					}
+					if c.name == "shrink" && restoreSpills == 0 {
+						t.Errorf("no restore spilled")
+					}
+					diffLines(t, got, want)
+				})
+			}
 		}
 	}
 }

@@ -161,8 +161,8 @@ func (a *Aggregate) Flush(b Writer) {
 // assignKeyGroups records the key group of each group of p new since the
 // last Flush, and makes it a member of its part.
 func (a *Aggregate) assignKeyGroups(p *pane) {
-	for g := len(p.kgs); g < len(p.addrs); g++ {
-		k := a.spill.kg(p.groups.KeyAt(p.addrs[g]))
+	for g := len(p.kgs); g < p.len(); g++ {
+		k := a.spill.kg(p.keyAt(int32(g), &a.kbuf))
 		p.kgs = append(p.kgs, k)
 		if int(k) >= len(p.parts) {
 			p.parts = append(p.parts, make([]part, int(k)+1-len(p.parts))...)
@@ -313,7 +313,7 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
 	ord := a.flush.ord
 	if len(distinct) > 0 {
-		ord = slices.Grow(ord[:0], len(p.addrs))[:len(p.addrs)]
+		ord = slices.Grow(ord[:0], p.len())[:p.len()]
 		for i, g := range groups {
 			ord[g] = int32(i)
 		}
@@ -321,7 +321,7 @@ func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []d
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(groups)))
 	for _, g := range groups {
-		key := p.groups.KeyAt(p.addrs[g])
+		key := p.keyAt(g, &a.kbuf)
 		dst = binary.AppendUvarint(dst, uint64(len(key)))
 		dst = append(dst, key...)
 		// The state's length goes before it: encode after a one-byte
@@ -570,22 +570,13 @@ func (a *Aggregate) loadPart() error {
 
 // loadGroup adds a group with its checkpointed state to pane p's memory.
 func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
-	if len(p.addrs) == p.cap {
-		if err := a.grow(p); err != nil {
-			return 0, err
-		}
-	}
-	addr, acc, inserted, err := p.groups.Insert(key, memseg.Hash(key))
+	g, inserted, err := a.groupOf(p, key, memseg.Hash(key))
 	if err != nil {
 		return 0, err
 	}
 	if !inserted {
 		return 0, fmt.Errorf("%w: group stored twice", errState)
 	}
-	g := int32(len(p.addrs))
-	binary.LittleEndian.PutUint32(acc, uint32(g))
-	p.addrs = append(p.addrs, addr)
-	p.order, p.keys = nil, nil
 	rest := st
 	for _, ac := range p.accs {
 		if rest, err = ac.Get(rest, g); err != nil {

@@ -1,0 +1,293 @@
+package window
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/agg"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
+	"github.com/strandsql/strand/types"
+)
+
+// TestIntKeyedWindows runs tumbling, hopping and cumulating windows keyed
+// by an integer-like column (IntTable panes) of BIGINT, INT, DATE and
+// TIMESTAMP type, with NULL keys and negative ones, fed whole and as
+// selections with hashes (AddRows), and in a budget so small that slices
+// spill and windows cannot be merged in memory, against a plain Go
+// reference of each window's per-key COUNT(*) and SUM(v), in the order
+// they must fire: windows by end, keys ascending, NULL first.
+func TestIntKeyedWindows(t *testing.T) {
+	windows := []Assigner{TumbleOf(10, 0), {Kind: Hop, Size: 10, Slide: 2}, {Kind: Cumulate, Size: 12, Slide: 3}}
+	keyTypes := []types.Type{types.TBigInt, types.TInt, types.TDate, types.TTimestamp}
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, w := range windows {
+		for _, kt := range keyTypes {
+			for _, c := range []struct {
+				sel    bool
+				budget int64
+			}{{false, 0}, {true, 0}, {true, 12 << 10}} {
+				t.Run(fmt.Sprintf("%v/%v/sel=%v/budget=%d", w.Kind, kt, c.sel, c.budget), func(t *testing.T) {
+					rows := make([]row, 3000)
+					for i := range rows {
+						k := int64(r.IntN(300)) - 100
+						if r.IntN(30) == 0 {
+							k = nullK
+						}
+						rows[i] = row{ts: int64(i / 11), k: k, v: int64(r.IntN(100))}
+					}
+					got := runIntKeyed(t, w, kt, rows, c.sel, c.budget)
+					want := intReference(w, kt, rows)
+					if !slices.Equal(got, want) {
+						n := 0
+						for n < min(len(got), len(want)) && got[n] == want[n] {
+							n++
+						}
+						t.Fatalf("%d rows, want %d; first difference at %d: %q, want %q", len(got), len(want), n,
+							got[n:min(n+3, len(got))], want[n:min(n+3, len(want))])
+					}
+				})
+			}
+		}
+	}
+}
+
+func runIntKeyed(t *testing.T, w Assigner, kt types.Type, rows []row, sel bool, budget int64) []string {
+	t.Helper()
+	schema := types.Schema{{Name: "ts", Type: types.TTimestamp}, {Name: "k", Type: kt}, {Name: "v", Type: types.TBigInt}}
+	aggs := []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+	}
+	a, err := New(Spec{Window: w, In: schema, TimeCol: 0, Keys: []int{1}, Aggs: aggs, BatchSize: 7}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	if budget > 0 {
+		m, err := memseg.NewManager(budget, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.UseMemory(m)
+		st, err := state.Open(vfs.NewMem(), "st")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+		defer func() {
+			if a.Spills() == 0 {
+				t.Errorf("nothing spilled in %d bytes", budget)
+			}
+		}()
+	}
+	if !a.intKeys {
+		t.Fatalf("%v keys: no IntTable", kt)
+	}
+	var out []string
+	collect := rowsOut(&out)
+	for lo := 0; lo < len(rows); lo += 97 {
+		part := rows[lo:min(lo+97, len(rows))]
+		b := intKeyBatch(schema, part)
+		if sel {
+			// Every other row, with its hash, as a hash exchange's share.
+			var rs []int32
+			var hs []uint64
+			var enc memseg.KeyEncoder
+			if err := enc.Reset(b, []int{1}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range part {
+				if i%2 == lo%2 {
+					rs = append(rs, int32(i))
+					hs = append(hs, memseg.Hash(enc.Append(nil, i)))
+				}
+			}
+			if _, err := a.AddRows(b, rs, hs); err != nil {
+				t.Fatal(err)
+			}
+			rs = rs[:0]
+			for i := range part {
+				if i%2 != lo%2 {
+					rs = append(rs, int32(i))
+				}
+			}
+			if _, err := a.AddRows(b, rs, nil); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		if err := a.Advance(part[len(part)-1].ts-20, collect); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := a.Advance(types.MaxWatermark, collect); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func intKeyBatch(schema types.Schema, rows []row) arrow.RecordBatch {
+	al := memory.DefaultAllocator
+	ts := array.NewTimestampBuilder(al, &arrow.TimestampType{Unit: arrow.Millisecond})
+	k := array.NewBuilder(al, schema[1].Type.Arrow())
+	v := array.NewInt64Builder(al)
+	for _, r := range rows {
+		ts.Append(arrow.Timestamp(r.ts))
+		if r.k == nullK {
+			k.AppendNull()
+		} else {
+			appendIntKey(k, r.k)
+		}
+		v.Append(r.v)
+	}
+	cols := []arrow.Array{ts.NewArray(), k.NewArray(), v.NewArray()}
+	return array.NewRecordBatch(schema.Arrow(), cols, int64(len(rows)))
+}
+
+// nullK stands for a NULL key in intKeyBatch: less than every key.
+const nullK = -1 << 40
+
+func appendIntKey(k array.Builder, v int64) {
+	switch b := k.(type) {
+	case *array.Int64Builder:
+		b.Append(v)
+	case *array.Int32Builder:
+		b.Append(int32(v))
+	case *array.Date32Builder:
+		b.Append(arrow.Date32(v))
+	case *array.TimestampBuilder:
+		b.Append(arrow.Timestamp(v))
+	}
+}
+
+// intReference is the expected output of runIntKeyed: each window of
+// each row, per key, COUNT(*) and SUM(v), keys rendered as Arrow renders
+// a value of type kt.
+func intReference(w Assigner, kt types.Type, rows []row) []string {
+	type gk struct{ s, e, k int64 }
+	cnt, sum := map[gk]int64{}, map[gk]int64{}
+	for _, r := range rows {
+		w.Windows(r.ts, func(s, e int64) {
+			g := gk{s, e, r.k}
+			cnt[g]++
+			sum[g] += r.v
+		})
+	}
+	keys := make([]gk, 0, len(cnt))
+	for g := range cnt {
+		keys = append(keys, g)
+	}
+	slices.SortFunc(keys, func(a, b gk) int {
+		switch {
+		case a.e != b.e:
+			return int(a.e - b.e)
+		case a.s != b.s:
+			return int(a.s - b.s)
+		case a.k < b.k:
+			return -1
+		case a.k > b.k:
+			return 1
+		}
+		return 0
+	})
+	ts := func(ms int64) string {
+		return arrow.Timestamp(ms).ToTime(arrow.Millisecond).Format("2006-01-02T15:04:05.999999999")
+	}
+	var out []string
+	for _, g := range keys {
+		b := intKeyBatch(types.Schema{{Type: types.TTimestamp}, {Type: kt}, {Type: types.TBigInt}}, []row{{k: g.k}})
+		k := b.Column(1).ValueStr(0)
+		b.Release()
+		out = append(out, fmt.Sprintf("%s %s %s %d %d", k, ts(g.s), ts(g.e), cnt[g], sum[g]))
+	}
+	return out
+}
+
+// TestSortPairs checks the radix sort of integer keys against a
+// comparison sort, at sizes on both sides of the switch between them and
+// with keys differing in few bytes or in all.
+func TestSortPairs(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var tmp []intPair
+	for _, n := range []int{0, 1, 255, 256, 5000} {
+		for _, mask := range []uint64{0xff, 0xffff00, ^uint64(0)} {
+			ps := make([]intPair, n)
+			for i := range ps {
+				ps[i] = intPair{u: r.Uint64()&mask | 1<<63, g: int32(i)}
+			}
+			want := slices.Clone(ps)
+			slices.SortStableFunc(want, func(x, y intPair) int { return cmp.Compare(x.u, y.u) })
+			tmp = sortPairs(ps, tmp)
+			for i := range ps {
+				if ps[i].u != want[i].u {
+					t.Fatalf("n %d, mask %#x: key %d is %#x, want %#x", n, mask, i, ps[i].u, want[i].u)
+				}
+			}
+		}
+	}
+}
+
+// TestSlidesWithoutRoom fires hopping windows whose slices are all in
+// memory when the budget has no room left for merging them: the windows
+// fire through the store instead, with the same results.
+func TestSlidesWithoutRoom(t *testing.T) {
+	w := Assigner{Kind: Hop, Size: 10, Slide: 2}
+	schema := types.Schema{{Name: "ts", Type: types.TTimestamp}, {Name: "k", Type: types.TBigInt}, {Name: "v", Type: types.TBigInt}}
+	aggs := []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+	}
+	a, err := New(Spec{Window: w, In: schema, TimeCol: 0, Keys: []int{1}, Aggs: aggs}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	m, err := memseg.NewManager(1<<20, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.UseMemory(m)
+	st, err := state.Open(vfs.NewMem(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+	r := rand.New(rand.NewPCG(5, 6))
+	rows := make([]row, 2000)
+	for i := range rows {
+		rows[i] = row{ts: int64(i / 100), k: int64(r.IntN(300)), v: int64(r.IntN(100))}
+	}
+	b := intKeyBatch(schema, rows)
+	defer b.Release()
+	if _, err := a.Add(b); err != nil {
+		t.Fatal(err)
+	}
+	free := int(m.Budget() - m.Used())
+	if err := m.Reserve(free); err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	err = a.Advance(types.MaxWatermark, rowsOut(&out))
+	m.Unreserve(free)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Spills() == 0 {
+		t.Errorf("the windows fired without spilling: the budget had room")
+	}
+	if want := intReference(w, types.TBigInt, rows); !slices.Equal(out, want) {
+		t.Fatalf("%d rows, want %d", len(out), len(want))
+	}
+}
