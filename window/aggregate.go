@@ -128,10 +128,10 @@ type Aggregate struct {
 	// window fired, which the tables of new ones are sized for.
 	intKeys bool
 	hint    int
-	// distincts says some aggregate is DISTINCT; spare is the memory of
-	// a fired window kept for the next (spare.go).
+	// distincts says some aggregate is DISTINCT; spares is the memory of
+	// fired windows kept for the next ones (spare.go).
 	distincts bool
-	spare     *spare
+	spares    []*spare
 
 	// Scratch reused across batches: all is the rows 0, 1, 2, ...;
 	// rows and hashes the rows addTo folds and their key hashes (nil
@@ -282,7 +282,7 @@ func (a *Aggregate) Release() {
 		a.free(p)
 	}
 	a.trimSlider(true)
-	a.dropSpare()
+	a.dropSpares()
 	a.panes = map[int64]*pane{}
 }
 

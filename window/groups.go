@@ -52,9 +52,9 @@ func intKeyed(spec *Spec) bool {
 
 // changed forgets what p caches of its groups, which a new group changes:
 // their key order, and for a pane with an IntTable their hashes and slots
-// in the slider (slide.go).
+// in the slider (slide.go), whose memory it keeps.
 func (p *pane) changed() {
-	p.order, p.keys, p.hashes, p.slots, p.slotGen = nil, nil, nil, nil, 0
+	p.order, p.keys, p.hashes, p.slots, p.slotGen = nil, nil, p.hashes[:0], p.slots[:0], 0
 }
 
 // len is the number of p's groups.

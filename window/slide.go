@@ -138,8 +138,8 @@ func (a *Aggregate) fireSlices(cover []*pane, ws, we int64, emit func(arrow.Reco
 // keys it does not hold yet.
 func (a *Aggregate) giveSlots(p *pane) error {
 	w := a.slider
-	if p.hashes == nil {
-		p.hashes = make([]uint64, len(p.ikeys))
+	if len(p.hashes) != len(p.ikeys) {
+		p.hashes = slices.Grow(p.hashes[:0], len(p.ikeys))[:len(p.ikeys)]
 		for g, u := range p.ikeys {
 			p.hashes[g] = memseg.HashInt64(int64(u ^ 1<<63))
 		}

@@ -11,20 +11,33 @@ import (
 // budget. A hopping window's slices are small, made and fired one after
 // another; reusing one's memory for the next saves allocating, zeroing
 // and growing it, and the garbage collector's work on it.
+//
+// A slice's first rows come before the watermark that fires the window
+// freeing an old slice (the watermark lags the rows by its delay), so a
+// new slice is made while the old one still lives, and a batch can make
+// one slice and retire another in either order: one spare would be
+// missing for every other new slice (half of a 1000-key HOP's slices
+// allocated their tables afresh). maxSpares keep the pool full across
+// that overlap.
 type spare struct {
 	ints         *memseg.IntTable
 	accs         []agg.Acc
 	ikeys        []uint64
+	hashes       []uint64
+	slots        []int32
 	dirty        []bool
 	cap, charged int
 }
 
+// maxSpares is how many fired panes' memories the aggregate keeps.
+const maxSpares = 2
+
 // retire frees pane p, whose last window has fired, keeping its memory as
-// the spare if there is none, if it has an IntTable and no DISTINCT
-// values, and if it takes at most its share of the budget (as much as
-// the slider may keep).
+// a spare if there are fewer than maxSpares, if it has an IntTable and no
+// DISTINCT values, and if it takes at most its share of the budget (as
+// much as the slider may keep).
 func (a *Aggregate) retire(p *pane) {
-	if a.spare != nil || p.ints == nil || a.distincts || int64(p.charged+p.ints.Bytes()) > a.mem.Budget()/sliderShare {
+	if len(a.spares) == maxSpares || p.ints == nil || a.distincts || int64(p.charged+p.ints.Bytes()) > a.mem.Budget()/sliderShare {
 		a.free(p)
 		return
 	}
@@ -35,27 +48,28 @@ func (a *Aggregate) retire(p *pane) {
 		}
 	}
 	clear(p.dirty)
-	a.spare = &spare{ints: p.ints, accs: p.accs, ikeys: p.ikeys[:0], dirty: p.dirty, cap: p.cap, charged: p.charged}
-	p.ints, p.charged = nil, 0
+	a.spares = append(a.spares, &spare{ints: p.ints, accs: p.accs, ikeys: p.ikeys[:0], hashes: p.hashes[:0], slots: p.slots[:0], dirty: p.dirty, cap: p.cap, charged: p.charged})
+	p.ints, p.hashes, p.slots, p.charged = nil, nil, nil, 0
 	a.free(p)
 }
 
-// reuse gives new pane p the spare's memory; false if there is none.
+// reuse gives new pane p a spare's memory; false if there is none.
 func (a *Aggregate) reuse(p *pane) bool {
-	sp := a.spare
-	if sp == nil {
+	n := len(a.spares)
+	if n == 0 {
 		return false
 	}
-	a.spare = nil
-	p.ints, p.accs, p.ikeys, p.dirty, p.cap, p.charged = sp.ints, sp.accs, sp.ikeys, sp.dirty, sp.cap, sp.charged
+	sp := a.spares[n-1]
+	a.spares = a.spares[:n-1]
+	p.ints, p.accs, p.ikeys, p.hashes, p.slots, p.dirty, p.cap, p.charged = sp.ints, sp.accs, sp.ikeys, sp.hashes, sp.slots, sp.dirty, sp.cap, sp.charged
 	return true
 }
 
-// dropSpare gives the spare's memory back.
-func (a *Aggregate) dropSpare() {
-	if sp := a.spare; sp != nil {
+// dropSpares gives the spares' memory back.
+func (a *Aggregate) dropSpares() {
+	for _, sp := range a.spares {
 		sp.ints.Release()
 		a.mem.Unreserve(sp.charged)
-		a.spare = nil
 	}
+	a.spares = a.spares[:0]
 }

@@ -95,7 +95,7 @@ func (a *Aggregate) commitIfLarge(b *state.Batch) error {
 // spillAll spills every window's in-memory state.
 func (a *Aggregate) spillAll() error {
 	a.trimSlider(true)
-	a.dropSpare()
+	a.dropSpares()
 	for _, s := range slices.Sorted(maps.Keys(a.panes)) {
 		if err := a.spillPane(a.panes[s]); err != nil {
 			return err
