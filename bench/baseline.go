@@ -16,7 +16,9 @@ import (
 // number of rows and the sum of their hashes, which does not depend on the
 // order in which parallel subtasks write them. The engine's rows are
 // digested by a capturing sink, the baseline's as the loop makes them; both
-// pay for hashing.
+// pay for hashing. An updating query's changelog is applied as the sink
+// digests it: a retraction (-U, -D) takes its row's hash and count back,
+// so the digest is the final table's, which the baseline computes.
 type digest struct {
 	rows int64
 	sum  uint64
@@ -102,10 +104,16 @@ func (w *captureWriter) Write(b arrow.RecordBatch) error {
 			return err
 		}
 	}
-	for _, v := range h {
+	kinds := exec.Kinds(b)
+	for i, v := range h {
+		if kinds != nil && kinds[i].Retracts() {
+			w.d.sum -= v
+			w.d.rows--
+			continue
+		}
 		w.d.sum += v
+		w.d.rows++
 	}
-	w.d.rows += int64(n)
 	return nil
 }
 
