@@ -62,7 +62,7 @@ func baselineQ18(opts map[string]string) (digest, error) {
 
 // topBid is one of an auction's highest bids (its auction aside).
 type topBid struct {
-	price, bidder, at    int64
+	price, bidder, at   int64
 	channel, url, extra string
 }
 
