@@ -16,7 +16,9 @@ import (
 // number of rows and the sum of their hashes, which does not depend on the
 // order in which parallel subtasks write them. The engine's rows are
 // digested by a capturing sink, the baseline's as the loop makes them; both
-// pay for hashing.
+// pay for hashing. An updating query's changelog is applied as the sink
+// digests it: a retraction (-U, -D) takes its row's hash and count back,
+// so the digest is the final table's, which the baseline computes.
 type digest struct {
 	rows int64
 	sum  uint64
@@ -53,10 +55,16 @@ const (
 	keyCounts
 )
 
+// digestColumns lists, for a query some of whose columns depend on
+// timing, the columns that do not: the only ones its capturing sink and
+// its baseline digest.
+var digestColumns = map[string][]int{}
+
 // captureSink digests what a job writes, instead of discarding it as the
 // blackhole sink would.
 type captureSink struct {
 	mode digestMode
+	cols []int // the columns digested, in order; nil: all
 	mu   sync.Mutex
 	d    digest
 }
@@ -97,15 +105,28 @@ func (w *captureWriter) Write(b arrow.RecordBatch) error {
 		h = append(h, rowSeed)
 	}
 	w.hashes = h
-	for _, col := range b.Columns() {
+	cols := b.Columns()
+	if w.s.cols != nil {
+		cols = make([]arrow.Array, len(w.s.cols))
+		for i, c := range w.s.cols {
+			cols[i] = b.Column(c)
+		}
+	}
+	for _, col := range cols {
 		if err := hashColumn(h, col); err != nil {
 			return err
 		}
 	}
-	for _, v := range h {
+	kinds := exec.Kinds(b)
+	for i, v := range h {
+		if kinds != nil && kinds[i].Retracts() {
+			w.d.sum -= v
+			w.d.rows--
+			continue
+		}
 		w.d.sum += v
+		w.d.rows++
 	}
-	w.d.rows += int64(n)
 	return nil
 }
 

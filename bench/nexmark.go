@@ -262,6 +262,7 @@ func prepare(ctx context.Context, q string, cfg Config) (compiled, map[string]st
 		if q == "q12" {
 			sink.mode = keyCounts
 		}
+		sink.cols = digestColumns[q]
 		for _, v := range job.graph.Vertices {
 			if v.Sink != nil {
 				v.Sink = sink

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/strandsql/strand/queries/nexmark"
 )
 
 // TestNexmarkFailsOnMismatch checks that a result differing from the
@@ -34,6 +36,15 @@ func TestNexmarkFailsOnMismatch(t *testing.T) {
 	}
 	if !strings.Contains(errb.String(), "differs from the baseline") {
 		t.Errorf("stderr does not name the mismatch: %s", errb.String())
+	}
+}
+
+// TestEveryQueryHasBaseline: --query all --baseline checks every query.
+func TestEveryQueryHasBaseline(t *testing.T) {
+	for _, q := range nexmark.Queries {
+		if baselines[q] == nil {
+			t.Errorf("%s has no baseline", q)
+		}
 	}
 }
 

@@ -1,6 +1,8 @@
 package nexmark
 
 import (
+	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -21,6 +23,20 @@ func TestScripts(t *testing.T) {
 		}
 		if !strings.Contains(src, "INSERT INTO") {
 			t.Errorf("%s has no INSERT", q)
+		}
+	}
+}
+
+// TestQueriesListsEveryFile: every q<name>.sql is in Queries, so that
+// strand bench's "all" runs it.
+func TestQueriesListsEveryFile(t *testing.T) {
+	files, err := fs.Glob(Files, "q*.sql")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if q := strings.TrimSuffix(f, ".sql"); !slices.Contains(Queries, q) {
+			t.Errorf("%s is not in Queries", f)
 		}
 	}
 }
