@@ -1,0 +1,98 @@
+package window
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/strandsql/strand/agg"
+	"github.com/strandsql/strand/types"
+)
+
+// Review tests of the integer-keyed hot path (IntTable panes, the
+// slider, spare panes) with the accumulators and keys the first tests
+// left out.
+
+// mSpecInts groups by k over window w with no DISTINCT aggregate, so its
+// panes have IntTables: every non-DISTINCT accumulator kind, with heap
+// values (string MIN and MAX) and FILTER clauses.
+func mSpecInts(w Assigner) Spec {
+	return Spec{Window: w, In: mSchema, TimeCol: 0, Keys: []int{1}, BatchSize: 64, Aggs: []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Max, Arg: 3, Filter: -1, Out: types.TString},
+		{Kind: agg.Min, Arg: 3, Filter: 4, Out: types.TString},
+		{Kind: agg.Avg, Arg: 2, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Count, Arg: 2, Filter: 4, Out: types.TBigInt},
+		{Kind: agg.Max, Arg: 2, Filter: 4, Out: types.TBigInt},
+	}}
+}
+
+// TestIntKeysSpillCheckpointRestore is TestSpillCheckpointRestoreModel
+// for IntTable panes (mSpec's DISTINCT aggregates keep HashTables) in
+// tumbling, hopping and cumulating windows: spills, checkpoints, crashes
+// and restores at other parallelisms commit what an aggregate that never
+// spills fires.
+func TestIntKeysSpillCheckpointRestore(t *testing.T) {
+	rows := mRows(rand.New(rand.NewPCG(7, 7)), 4000, 300)
+	windows := []Assigner{TumbleOf(200, 0), {Kind: Hop, Size: 200, Slide: 40}, {Kind: Cumulate, Size: 200, Slide: 50}}
+	cases := []struct {
+		name    string
+		ps      []int
+		budgets []int64
+	}{
+		{"p1", []int{1, 1, 1}, []int64{32 << 10, 32 << 10, 32 << 10}},
+		{"rescale", []int{3, 2, 1, 4}, []int64{16 << 10, 24 << 10, 32 << 10, 12 << 10}},
+		{"shrink", []int{1, 2, 1}, []int64{1 << 20, 12 << 10, 1 << 20}},
+	}
+	for _, w := range windows {
+		spec := mSpecInts(w)
+		want := mReference(t, spec, rows)
+		for _, c := range cases {
+			t.Run(fmt.Sprintf("%v/%s", w.Kind, c.name), func(t *testing.T) {
+				got, _, _ := runModel(t, rand.New(rand.NewPCG(3, 99)), spec, rows, c.ps, c.budgets)
+				diffLines(t, got, want)
+			})
+		}
+	}
+}
+
+// TestIntKeyedExtremes is TestIntKeyedWindows with keys at the ends of
+// each type's range and around zero (the u ^ 1<<63 mapping puts 0 at
+// 1<<63 and math.MinInt64 at 0), rows fed one at a time as well.
+func TestIntKeyedExtremes(t *testing.T) {
+	windows := []Assigner{TumbleOf(10, 0), {Kind: Hop, Size: 10, Slide: 2}, {Kind: Cumulate, Size: 12, Slide: 3}}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, w := range windows {
+		for _, kt := range []types.Type{types.TBigInt, types.TInt, types.TDate, types.TTimestamp} {
+			lo, hi := int64(math.MinInt64), int64(math.MaxInt64)
+			if kt == types.TInt || kt == types.TDate {
+				lo, hi = math.MinInt32, math.MaxInt32
+			}
+			keys := []int64{lo, lo + 1, -1, 0, 1, hi - 1, hi, nullK}
+			if kt == types.TBigInt || kt == types.TTimestamp {
+				keys = keys[:len(keys)-1] // nullK is a BIGINT key too
+				keys = append(keys, nullK)
+			}
+			for _, c := range []struct {
+				sel    bool
+				budget int64
+			}{{false, 0}, {true, 0}, {true, 12 << 10}} {
+				t.Run(fmt.Sprintf("%v/%v/sel=%v/budget=%d", w.Kind, kt, c.sel, c.budget), func(t *testing.T) {
+					rows := make([]row, 2000)
+					for i := range rows {
+						k := keys[r.IntN(len(keys))]
+						if r.IntN(3) == 0 {
+							k = int64(r.IntN(200)) - 100
+						}
+						rows[i] = row{ts: int64(i / 11), k: k, v: int64(r.IntN(100))}
+					}
+					got := runIntKeyed(t, w, kt, rows, c.sel, c.budget)
+					want := intReference(w, kt, rows)
+					diffLines(t, got, want)
+				})
+			}
+		}
+	}
+}
