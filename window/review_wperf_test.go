@@ -4,9 +4,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/agg"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -90,6 +95,87 @@ func TestIntKeyedExtremes(t *testing.T) {
 					}
 					got := runIntKeyed(t, w, kt, rows, c.sel, c.budget)
 					want := intReference(w, kt, rows)
+					diffLines(t, got, want)
+				})
+			}
+		}
+	}
+}
+
+// TestIntKeysSmallBatches feeds IntTable panes batches of one row and of
+// a few (half of each as a selection with hashes, as a hash exchange
+// shares a batch), emits batches of one row, in a budget with room and
+// in one so small that slices spill: the output is the reference's, and
+// every byte of the budget comes back at Release.
+func TestIntKeysSmallBatches(t *testing.T) {
+	rows := mRows(rand.New(rand.NewPCG(8, 8)), 1500, 60)
+	windows := []Assigner{TumbleOf(100, 0), {Kind: Hop, Size: 100, Slide: 20}, {Kind: Cumulate, Size: 100, Slide: 25}}
+	for _, w := range windows {
+		spec := mSpecInts(w)
+		want := mReference(t, spec, rows)
+		spec.BatchSize = 1
+		for _, n := range []int{1, 7} {
+			for _, budget := range []int64{1 << 20, 12 << 10} {
+				t.Run(fmt.Sprintf("%v/batch%d/budget%d", w.Kind, n, budget), func(t *testing.T) {
+					m, err := memseg.NewManager(budget, 1<<10)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a, err := New(spec, memory.DefaultAllocator)
+					if err != nil {
+						t.Fatal(err)
+					}
+					a.UseMemory(m)
+					st, err := state.Open(vfs.NewMem(), "st")
+					if err != nil {
+						t.Fatal(err)
+					}
+					defer st.Close()
+					a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+					var got []string
+					var enc memseg.KeyEncoder
+					maxTs := int64(-1 << 62)
+					for lo := 0; lo < len(rows); lo += n {
+						part := rows[lo:min(lo+n, len(rows))]
+						b := mBatch(part)
+						if err := enc.Reset(b, spec.Keys); err != nil {
+							t.Fatal(err)
+						}
+						var odd, even []int32
+						var hs []uint64
+						for i := range part {
+							if i%2 == 0 {
+								even = append(even, int32(i))
+								hs = append(hs, memseg.Hash(enc.Append(nil, i)))
+							} else {
+								odd = append(odd, int32(i))
+							}
+							maxTs = max(maxTs, part[i].ts)
+						}
+						if _, err := a.AddRows(b, even, hs); err != nil {
+							t.Fatal(err)
+						}
+						if len(odd) > 0 {
+							if _, err := a.AddRows(b, odd, nil); err != nil {
+								t.Fatal(err)
+							}
+						}
+						b.Release()
+						if err := a.Advance(maxTs-mDelay, rowsOut(&got)); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := a.Advance(types.MaxWatermark, rowsOut(&got)); err != nil {
+						t.Fatal(err)
+					}
+					if budget < 1<<20 && a.Spills() == 0 {
+						t.Errorf("nothing spilled")
+					}
+					a.Release()
+					if u := m.Used(); u != 0 {
+						t.Errorf("%d bytes of the budget still used after Release", u)
+					}
+					slices.Sort(got)
 					diffLines(t, got, want)
 				})
 			}
