@@ -40,7 +40,7 @@ func mSpecInts(w Assigner) Spec {
 // and restores at other parallelisms commit what an aggregate that never
 // spills fires.
 func TestIntKeysSpillCheckpointRestore(t *testing.T) {
-	rows := mRows(rand.New(rand.NewPCG(7, 7)), 4000, 300)
+	rows := mRows(rand.New(rand.NewPCG(7, 7)), scaled(4000, 1200), 300)
 	windows := []Assigner{TumbleOf(200, 0), {Kind: Hop, Size: 200, Slide: 40}, {Kind: Cumulate, Size: 200, Slide: 50}}
 	cases := []struct {
 		name    string
@@ -85,7 +85,7 @@ func TestIntKeyedExtremes(t *testing.T) {
 				budget int64
 			}{{false, 0}, {true, 0}, {true, 12 << 10}} {
 				t.Run(fmt.Sprintf("%v/%v/sel=%v/budget=%d", w.Kind, kt, c.sel, c.budget), func(t *testing.T) {
-					rows := make([]row, 2000)
+					rows := make([]row, scaled(2000, 500))
 					for i := range rows {
 						k := keys[r.IntN(len(keys))]
 						if r.IntN(3) == 0 {
@@ -108,7 +108,7 @@ func TestIntKeyedExtremes(t *testing.T) {
 // in one so small that slices spill: the output is the reference's, and
 // every byte of the budget comes back at Release.
 func TestIntKeysSmallBatches(t *testing.T) {
-	rows := mRows(rand.New(rand.NewPCG(8, 8)), 1500, 60)
+	rows := mRows(rand.New(rand.NewPCG(8, 8)), scaled(1500, 600), 60)
 	windows := []Assigner{TumbleOf(100, 0), {Kind: Hop, Size: 100, Slide: 20}, {Kind: Cumulate, Size: 100, Slide: 25}}
 	for _, w := range windows {
 		spec := mSpecInts(w)
