@@ -182,3 +182,77 @@ func TestIntKeysSmallBatches(t *testing.T) {
 		}
 	}
 }
+
+// TestIntKeysLateRows feeds IntTable panes rows out of order by more than
+// the watermark lags, in windows with an offset and negative times, as
+// selections with hashes (the batch sorted by slice, late rows dropped):
+// the rows dropped are the ones whose first window had fired when they
+// came, and the output is the reference's over the rest.
+func TestIntKeysLateRows(t *testing.T) {
+	windows := []Assigner{{Kind: Tumble, Size: 10, Slide: 10, Offset: 3}, {Kind: Hop, Size: 12, Slide: 4, Offset: -1}, {Kind: Cumulate, Size: 12, Slide: 3, Offset: 5}}
+	r := rand.New(rand.NewPCG(31, 32))
+	schema := types.Schema{{Name: "ts", Type: types.TTimestamp}, {Name: "k", Type: types.TInt}, {Name: "v", Type: types.TBigInt}}
+	aggs := []agg.Call{
+		{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt},
+		{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt},
+	}
+	for _, w := range windows {
+		for _, n := range []int{1, 5, 60} {
+			t.Run(fmt.Sprintf("%v/batch%d", w.Kind, n), func(t *testing.T) {
+				a, err := New(Spec{Window: w, In: schema, TimeCol: 0, Keys: []int{1}, Aggs: aggs, BatchSize: 3}, memory.DefaultAllocator)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer a.Release()
+				rows := make([]row, scaled(1500, 500))
+				for i := range rows {
+					k := int64(r.IntN(40)) - 20
+					if r.IntN(20) == 0 {
+						k = nullK
+					}
+					rows[i] = row{ts: int64(i/5) - 100 - int64(r.IntN(25)), k: k, v: int64(r.IntN(100))}
+				}
+				var kept []row
+				var dropped, wantDropped int64
+				var got []string
+				wm := int64(types.MinWatermark)
+				var enc memseg.KeyEncoder
+				for lo := 0; lo < len(rows); lo += n {
+					part := rows[lo:min(lo+n, len(rows))]
+					b := intKeyBatch(schema, part)
+					if err := enc.Reset(b, []int{1}); err != nil {
+						t.Fatal(err)
+					}
+					var sel []int32
+					var hs []uint64
+					for i, row := range part {
+						if w.Fires(row.ts) <= wm {
+							wantDropped++
+						} else {
+							kept = append(kept, row)
+						}
+						sel = append(sel, int32(i))
+						hs = append(hs, memseg.Hash(enc.Append(nil, i)))
+					}
+					d, err := a.AddRows(b, sel, hs)
+					if err != nil {
+						t.Fatal(err)
+					}
+					dropped += d
+					b.Release()
+					wm = max(wm, part[len(part)-1].ts-10)
+					if err := a.Advance(wm, rowsOut(&got)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if err := a.Advance(types.MaxWatermark, rowsOut(&got)); err != nil {
+					t.Fatal(err)
+				}
+				if dropped != wantDropped || dropped == 0 {
+					t.Errorf("%d rows dropped, want %d (> 0)", dropped, wantDropped)
+				}
+				diffLines(t, got, intReference(w, types.TInt, kept))
+			})
+		}
+	}
+}
