@@ -50,6 +50,9 @@ func TestIntKeysSpillCheckpointRestore(t *testing.T) {
 		{"p1", []int{1, 1, 1}, []int64{32 << 10, 32 << 10, 32 << 10}},
 		{"rescale", []int{3, 2, 1, 4}, []int64{16 << 10, 24 << 10, 32 << 10, 12 << 10}},
 		{"shrink", []int{1, 2, 1}, []int64{1 << 20, 12 << 10, 1 << 20}},
+		// Room for spare panes (a sixteenth of the budget each), reused
+		// by later slices with their dirty flags and accumulators reset.
+		{"roomy", []int{2, 3, 1}, []int64{1 << 20, 1 << 20, 1 << 20}},
 	}
 	for _, w := range windows {
 		spec := mSpecInts(w)
