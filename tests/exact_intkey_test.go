@@ -77,7 +77,10 @@ func TestIntKeyedWindowResultsAreExact(t *testing.T) {
 				if late := m.LateRows.Load(); late != 0 {
 					t.Errorf("%d rows counted late, want 0", late)
 				}
-				if spills := m.Spills.Load(); c.mem != "" && spills == 0 {
+				// A tumbling window's state is a window's rows (about 50):
+				// whether it spills depends on how far the watermark lags,
+				// which the race detector's pace changes.
+				if spills := m.Spills.Load(); c.mem != "" && spills == 0 && w.kind != "TUMBLE" {
 					t.Errorf("no spills at memory.managed.size %s: the case tests nothing", c.mem)
 				}
 				compareRows(t, got, want)
