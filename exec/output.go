@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/memseg"
@@ -127,6 +128,15 @@ func (o *chanOutput) hash(b arrow.RecordBatch) error {
 		p.Rows = append(p.Rows, int32(r))
 		p.Hashes = append(p.Hashes, h)
 	}
+	shared := 0
+	for _, p := range o.parts {
+		if p != nil {
+			shared++
+		}
+	}
+	if shared > 1 {
+		settleNulls(b.Columns())
+	}
 	for t, p := range o.parts {
 		if p == nil {
 			continue
@@ -145,6 +155,25 @@ func (o *chanOutput) hash(b arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// settleNulls has Arrow count the NULLs of cols and their children. An
+// array counts them on first use and caches the count in itself, a
+// write: receivers sharing a batch read it in their goroutines at once
+// and would race to do that for a batch cut from another (NewSlice, as
+// Expand's are), whose counts are not known yet.
+func settleNulls(cols []arrow.Array) {
+	for _, c := range cols {
+		c.NullN()
+		switch c := c.(type) {
+		case *array.Struct:
+			for i := range c.NumField() {
+				settleNulls([]arrow.Array{c.Field(i)})
+			}
+		case array.ListLike:
+			settleNulls([]arrow.Array{c.ListValues()})
+		}
+	}
 }
 
 // hashRows returns the key hash of each of b's rows, in o.hashes: for one

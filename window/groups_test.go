@@ -194,6 +194,10 @@ func intReference(w Assigner, kt types.Type, rows []row) []string {
 			return int(a.e - b.e)
 		case a.s != b.s:
 			return int(a.s - b.s)
+		case a.k == nullK: // NULL first, even before math.MinInt64
+			return -1
+		case b.k == nullK:
+			return 1
 		case a.k < b.k:
 			return -1
 		case a.k > b.k:

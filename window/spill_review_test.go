@@ -217,6 +217,7 @@ func newMJob(t *testing.T, spec Spec, p int, budget int64, restore *mCheckpoint)
 			epoch = uint64(restore.id) + 1
 		}
 		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, epoch)
+		a.StoreProgress(int(task.lo), int(task.hi)) // as exec does: hopping windows restore their progress
 		if restore != nil {
 			for _, e := range restore.entries {
 				if e.kg < task.lo || e.kg > task.hi {
