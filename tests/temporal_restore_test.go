@@ -64,7 +64,9 @@ func TestTemporalJoinSnapshotRestore(t *testing.T) {
 	ins, del := exec.Insert, exec.Delete
 	before := []tStep{
 		{side: exec.Right, b: func() arrow.RecordBatch { return tkvBatch(ins, 1, 0, "r1a", ins, 2, 0, "r2a", ins, 1, 100, "r1b") }},
-		{side: exec.Left, b: func() arrow.RecordBatch { return tkvBatch(ins, 1, 50, "l1", ins, 1, 150, "l2", ins, 2, 120, "l3", ins, 3, 10, "l4") }},
+		{side: exec.Left, b: func() arrow.RecordBatch {
+			return tkvBatch(ins, 1, 50, "l1", ins, 1, 150, "l2", ins, 2, 120, "l3", ins, 3, 10, "l4")
+		}},
 		{wm: 60}, // joins l1 and l4
 		{side: exec.Right, b: func() arrow.RecordBatch { return tkvBatch(del, 2, 110, "r2a", ins, 1, 200, "r1c") }},
 	}
