@@ -6,10 +6,11 @@
 // event time by the other's; the window join (WindowJoin), of two
 // windowed inputs within each window; and the temporal joins (FOR
 // SYSTEM_TIME AS OF): the event-time one (TemporalJoin) and the
-// processing-time one against a bounded table (LookupJoin). All are two-input operators (exec.TwoInput);
-// the planner puts a hash exchange on the join key in front of each input,
-// so rows with equal keys meet in the subtask that owns their key group.
-// Both keep their state the same way (keyed, below).
+// processing-time one against a bounded table (LookupJoin). All are
+// two-input operators (exec.TwoInput); the planner puts a hash exchange on
+// the join key in front of each input, so rows with equal keys meet in the
+// subtask that owns their key group. All keep their state the same way
+// (keyed, below).
 //
 // # State
 //

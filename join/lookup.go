@@ -2,6 +2,7 @@ package join
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -31,7 +32,7 @@ type LookupSpec struct {
 }
 
 // lookupVersion versions the lookup join's state layout.
-const lookupVersion = "lookup-join/1"
+const lookupVersion = "lookup-join/2"
 
 // Fingerprint identifies the layout of the join's state: the right
 // table's rows and the left rows waiting for it, and their keys.
@@ -51,8 +52,10 @@ func (s *LookupSpec) check() error {
 }
 
 // State names of the lookup join: the right table's rows by join key |
-// row key, and the left rows that came before it was complete by row key
-// (value: copies).
+// row key (value: copies), and the left rows that came before it was
+// complete by sequence number | row key (no value): the sequence numbers
+// start above an epoch greater than every earlier run's (the restored
+// checkpoint's id + 1), so a waiting row never overwrites a restored one.
 const (
 	tableName   = "right"
 	waitingName = "left"
@@ -81,6 +84,7 @@ type LookupJoin struct {
 	arena  []byte
 	table  arrow.RecordBatch
 
+	seq          uint64
 	jk, buf, scr []byte
 	lsel, rsel   []int32
 	hit          []bool
@@ -122,6 +126,9 @@ func (j *LookupJoin) Open(ctx *exec.TaskContext) error {
 	j.outSchema = j.spec.Out.Arrow()
 	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
 	j.waiting = true // a restore may bring waiting rows
+	if cp := ctx.Checkpoint; cp != nil && cp.Restore != nil {
+		j.seq = uint64(cp.Restore.ID+1) << 40
+	}
 	return j.open(ctx, func(name string) bool { return name == tableName || name == waitingName })
 }
 
@@ -160,14 +167,23 @@ func (j *LookupJoin) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emi
 		if side == 1 && nullKey(b, j.keys[1], r) {
 			continue
 		}
-		// The table's entries start with the join key, which load
-		// reads; a waiting row is its row key alone.
 		j.buf = j.keyEnc[side].Append(j.buf[:0], r)
 		kg := j.kg(j.buf)
 		if side == 0 {
-			j.buf = j.buf[:0]
+			// A waiting row: its sequence number and row key, written
+			// without reading what is there.
+			j.buf = binary.BigEndian.AppendUint64(j.buf[:0], j.seq)
+			j.seq++
+			j.buf = j.rowEnc[0].Append(j.buf, r)
+			j.writes.Set(j.uid, kg, name, j.buf, nil)
+			if err := j.commitSome(); err != nil {
+				return err
+			}
+			continue
 		}
-		j.buf = j.rowEnc[side].Append(j.buf, r)
+		// A row of the table: its join key, which load reads, and row
+		// key, counted.
+		j.buf = j.rowEnc[1].Append(j.buf, r)
 		if err := j.add(kg, name, j.buf); err != nil {
 			return err
 		}
@@ -285,17 +301,11 @@ func (j *LookupJoin) drain(out exec.Emitter) error {
 	left := newRows(j.alloc, j.spec.Left, j.spec.Left, nil)
 	defer left.release()
 	for kg := j.lo; kg <= j.hi; kg++ {
-		err := j.writes.ScanPrefix(j.uid, uint16(kg), waitingName, nil, func(key, value []byte) error {
-			count, _, err := counts(value)
-			if err != nil {
-				return err
+		err := j.writes.ScanPrefix(j.uid, uint16(kg), waitingName, nil, func(key, _ []byte) error {
+			if len(key) < 8 {
+				return fmt.Errorf("%w: lookup join waiting row %x", memseg.ErrCorrupt, key)
 			}
-			for range count {
-				if err := left.add(exec.Insert, key, nil); err != nil {
-					return err
-				}
-			}
-			return nil
+			return left.add(exec.Insert, key[8:], nil)
 		})
 		if err != nil {
 			return err
