@@ -126,6 +126,14 @@ func (b *binder) temporalJoin(t *parser.Join, ref *parser.TableRef) (*relation, 
 			p.Exprs = append(p.Exprs, e)
 			p.Out = append(p.Out, types.Field{Name: fmt.Sprintf("$key%d", i), Type: e.Type()})
 		}
+		if in, ok := l.node.(*Project); ok {
+			// One projection, not two: the scan under it then reads
+			// only the columns used (prunedScan).
+			for i, e := range p.Exprs {
+				p.Exprs[i] = substitute(e, in.Exprs)
+			}
+			p.Input = in.Input
+		}
 		j.Left = p
 		// The rest of the condition reads the right side's columns
 		// after the computed ones.
