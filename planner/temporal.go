@@ -107,12 +107,10 @@ func (b *binder) temporalJoin(t *parser.Join, ref *parser.TableRef) (*relation, 
 	if len(j.LeftKeys) == 0 {
 		return nil, errorf(t.On.Pos(), ErrUnsupported, "a temporal join needs an equality of the right side's columns with the left side's in ON, such as o.currency = r.currency")
 	}
-	if !tmp.Proc() && !slices.ContainsFunc(versionKeys(r.node), func(k []int) bool { return within(k, j.RightKeys) }) {
-		pk := "it has none"
-		if keys := versionKeys(r.node); len(keys) > 0 {
-			pk = "(" + strings.Join(colNames(rs, keys[0]), ", ") + ")"
-		}
-		return nil, errorf(t.On.Pos(), ErrUnsupported, "the ON condition of an event-time temporal join must include the primary key of the versioned table '%s' %s, as in Flink", name, pk)
+	if keys := versionKeys(r.node); !tmp.Proc() && len(keys) == 0 {
+		return nil, errorf(ref.Name.Start, ErrUnsupported, "'%s' is no versioned table: an event-time temporal join needs a right side with a PRIMARY KEY (NOT ENFORCED), as in Flink", name)
+	} else if !tmp.Proc() && !slices.ContainsFunc(keys, func(k []int) bool { return within(k, j.RightKeys) }) {
+		return nil, errorf(t.On.Pos(), ErrUnsupported, "the ON condition of an event-time temporal join must include the primary key of the versioned table '%s' (%s), as in Flink", name, strings.Join(colNames(rs, keys[0]), ", "))
 	}
 	j.Left, j.Right = l.node, r.node
 	if len(computed) > 0 {
