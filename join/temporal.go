@@ -1,9 +1,11 @@
 package join
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -447,12 +449,9 @@ func (j *TemporalJoin) clean() error {
 		for _, key := range j.gone {
 			j.writes.Delete(j.uid, uint16(kg), obsoleteName, key)
 		}
-		done := map[string]bool{}
-		for _, jk := range j.jks {
-			if done[string(jk)] {
-				continue
-			}
-			done[string(jk)] = true
+		// Each key once, though several of its versions may be listed.
+		slices.SortFunc(j.jks, bytes.Compare)
+		for _, jk := range slices.CompactFunc(j.jks, bytes.Equal) {
 			if err := j.cleanKey(uint16(kg), jk); err != nil {
 				return err
 			}
