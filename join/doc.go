@@ -148,14 +148,17 @@
 // A processing-time temporal join (LookupSpec, LookupJoin) joins with a
 // bounded right table read whole first: its rows go to "right" by join
 // key | row key (value: copies), and left rows that come before it is
-// complete wait under "left" by row key. The right input's final
+// complete wait under "left" by sequence number | row key (numbered
+// above an epoch of the restored checkpoint's id, so they are written
+// without a read). The right input's final
 // watermark (which a bounded source sends after its last row, before the
 // end of input that a checkpointing job holds back) or its end completes
 // the table: the subtask's rows of it are loaded into memory, decoded
 // into one batch of columns with a row of NULLs after them (a LEFT join's
-// padding), their join keys sorted beside it; the waiting rows are joined
-// and dropped. Each later left batch is joined column-wise: its keys
-// found by binary search, the output the batch's columns and the table's
+// padding), their join keys sorted beside it and indexed by their hash
+// (open addressing); the waiting rows are joined and dropped. Each later
+// left batch is joined column-wise: its keys found through the index, the
+// output the batch's columns and the table's
 // taken at the pairs' indexes (expr.Take). The join so answers as a join
 // with a static table, whatever the timing.
 //

@@ -76,11 +76,12 @@ type LookupJoin struct {
 	outSchema      *arrow.Schema
 
 	// loaded is set once the right input has ended: the table, in
-	// memory, is then complete. Its entries are sorted by join key;
-	// table holds their rows as columns, then a row of NULLs that pads
-	// a left row without a match.
+	// memory, is then complete. Its entries are sorted by join key and
+	// indexed by its hash (slots); table holds their rows as columns,
+	// then a row of NULLs that pads a left row without a match.
 	loaded bool
 	ents   []lookupEnt
+	slots  []int32
 	arena  []byte
 	table  arrow.RecordBatch
 
@@ -276,20 +277,51 @@ func (j *LookupJoin) load() error {
 		return err
 	}
 	slices.SortStableFunc(j.ents, func(a, b lookupEnt) int { return bytes.Compare(j.at(a.key), j.at(b.key)) })
+	j.index()
 	j.table = tr.batch()
 	return nil
 }
 
 func (j *LookupJoin) at(s span) []byte { return j.arena[s.off:s.end:s.end] }
 
-// matches returns the entries of join key jk.
-func (j *LookupJoin) matches(jk []byte) []lookupEnt {
-	lo, _ := slices.BinarySearchFunc(j.ents, jk, func(e lookupEnt, k []byte) int { return bytes.Compare(j.at(e.key), k) })
-	hi := lo
-	for hi < len(j.ents) && bytes.Equal(j.at(j.ents[hi].key), jk) {
-		hi++
+// index builds the hash index over the sorted entries: an open-addressed
+// table of slots, a power of two at least twice the distinct keys, each
+// 0 or 1 + the first entry of a key.
+func (j *LookupJoin) index() {
+	n := 2
+	for n < 2*len(j.ents) {
+		n *= 2
 	}
-	return j.ents[lo:hi]
+	j.slots = make([]int32, n)
+	mask := uint64(n - 1)
+	for i, e := range j.ents {
+		if i > 0 && bytes.Equal(j.at(j.ents[i-1].key), j.at(e.key)) {
+			continue
+		}
+		h := memseg.Hash(j.at(e.key)) & mask
+		for j.slots[h] != 0 {
+			h = (h + 1) & mask
+		}
+		j.slots[h] = int32(i + 1)
+	}
+}
+
+// matches returns the entries of join key jk: a probe of the hash index,
+// then the run of entries of its key.
+func (j *LookupJoin) matches(jk []byte) []lookupEnt {
+	mask := uint64(len(j.slots) - 1)
+	for h := memseg.Hash(jk) & mask; j.slots[h] != 0; h = (h + 1) & mask {
+		lo := int(j.slots[h] - 1)
+		if !bytes.Equal(j.at(j.ents[lo].key), jk) {
+			continue
+		}
+		hi := lo + 1
+		for hi < len(j.ents) && bytes.Equal(j.at(j.ents[hi].key), jk) {
+			hi++
+		}
+		return j.ents[lo:hi]
+	}
+	return nil
 }
 
 // drain joins the left rows that waited for the table, key group by key
