@@ -203,14 +203,21 @@ func prepare(ctx context.Context, q string, cfg Config) (compiled, map[string]st
 	}
 	cleanup := nop
 	if strings.Contains(src, "${NEXMARK_DIR}") {
-		// q10 writes its log to files: into a directory of its own,
-		// removed after the run.
+		// q10 writes its log to files, q13 reads its side input from
+		// one: in a directory of their own, removed after the run.
 		dir, err := os.MkdirTemp("", "strand-nexmark-")
 		if err != nil {
 			return job, nil, nil, nop, err
 		}
 		cleanup = func() { os.RemoveAll(dir) }
 		src = nexmark.Fill(src, dir, time.Now().UTC().Format("20060102-150405"))
+		if strings.Contains(src, "side_input.txt") {
+			// q13 reads its side input from there.
+			if err := nexmark.WriteSideInput(dir); err != nil {
+				cleanup()
+				return job, nil, nil, nop, err
+			}
+		}
 	}
 	fail := func(err error) (compiled, map[string]string, *captureSink, func(), error) {
 		cleanup()

@@ -3,11 +3,14 @@
 // equi-keys and a residual condition, as Flink's StreamingJoinOperator,
 // with its semi and anti kinds (IN, EXISTS, NOT EXISTS, NOT IN); the
 // interval join (IntervalJoin), whose condition also bounds one side's
-// event time by the other's; and the window join (WindowJoin), of two
-// windowed inputs within each window. All are two-input operators (exec.TwoInput);
-// the planner puts a hash exchange on the join key in front of each input,
-// so rows with equal keys meet in the subtask that owns their key group.
-// Both keep their state the same way (keyed, below).
+// event time by the other's; the window join (WindowJoin), of two
+// windowed inputs within each window; and the temporal joins (FOR
+// SYSTEM_TIME AS OF): the event-time one (TemporalJoin) and the
+// processing-time one against a bounded table (LookupJoin). All are
+// two-input operators (exec.TwoInput); the planner puts a hash exchange on
+// the join key in front of each input, so rows with equal keys meet in the
+// subtask that owns their key group. All keep their state the same way
+// (keyed, below).
 //
 // # State
 //
@@ -115,6 +118,49 @@
 // join's bound, so the join holds its output watermark back
 // (exec.WatermarkHolder): the combined watermark less max(Upper, -Lower, 0)
 // and a millisecond. A window after the join so never finds a row late.
+//
+// # Temporal joins
+//
+// An event-time temporal join (TemporalSpec, TemporalJoin; Flink's
+// TemporalRowTimeJoinOperator) joins each left row, once the combined
+// watermark is past its time, with the version of its key valid then:
+// the right change of its key with the latest time at or before it, if
+// that change is no deletion and the residual condition accepts it (else
+// an INNER join drops the row and a LEFT join pads it). Its state: the
+// pending left rows under "left" by time | join key | row key (value:
+// copies), read in time order by a watermark; the versions under "right"
+// by join key | time (value: a flag, live or deleted, then the row key),
+// a change at a key and time replacing the one there; and "right-time",
+// time | join key, the versions that may make older ones obsolete. An
+// insertion or update-after is a version, a deletion ends the one before
+// at its time, an update-before is skipped (its update-after follows).
+// After joining, a watermark drops, for each key in "right-time" before
+// it, the versions before the latest one before it (every left row still
+// to come is at or after the watermark) and that one too if it is a
+// deletion, so a key keeps about one version. Rows are joined before the
+// watermark that passes them goes on, and the output's watermark is held
+// back a millisecond (Held), so a window after the join finds no row late.
+// As for the interval join, the planner has both inputs' sources drop the
+// rows behind their split's watermark, which makes the result the same at
+// any parallelism and timing; a left row that still comes behind the
+// watermark is joined at once with the versions kept.
+//
+// A processing-time temporal join (LookupSpec, LookupJoin) joins with a
+// bounded right table read whole first: its rows go to "right" by join
+// key | row key (value: copies), and left rows that come before it is
+// complete wait under "left" by sequence number | row key (numbered
+// above an epoch of the restored checkpoint's id, so they are written
+// without a read). The right input's final
+// watermark (which a bounded source sends after its last row, before the
+// end of input that a checkpointing job holds back) or its end completes
+// the table: the subtask's rows of it are loaded into memory, decoded
+// into one batch of columns with a row of NULLs after them (a LEFT join's
+// padding), their join keys sorted beside it and indexed by their hash
+// (open addressing); the waiting rows are joined and dropped. Each later
+// left batch is joined column-wise: its keys found through the index, the
+// output the batch's columns and the table's
+// taken at the pairs' indexes (expr.Take). The join so answers as a join
+// with a static table, whatever the timing.
 //
 // The regular and the interval join keep and checkpoint their state
 // alike (keyed: the store, the pending writes, the snapshot and the

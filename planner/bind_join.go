@@ -19,6 +19,9 @@ func (b *binder) join(t *parser.Join) (*relation, error) {
 	if u, ok := t.Right.(*parser.Unnest); ok {
 		return b.unnestJoin(t, u)
 	}
+	if ref, ok := t.Right.(*parser.TableRef); ok && ref.AsOf != nil {
+		return b.temporalJoin(t, ref)
+	}
 	var kind JoinKind
 	switch t.Kind {
 	case parser.JoinInner:

@@ -358,9 +358,8 @@ func (b *binder) from(t parser.TableExpr) (*relation, error) {
 	switch t := t.(type) {
 	case *parser.TableRef:
 		if t.AsOf != nil {
-			// A temporal join: joined as a regular join it would pair
-			// each row with every version of the other side's.
-			return nil, errorf(t.AsOf.Pos(), ErrUnsupported, "FOR SYSTEM_TIME AS OF (a temporal join) is not supported yet")
+			// A temporal join's right side, bound by temporalJoin.
+			return nil, errorf(t.AsOf.Pos(), ErrUnsupported, "FOR SYSTEM_TIME AS OF stands on the right side of a JOIN (a temporal join): FROM orders o JOIN rates FOR SYSTEM_TIME AS OF o.order_time AS r ON ...")
 		}
 		r, err := b.hintedRef(t)
 		if err != nil {

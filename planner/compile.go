@@ -525,6 +525,9 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	if n.Interval != nil {
 		return c.intervalJoin(n, l, r)
 	}
+	if n.Temporal != nil {
+		return c.temporalJoin(n, l, r)
+	}
 	if n.Window != nil {
 		return c.windowJoin(n, l, r)
 	}

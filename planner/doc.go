@@ -193,6 +193,28 @@
 // inputs by forward edges, so a retraction keeps its place behind what it
 // retracts. A table scanned twice gets a second source uid (sourceUID).
 //
+// # Temporal joins
+//
+// A JOIN whose right side is a table or view FOR SYSTEM_TIME AS OF a
+// left time attribute is a temporal join (temporal.go: Join.Temporal),
+// INNER or LEFT over an append-only left side. AS OF an event-time column
+// it is Flink's versioned table join: the right side needs an event-time
+// attribute and a key (versionKeys: a scanned table's PRIMARY KEY through
+// filters and projections, else the upsert keys, a deduplication's
+// partition) within the equi-keys; it compiles to join.TemporalJoin with
+// both inputs' sources dropping rows behind their split's watermark, as an
+// interval join's (compile_temporal.go; a right side behind a normalize or
+// a deduplication cannot, and is joined as it comes). AS OF a PROCTIME()
+// column it is a lookup join, which strand runs against a bounded,
+// insert-only right side (lookupTable) read whole first (join.LookupJoin),
+// so that its result does not depend on timing. An equality of a right
+// column with an expression of the left side's columns is a key too: the
+// expression is computed as an extra left column in a projection below the
+// join, which a projection above drops. Filters on the right side stay
+// above the join (pushIntoJoin): a filtered-out version would let the one
+// before it match. The output appends and keeps the left side's time
+// attributes.
+//
 // # Window joins
 //
 // Every node may have window properties (windowPropsOf, as Flink's

@@ -65,6 +65,8 @@ type Join struct {
 	Interval *Interval
 	// Window, when set, makes the join a window join (window_join.go).
 	Window *JoinWindow
+	// Temporal, when set, makes the join a temporal join (temporal.go).
+	Temporal *Temporal
 	// At is the join's position (its JOIN keyword), for errors about it.
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
@@ -119,6 +121,11 @@ func (j *Join) keepsTime(side, i int) bool {
 		return false
 	case j.Window != nil:
 		return i == [2]int{j.Window.LeftTime, j.Window.RightTime}[side]
+	case j.Temporal != nil:
+		// Its left rows are joined before the watermark passes them
+		// (join.TemporalJoin holds it back by a millisecond), or at
+		// once in processing time.
+		return side == 0
 	}
 	return j.Interval != nil && !j.Kind.filtering()
 }
@@ -134,6 +141,10 @@ func (j *Join) Mode() Mode {
 	case j.Window != nil:
 		// Of insert-only inputs (windowJoin's condition), joined once
 		// when the window fires.
+		k = Inserts
+	case j.Temporal != nil:
+		// Each left row (insert-only: temporalJoin's condition) is
+		// joined once, with the version valid at its time.
 		k = Inserts
 	case j.Interval != nil:
 		// Of insert-only inputs (intervalOf's condition), with outer
@@ -175,6 +186,9 @@ func (j *Join) describe() string {
 	}
 	if j.Interval != nil {
 		d = fmt.Sprintf("IntervalJoin(joinType=[%s], %s, leftKeys=[%s], rightKeys=[%s]", j.Kind.flinkName(), j.Interval, names(j.Left.Schema(), j.LeftKeys), names(j.Right.Schema(), j.RightKeys))
+	}
+	if j.Temporal != nil {
+		d = j.describeTemporal(names)
 	}
 	if j.NullAware {
 		d += ", nullAware=[true]"

@@ -151,6 +151,12 @@ func joinReads(p *Project, f *Filter, j *Join, visit func(expr.Expr), cols []boo
 	if iv := j.Interval; iv != nil {
 		cols[iv.LeftTime], cols[n+iv.RightTime] = true, true
 	}
+	if t := j.Temporal; t != nil {
+		cols[t.LeftTime] = true
+		if t.RightTime >= 0 {
+			cols[n+t.RightTime] = true
+		}
+	}
 }
 
 // fieldBase is the column a chain of field accesses starts from, or nil

@@ -23,7 +23,9 @@ func pushIntoJoin(f *Filter, j *Join) (Node, bool) {
 			stay = append(stay, c) // reads no column: leave it where it was written
 		case hi < n && !j.Kind.RightOuter():
 			left = append(left, onSide(c, 0, j.Left))
-		case lo >= n && !j.Kind.LeftOuter():
+		case lo >= n && !j.Kind.LeftOuter() && j.Temporal == nil:
+			// Not below a temporal join: a filtered-out version would
+			// let the one before it match.
 			right = append(right, onSide(c, n, j.Right))
 		default:
 			stay = append(stay, c)
@@ -145,6 +147,14 @@ func pruneJoin(p *Project) (Node, bool) {
 			cw.RightTime = at[n+w.RightTime] - len(left)
 		}
 		c.Window = &cw
+	}
+	if t := j.Temporal; t != nil {
+		ct := *t
+		ct.LeftTime = at[t.LeftTime]
+		if t.RightTime >= 0 {
+			ct.RightTime = at[n+t.RightTime] - len(left)
+		}
+		c.Temporal = &ct
 	}
 	if iv := j.Interval; iv != nil {
 		c.Interval = &Interval{LeftTime: at[iv.LeftTime], RightTime: at[n+iv.RightTime] - len(left), Lower: iv.Lower, Upper: iv.Upper}

@@ -109,6 +109,9 @@ func joinCanon(j *Join) string {
 	if w := j.Window; w != nil {
 		fmt.Fprintf(&b, "window %v %d %d %d\n", w.Window.Kind, w.Window.Size, w.Window.Slide, w.Window.Offset)
 	}
+	if t := j.Temporal; t != nil {
+		fmt.Fprintf(&b, "temporal %d %d\n", t.LeftTime, t.RightTime)
+	}
 	for side, in := range []Node{j.Left, j.Right} {
 		s := in.Schema()
 		fmt.Fprintf(&b, "side %d sources %s\n", side, strings.Join(sourceTables(in), ","))

@@ -60,6 +60,11 @@ func TestExamples(t *testing.T) {
 	if j := out["join_users.sql"]; !strings.Contains(j, ", 5, null, ") || !strings.Contains(j, ", 3, cyd, ") {
 		t.Errorf("join_users.sql: want names joined and user 5 NULL-padded\n%s", j)
 	}
+	// A temporal join: user 1's three levels, user 4's ended by a deletion.
+	if l := out["user_levels.sql"]; !strings.Contains(l, ", 1, gold, ") || !strings.Contains(l, ", 1, silver, ") ||
+		!strings.Contains(l, ", 4, bronze, ") || !strings.Contains(l, ", 4, null, ") || !strings.Contains(l, "rows written 200") {
+		t.Errorf("user_levels.sql: want user 1 bronze, silver, gold, user 4's level deleted, 200 rows\n%s", l)
+	}
 	// Partitions: a directory per user, files without the user column,
 	// each row naming its source file.
 	parts, err := filepath.Glob(filepath.Join(dir, "out", "by_user", "user_id=*"))

@@ -124,6 +124,12 @@ func runInterval(t *testing.T, query string, parallelism, batch int) []string {
 // ""), and returns the rows it printed, sorted, and the job's counters.
 func runTimed(t *testing.T, query string, parallelism, batch int, mem string) ([]string, *exec.Metrics) {
 	t.Helper()
+	return runWith(t, intervalDDL, query, parallelism, batch, mem)
+}
+
+// runWith runs query after the DDL ddl as runTimed does.
+func runWith(t *testing.T, ddl, query string, parallelism, batch int, mem string) ([]string, *exec.Metrics) {
+	t.Helper()
 	var out bytes.Buffer
 	sess := session.New(&out, &bytes.Buffer{})
 	sess.Parallelism = parallelism
@@ -131,7 +137,7 @@ func runTimed(t *testing.T, query string, parallelism, batch int, mem string) ([
 	if mem != "" {
 		sess.Config[session.KeyMemory] = mem
 	}
-	src := intervalDDL + query
+	src := ddl + query
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatal(planner.FormatError("query", src, err))
 	}

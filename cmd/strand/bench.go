@@ -68,7 +68,7 @@ func (c *checkpointsCmd) Run(std *stdio) error {
 
 // nexmarkCmd is strand bench nexmark: flags to a bench.Config.
 type nexmarkCmd struct {
-	Query              string    `default:"all" help:"Queries to run: a comma-separated list of q0, q1, q2, q3, q4, q5, q6, q7, q7w, q8, q9, q10, q11, q12, q12e, q14, q15, q16, q17, q18, q19, q20, q21, q22, or all." placeholder:"LIST"`
+	Query              string    `default:"all" help:"Queries to run: a comma-separated list of q0, q1, q2, q3, q4, q5, q6, q7, q7w, q8, q9, q10, q11, q12, q12e, q13, q14, q15, q16, q17, q18, q19, q20, q21, q22, or all." placeholder:"LIST"`
 	Events             int64     `help:"Events of all types per query (default: the DDL's events.num)." placeholder:"N"`
 	Rate               int64     `help:"Events per second of event time (default: the DDL's first-event.rate, 10M)." placeholder:"N"`
 	Parallelism        int       `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`

@@ -9,6 +9,9 @@ package nexmark
 
 import (
 	"embed"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -21,7 +24,7 @@ import (
 var Files embed.FS
 
 // Queries are the query names, in the order strand bench runs them.
-var Queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q7w", "q8", "q9", "q10", "q11", "q12", "q12e", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22"}
+var Queries = []string{"q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "q7w", "q8", "q9", "q10", "q11", "q12", "q12e", "q13", "q14", "q15", "q16", "q17", "q18", "q19", "q20", "q21", "q22"}
 
 // Fill replaces the placeholders of Flink's query texts: ${NEXMARK_DIR},
 // the directory q10 writes its log under (data/output/<submit time>/bid/),
@@ -57,4 +60,26 @@ func FlinkScript(q string) (string, error) {
 		b.WriteString("\n")
 	}
 	return b.String(), nil
+}
+
+// SideInputRows is how many rows q13's side input has, as Flink's nexmark
+// generates it (side_input_gen.sh: --num 10000).
+const SideInputRows = 10000
+
+// WriteSideInput writes q13's side input under dir, as
+// data/side_input.txt: the rows "i,i" for i in [0, SideInputRows), as
+// Flink's nexmark SideInputGenerator writes them, so that every bid's
+// auction % 10000 finds one row.
+func WriteSideInput(dir string) error {
+	var b []byte
+	for i := range SideInputRows {
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, ',')
+		b = strconv.AppendInt(b, int64(i), 10)
+		b = append(b, '\n')
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "data", "side_input.txt"), b, 0o644)
 }

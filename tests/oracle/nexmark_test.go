@@ -214,6 +214,10 @@ func runQuery(t *testing.T, bin, root, ddl, name string, p, batch, cols int) []s
 	}
 	dir := t.TempDir()
 	query := string(src)
+	if name == "q13" {
+		query = strings.ReplaceAll(query, "${NEXMARK_DIR}", dir)
+		writeSideInput(t, dir)
+	}
 	if name == "q10" {
 		query = strings.NewReplacer("${NEXMARK_DIR}", dir, "${SUBMIT_TIME}", "oracle").Replace(query)
 	} else {
@@ -335,4 +339,21 @@ func checkProcTime(t *testing.T, db *sql.DB, rows []string) {
 		t.Fatalf("per-bidder totals: %s", d)
 	}
 	t.Logf("q12: %d windows, the totals of %d bidders equal", len(rows), len(sums))
+}
+
+// writeSideInput writes q13's side input, data/side_input.txt under dir:
+// the rows "i,i" for i in [0, 10000), as Flink's nexmark generates it
+// (strand bench writes the same with nexmark.WriteSideInput; this module
+// does not import strand's).
+func writeSideInput(t *testing.T, dir string) {
+	var b strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&b, "%d,%d\n", i, i)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data", "side_input.txt"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
