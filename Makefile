@@ -38,8 +38,12 @@ test-ui: build
 	cd tests/ui && STRAND_BIN=$(CURDIR)/$(BIN) STRAND_UI_ARTIFACTS=$(CURDIR)/tests/ui/artifacts $(GO) test -count=1 -timeout 5m -v ./...
 
 # The crash harness at length: 40 kills per parallelism over a longer run.
-soak:
+# Then every Nexmark query of test-oracle with exactly-once checkpoints
+# (every 10 s at parallelism 1, 2 s at 4), one SIGKILL after a checkpoint
+# and a recovery, against DuckDB (tests/oracle's TestSoak, about 30 min).
+soak: build
 	STRAND_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestCrashRecoveryExactlyOnce|TestSpillCrashRecovery|TestREPLMemoryFlat' -v ./tests
+	cd tests/oracle && STRAND_SOAK=1 STRAND_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run TestSoak -v ./...
 
 # A longer fuzzing pass over the parser and the decoders.
 fuzz:

@@ -98,6 +98,8 @@
 //	splits                         8         epoch e (events e·T .. e·T+T-1) goes to split e mod splits
 //	events.num                     0         events of all three types together; 0 is unbounded
 //	first-event.rate               10000     events per second of event time (not a throttle)
+//	events-per-second              0         a throttle (strand's): events of all kinds per second of
+//	                                         wall-clock time across splits; 0 is unthrottled
 //	base-time                      2024-01-01 00:00:00  the time of event 0
 //	person.proportion              1         person events per epoch (1 to 1000000 each)
 //	auction.proportion             3         auction events per epoch
@@ -110,7 +112,7 @@
 //	bid.avg-size                   100b
 //	next-event.rate                first-event.rate  must equal it: one rate of event time
 //	rate.shape, rate.period        square, 10 min    accepted; with one rate they change nothing
-//	rate.limited, max-emit-speed   false, true       only these: strand does not throttle
+//	rate.limited, max-emit-speed   false, true       only these: event times are not tied to the clock
 //	keep-alive, stop-at            false, -1         only these: events.num bounds the stream
 //	extended-bid-mode, simulation-mode  false        only false
 //
@@ -395,7 +397,13 @@
 //   - Time: dateTime = base-time + floor(n·1000 / first-event.rate) ms,
 //     exactly in integers (Flink: baseTime + (long)(n·1e6/rate)/1000), so
 //     each split's events are in time order. Generation is as fast as the
-//     reader is called; the rate only spaces event times.
+//     reader is called, or as events-per-second lets it: event n of a
+//     split is due (n - n0) / events-per-second seconds after Open (n0
+//     its first event then), the numbers counting every kind, so that a
+//     bid table and a person table of one sequence keep pace in event
+//     time; Next sleeps at most 50 ms and returns the events that are
+//     due, possibly none. The rate only spaces event times, and the
+//     throttle changes no event.
 //   - Splits and offsets: split s makes epochs s, s+splits, ..., so every
 //     split has all three types in the same proportions and its event
 //     time advances with the others'. A reader steps straight from one of

@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/bits"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -141,6 +142,7 @@ type nexConfig struct {
 	splits     int64
 	total      int64 // events.num; 0 is unbounded
 	rate       int64 // first-event.rate, events per second of event time
+	eps        int64 // events-per-second, a throttle of wall-clock time; 0 is none
 	base       int64 // base-time, ms
 	pp, ap, bp int64 // proportions of persons, auctions, bids
 	tp         int64 // their sum: the events of one epoch
@@ -159,7 +161,7 @@ type nexConfig struct {
 	onlySet bool
 }
 
-var nexKeys = []string{"connector", "event-type", "seed", "splits", "events.num", "first-event.rate", "base-time",
+var nexKeys = []string{"connector", "event-type", "seed", "splits", "events.num", "first-event.rate", "base-time", "events-per-second",
 	"person.proportion", "auction.proportion", "bid.proportion",
 	"bid.hot-ratio.auctions", "bid.hot-ratio.bidders", "auction.hot-ratio.sellers",
 	"person.avg-size", "auction.avg-size", "bid.avg-size",
@@ -201,6 +203,9 @@ func parseNexmark(t Table) (nexConfig, error) {
 		return c, err
 	}
 	if c.rate, err = o.integer("first-event.rate", 10000, 1, 1_000_000_000); err != nil {
+		return c, err
+	}
+	if c.eps, err = o.integer("events-per-second", 0, 0, 1_000_000_000); err != nil {
 		return c, err
 	}
 	c.base = 1704067200000 // 2024-01-01 00:00:00
@@ -579,7 +584,7 @@ func (s *nexSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions)
 	if ro.Alloc == nil {
 		ro.Alloc = memory.DefaultAllocator
 	}
-	r := &nexReader{src: s, ro: ro, split: int64(split.Index), rows: off.Line, maxRows: ro.BatchSize}
+	r := &nexReader{src: s, ro: ro, split: int64(split.Index), rows: off.Line, maxRows: ro.BatchSize, t0: time.Now()}
 	for _, m := range s.maxLen {
 		if m > 0 {
 			r.maxRows = min(r.maxRows, max(1, maxBatchBytes/m))
@@ -601,6 +606,7 @@ func (s *nexSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions)
 		r.e += c.splits
 		r.o = r.lo
 	}
+	r.n0 = r.next()
 	return r, nil
 }
 
@@ -620,14 +626,21 @@ type nexReader struct {
 	closed  bool
 	pos     []int32   // Flink's shape: the rows of the batch of one kind
 	sub     nexEvents // and their events
+	t0      time.Time // when Open was called, and
+	n0      int64     // the number of the split's next event then: the throttle's schedule
 }
 
 func (r *nexReader) Next() (arrow.RecordBatch, error) {
 	if r.closed {
 		return nil, io.EOF
 	}
-	n := r.fill()
-	if n == 0 {
+	c := &r.src.gen.cfg
+	limit := int64(math.MaxInt64)
+	if c.eps > 0 {
+		limit = r.due()
+	}
+	n := r.fill(limit)
+	if n == 0 && (c.total > 0 && r.next() >= c.total || c.eps == 0) {
 		return nil, io.EOF
 	}
 	s := r.src
@@ -646,8 +659,29 @@ func (r *nexReader) Next() (arrow.RecordBatch, error) {
 	return rec, nil
 }
 
-// fill lists the split's next events, up to a batch, and moves past them.
-func (r *nexReader) fill() int {
+// next is the number of the split's next event.
+func (r *nexReader) next() int64 { return r.e*r.src.gen.cfg.tp + r.o }
+
+// due returns the number of the last event the throttle lets out now,
+// after sleeping at most 50 ms for the split's next one. Event n is due
+// (n - n0) / events-per-second seconds after Open: a split steps through
+// the numbers of the whole sequence at that rate, making only its own
+// events, so that its splits together make events-per-second events of
+// all kinds, and the tables of one sequence keep pace in event time. The
+// throttle only spaces the calls: which events are made is unchanged.
+func (r *nexReader) due() int64 {
+	eps := float64(r.src.gen.cfg.eps)
+	ready := func() int64 { return r.n0 + int64(time.Since(r.t0).Seconds()*eps) }
+	if next := r.next(); ready() < next {
+		at := r.t0.Add(time.Duration(float64(next-r.n0) / eps * float64(time.Second)))
+		time.Sleep(min(time.Until(at), 50*time.Millisecond))
+	}
+	return ready()
+}
+
+// fill lists the split's next events, up to a batch and up to event number
+// limit, and moves past them.
+func (r *nexReader) fill(limit int64) int {
 	c := &r.src.gen.cfg
 	ev := &r.ev
 	ev.n, ev.ep, ev.of, ev.ts = ev.n[:0], ev.ep[:0], ev.of[:0], ev.ts[:0]
@@ -655,7 +689,7 @@ func (r *nexReader) fill() int {
 	e, o := r.e, r.o
 	for len(ev.n) < r.maxRows {
 		n := e*c.tp + o
-		if c.total > 0 && n >= c.total {
+		if c.total > 0 && n >= c.total || n > limit {
 			break
 		}
 		ev.n = append(ev.n, n)
@@ -815,9 +849,6 @@ func (g *nexGen) extra(dst []byte, size int64, r *uint64) []byte {
 	return append(dst, g.pool[start:start+uint64(size)]...)
 }
 
-func (r *nexReader) Offset() exec.Offset {
-	c := &r.src.gen.cfg
-	return exec.Offset{Pos: r.e*c.tp + r.o, Line: r.rows}
-}
+func (r *nexReader) Offset() exec.Offset { return exec.Offset{Pos: r.next(), Line: r.rows} }
 
 func (r *nexReader) Close() error { r.closed = true; return nil }

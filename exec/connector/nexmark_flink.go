@@ -106,7 +106,8 @@ func nexTypeOK(want nexType, t types.Type) bool {
 // flinkOptions checks the options of Flink's nexmark source that strand
 // has no use for: it accepts them where they change nothing strand does
 // and refuses the rest, never ignoring one. strand's generator makes
-// events as fast as the query reads them, at one rate of event time.
+// events as fast as the query reads them (or events-per-second lets it),
+// at one rate of event time.
 func (c *nexConfig) flinkOptions(o *opts) error {
 	next, err := o.integer("next-event.rate", c.rate, 1, 1_000_000_000)
 	if err != nil {
@@ -131,8 +132,8 @@ func (c *nexConfig) flinkOptions(o *opts) error {
 		why  string
 		deft bool
 	}{
-		{"rate.limited", false, "strand's generator does not throttle: it makes events as fast as the query reads them, and the rate spaces their event times", false},
-		{"max-emit-speed", true, "strand's generator does not throttle: it makes events as fast as the query reads them, and the rate spaces their event times", true},
+		{"rate.limited", false, "strand's generator does not tie event times to the clock: the rate spaces their event times, and 'events-per-second' throttles it", false},
+		{"max-emit-speed", true, "strand's generator does not tie event times to the clock: the rate spaces their event times, and 'events-per-second' throttles it", true},
 		{"keep-alive", false, "a bounded nexmark source ends after events.num events", false},
 		{"extended-bid-mode", false, "strand has no extended bid mode", false},
 		{"simulation-mode", false, "strand has no simulation mode", false},

@@ -117,8 +117,8 @@ func TestNexmarkFlinkRefusals(t *testing.T) {
 		want string
 	}{
 		{flinkTable(all, "next-event.rate", "5"), "'next-event.rate': strand's generator spaces events at one rate"},
-		{flinkTable(all, "rate.limited", "true"), "strand's generator does not throttle"},
-		{flinkTable(all, "max-emit-speed", "false"), "strand's generator does not throttle"},
+		{flinkTable(all, "rate.limited", "true"), "'events-per-second' throttles it"},
+		{flinkTable(all, "max-emit-speed", "false"), "'events-per-second' throttles it"},
 		{flinkTable(all, "keep-alive", "true"), "ends after events.num"},
 		{flinkTable(all, "stop-at", "100"), "bound it with events.num"},
 		{flinkTable(all, "rate.shape", "triangle"), "invalid value 'triangle' for option 'rate.shape'"},

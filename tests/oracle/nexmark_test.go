@@ -39,49 +39,15 @@ const (
 var runs = []struct{ p, batch int }{{1, 1024}, {4, 256}}
 
 func TestNexmark(t *testing.T) {
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	events := defaultEvents
-	if s := os.Getenv("STRAND_ORACLE_EVENTS"); s != "" {
-		if events, err = strconv.Atoi(s); err != nil || events <= 0 || events%50 != 0 {
-			t.Fatalf("STRAND_ORACLE_EVENTS=%q: want a positive multiple of 50", s)
-		}
-	}
-	names := queryNames(t, filepath.Join(root, "queries", "nexmark"))
-	bin := strandBinary(t, root)
-	dir := t.TempDir()
-	ddl := filepath.Join(dir, "ddl.sql")
-	if err := os.WriteFile(ddl, []byte(eventsDDL(t, root, events)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	dump := filepath.Join(dir, "dump.sql")
-	if err := os.WriteFile(dump, []byte(dumpSQL(filepath.Join(dir, "events"))), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	runStrand(t, bin, dir, ddl, dump, "--parallelism", "2")
-	db := loadEvents(t, filepath.Join(dir, "events"), events)
-
-	for _, name := range names {
+	f := newFixture(t)
+	for _, name := range f.names {
 		t.Run(name, func(t *testing.T) {
-			o := oracles[name]
-			if o.skip != "" {
-				t.Skip(o.skip)
-			}
-			var want []string
-			cols := 4 // q12's
-			if o.duck != "" {
-				var err error
-				if want, cols, err = duckRows(db, o.duck); err != nil {
-					t.Fatalf("the oracle: %v", err)
-				}
-			}
+			o, want, cols := expect(t, f.db, name)
 			for _, r := range runs {
 				t.Run(fmt.Sprintf("p%d", r.p), func(t *testing.T) {
-					got := runQuery(t, bin, root, ddl, name, r.p, r.batch, cols)
+					got := runQuery(t, f.bin, f.root, f.ddl, name, r.p, r.batch, cols)
 					if o.bidderTotals {
-						checkProcTime(t, db, got)
+						checkProcTime(t, f.db, got)
 						return
 					}
 					if d := diff(got, want, 10); d != "" {
@@ -92,6 +58,62 @@ func TestNexmark(t *testing.T) {
 			}
 		})
 	}
+}
+
+// expect returns query name's oracle, its rows as DuckDB computes them
+// (none for q12's invariants) and the number of its columns; it skips a
+// query whose oracle says so.
+func expect(t *testing.T, db *sql.DB, name string) (oracle, []string, int) {
+	o := oracles[name]
+	if o.skip != "" {
+		t.Skip(o.skip)
+	}
+	var want []string
+	cols := 4 // q12's
+	if o.duck != "" {
+		var err error
+		if want, cols, err = duckRows(db, o.duck); err != nil {
+			t.Fatalf("the oracle: %v", err)
+		}
+	}
+	return o, want, cols
+}
+
+// fixture is what the runs of every query share: the strand binary, the
+// DDL of the test's events (in a file and as text), and DuckDB holding the
+// events.
+type fixture struct {
+	root, bin, dir string
+	ddl, ddlText   string
+	events         int
+	names          []string // the queries, in order
+	db             *sql.DB
+}
+
+// newFixture builds strand, dumps the events and loads them into DuckDB.
+func newFixture(t *testing.T) *fixture {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := defaultEvents
+	if s := os.Getenv("STRAND_ORACLE_EVENTS"); s != "" {
+		if events, err = strconv.Atoi(s); err != nil || events <= 0 || events%50 != 0 {
+			t.Fatalf("STRAND_ORACLE_EVENTS=%q: want a positive multiple of 50", s)
+		}
+	}
+	f := &fixture{root: root, names: queryNames(t, filepath.Join(root, "queries", "nexmark")), bin: strandBinary(t, root), dir: t.TempDir(), events: events}
+	f.ddl, f.ddlText = filepath.Join(f.dir, "ddl.sql"), eventsDDL(t, root, events)
+	if err := os.WriteFile(f.ddl, []byte(f.ddlText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dump := filepath.Join(f.dir, "dump.sql")
+	if err := os.WriteFile(dump, []byte(dumpSQL(filepath.Join(f.dir, "events"))), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	runStrand(t, f.bin, f.dir, f.ddl, dump, "--parallelism", "2")
+	f.db = loadEvents(t, filepath.Join(f.dir, "events"), events)
+	return f
 }
 
 // queryNames lists the queries in order (q0, q1, ..., q7, q7w, ..., q22):
@@ -192,43 +214,32 @@ func runStrand(t *testing.T, bin, dir string, args ...string) string {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("strand run %s: %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
 	}
-	jobs := summary.FindAllString(stderr.String(), -1)
+	checkJobs(t, args, stderr.String())
+	return stdout.String()
+}
+
+// checkJobs checks that every job of a run of strand run with args, whose
+// stderr is given, finished without late or bad rows.
+func checkJobs(t *testing.T, args []string, stderr string) {
+	t.Helper()
+	jobs := summary.FindAllString(stderr, -1)
 	if len(jobs) == 0 {
-		t.Fatalf("strand run %s: no job summary on stderr:\n%s", strings.Join(args, " "), stderr.Bytes())
+		t.Fatalf("strand run %s: no job summary on stderr:\n%s", strings.Join(args, " "), stderr)
 	}
 	for _, job := range jobs {
 		if !strings.Contains(job, " finished: ") || !strings.Contains(job, "late rows dropped 0,") || !strings.Contains(job, "bad rows skipped 0") {
 			t.Fatalf("strand run %s: %s", strings.Join(args, " "), job)
 		}
 	}
-	return stdout.String()
 }
 
 // runQuery runs query name at parallelism p with batches of batch rows
 // into the print sink (q10 into its partitioned files) and returns its
 // final rows.
 func runQuery(t *testing.T, bin, root, ddl, name string, p, batch, cols int) []string {
-	src, err := os.ReadFile(filepath.Join(root, "queries", "nexmark", name+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := t.TempDir()
-	query := string(src)
-	if name == "q13" {
-		query = strings.ReplaceAll(query, "${NEXMARK_DIR}", dir)
-		writeSideInput(t, dir)
-	}
-	if name == "q10" {
-		query = strings.NewReplacer("${NEXMARK_DIR}", dir, "${SUBMIT_TIME}", "oracle").Replace(query)
-	} else {
-		const sink = "'connector' = 'blackhole'"
-		if n := strings.Count(query, sink); n != 1 {
-			t.Fatalf("%s.sql has %s %d times, want once (its sink)", name, sink, n)
-		}
-		query = strings.Replace(query, sink, "'connector' = 'print'", 1)
-	}
 	file := filepath.Join(dir, name+".sql")
-	if err := os.WriteFile(file, []byte(query), 0o644); err != nil {
+	if err := os.WriteFile(file, []byte(queryText(t, root, dir, name, "'connector' = 'print'")), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := runStrand(t, bin, dir, ddl, file, "--parallelism", strconv.Itoa(p), "--set", "strand.batch-size="+strconv.Itoa(batch))
@@ -240,6 +251,29 @@ func runQuery(t *testing.T, bin, root, ddl, name string, p, batch, cols int) []s
 		t.Fatalf("%s at parallelism %d: %v", name, p, err)
 	}
 	return rows
+}
+
+// queryText is query name's file with its sink's blackhole connector
+// replaced by sink; q10 instead writes its partitioned files under dir
+// (dir/data/output/oracle/bid).
+func queryText(t *testing.T, root, dir, name, sink string) string {
+	src, err := os.ReadFile(filepath.Join(root, "queries", "nexmark", name+".sql"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	query := string(src)
+	if name == "q13" {
+		query = strings.ReplaceAll(query, "${NEXMARK_DIR}", dir)
+		writeSideInput(t, dir)
+	}
+	if name == "q10" {
+		return strings.NewReplacer("${NEXMARK_DIR}", dir, "${SUBMIT_TIME}", "oracle").Replace(query)
+	}
+	const blackhole = "'connector' = 'blackhole'"
+	if n := strings.Count(query, blackhole); n != 1 {
+		t.Fatalf("%s.sql has %s %d times, want once (its sink)", name, blackhole, n)
+	}
+	return strings.Replace(query, blackhole, sink, 1)
 }
 
 // partitionRows reads the rows of a partitioned CSV sink's directory, each
