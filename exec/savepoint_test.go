@@ -328,6 +328,7 @@ func TestSavepointTimeout(t *testing.T) {
 	dir := t.TempDir()
 	cp := spCheckpointing(t)
 	cp.Timeout = 100 * time.Millisecond
+	cp.Tolerable = 1000 // as in TestStaleDrainBarrier
 	sink := &stallSink{release: make(chan struct{})}
 	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 7, splits: rows}, time.Millisecond}, sink, 2, nil), Options{Checkpoint: cp})
 	if err != nil {
