@@ -109,15 +109,21 @@ func (c *column) use(a memory.Allocator) {
 	}
 }
 
-// mark counts the value just appended, valid or NULL.
+// mark counts the value being appended, valid or NULL. It is small
+// enough to be inlined: a valid value before the batch's first NULL only
+// counts.
 func (c *column) mark(ok bool) {
 	if !ok || c.valid.n > 0 {
-		if c.valid.n == 0 && c.n > 0 {
-			c.valid.pushOnes(c.alloc, c.n)
-		}
-		c.valid.push(c.alloc, ok)
+		c.markBit(ok)
 	}
 	c.n++
+}
+
+func (c *column) markBit(ok bool) {
+	if c.valid.n == 0 && c.n > 0 {
+		c.valid.pushOnes(c.alloc, c.n)
+	}
+	c.valid.push(c.alloc, ok)
 }
 
 // isValid says whether value i is not NULL.
@@ -150,22 +156,34 @@ func (c *column) null() {
 
 func (c *column) int32(v int32) {
 	c.mark(true)
-	c.i32.push(c.alloc, v)
+	if len(c.i32.v) == cap(c.i32.v) {
+		c.i32.grow(c.alloc, len(c.i32.v)+1)
+	}
+	c.i32.v = append(c.i32.v, v) // within the capacity: in place
 }
 
 func (c *column) int64(v int64) {
 	c.mark(true)
-	c.i64.push(c.alloc, v)
+	if len(c.i64.v) == cap(c.i64.v) {
+		c.i64.grow(c.alloc, len(c.i64.v)+1)
+	}
+	c.i64.v = append(c.i64.v, v) // within the capacity: in place
 }
 
 func (c *column) float32(v float32) {
 	c.mark(true)
-	c.f32.push(c.alloc, v)
+	if len(c.f32.v) == cap(c.f32.v) {
+		c.f32.grow(c.alloc, len(c.f32.v)+1)
+	}
+	c.f32.v = append(c.f32.v, v) // within the capacity: in place
 }
 
 func (c *column) float64(v float64) {
 	c.mark(true)
-	c.f64.push(c.alloc, v)
+	if len(c.f64.v) == cap(c.f64.v) {
+		c.f64.grow(c.alloc, len(c.f64.v)+1)
+	}
+	c.f64.v = append(c.f64.v, v) // within the capacity: in place
 }
 
 func (c *column) decimal(v decimal128.Num) {
@@ -180,8 +198,14 @@ func (c *column) bool(v bool) {
 
 func (c *column) str(v []byte) {
 	c.mark(true)
-	c.data.add(c.alloc, v)
-	c.offs.push(c.alloc, int32(len(c.data.v)))
+	if len(c.data.v)+len(v) > cap(c.data.v) {
+		c.data.grow(c.alloc, len(c.data.v)+len(v))
+	}
+	c.data.v = append(c.data.v, v...)
+	if len(c.offs.v) == cap(c.offs.v) {
+		c.offs.grow(c.alloc, len(c.offs.v)+1)
+	}
+	c.offs.v = append(c.offs.v, int32(len(c.data.v)))
 }
 
 // repeatLast appends a copy of the last value.

@@ -12,9 +12,8 @@ import (
 // Arrow allocator, so that a batch hands its buffers to the record it
 // makes instead of copying them. Memory comes unzeroed (exec.AllocNoZero):
 // every value is written before the record is made. Values are appended
-// only through push, add and reserve, which grow the buffer in the
-// allocator's memory; a plain append past the capacity would move them to
-// Go's heap.
+// only within the capacity that push, reserve or grow make in the
+// allocator's memory: a plain append past it would move them to Go's heap.
 type vec[T any] struct {
 	v    []T
 	hint int // the length handed over last, the next batch's likely size
@@ -28,14 +27,6 @@ func (x *vec[T]) push(a memory.Allocator, v T) {
 		x.grow(a, len(x.v)+1)
 	}
 	x.v = append(x.v, v)
-}
-
-// add appends vs (a vec of bytes: a string's).
-func (x *vec[T]) add(a memory.Allocator, vs []T) {
-	if len(x.v)+len(vs) > cap(x.v) {
-		x.grow(a, len(x.v)+len(vs))
-	}
-	x.v = append(x.v, vs...)
 }
 
 // reserve makes room for n more values, which the caller appends.
