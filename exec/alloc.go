@@ -32,6 +32,10 @@ const (
 
 func newPoolAlloc() *poolAlloc { return &poolAlloc{} }
 
+// NewPoolAlloc returns an allocator like a run's, for benchmarks and
+// tests of code that a run gives one.
+func NewPoolAlloc() memory.Allocator { return newPoolAlloc() }
+
 // class returns the size class holding n bytes.
 func class(n int) int {
 	if n <= 1<<poolMinClass {
@@ -41,6 +45,14 @@ func class(n int) int {
 }
 
 func (a *poolAlloc) Allocate(n int) []byte {
+	b := a.AllocateNoZero(n)
+	clear(b)
+	return b
+}
+
+// AllocateNoZero is Allocate without the zeroing, for a writer that
+// fills every byte it hands on (AllocNoZero).
+func (a *poolAlloc) AllocateNoZero(n int) []byte {
 	c := class(n)
 	if c >= poolClasses {
 		return memory.DefaultAllocator.Allocate(n)
@@ -49,7 +61,6 @@ func (a *poolAlloc) Allocate(n int) []byte {
 		b := (*h)[:n]
 		*h = nil
 		a.holders.Put(h)
-		clear(b)
 		return b
 	}
 	size := 1 << c
@@ -82,4 +93,14 @@ func (a *poolAlloc) Free(b []byte) {
 	}
 	*h = b[:0]
 	a.free[bits.Len(uint(c))-1].Put(h)
+}
+
+// AllocNoZero allocates n bytes from a without zeroing them when a can
+// (the run's pool can; Go's allocator always zeroes): for buffers whose
+// every byte the caller writes before anyone reads it.
+func AllocNoZero(a memory.Allocator, n int) []byte {
+	if nz, ok := a.(interface{ AllocateNoZero(int) []byte }); ok {
+		return nz.AllocateNoZero(n)
+	}
+	return a.Allocate(n)
 }

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // TestPoolAllocReuse checks what Arrow expects of an allocator: zeroed,
@@ -74,4 +76,27 @@ func TestPoolAllocConcurrent(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestAllocNoZero checks that AllocNoZero gives aligned buffers of the
+// pool's capacities, reused without being zeroed, and plain Go memory
+// from another allocator.
+func TestAllocNoZero(t *testing.T) {
+	a := newPoolAlloc()
+	dirty := false
+	for range 100 {
+		b := AllocNoZero(a, 1000)
+		if len(b) != 1000 || cap(b) != 1024 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%poolAlign != 0 {
+			t.Fatalf("AllocNoZero(1000): len %d cap %d", len(b), cap(b))
+		}
+		dirty = dirty || b[0] == 0xff
+		b[0] = 0xff
+		a.Free(b)
+	}
+	if !dirty {
+		t.Error("no buffer was reused unzeroed in 100 rounds")
+	}
+	if b := AllocNoZero(memory.DefaultAllocator, 10); len(b) != 10 {
+		t.Fatalf("Go's allocator: len %d", len(b))
+	}
 }

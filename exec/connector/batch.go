@@ -3,17 +3,16 @@ package connector
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/types"
 )
 
-// batch accumulates rows in plain Go slices and turns them into an Arrow
-// record at the end. Decoders fill a row column by column and may fail
-// halfway; Arrow builders cannot drop a partly appended row, plain slices
-// can (truncate), and they are reused from batch to batch.
+// batch accumulates rows in Arrow buffers of its allocator (vec.go) and
+// hands them to the record it makes: no builder, no copy. Decoders fill a
+// row column by column and may fail halfway; a column can drop a partly
+// appended row (truncate), which Arrow builders cannot.
 type batch struct {
 	schema *arrow.Schema
 	cols   []column
@@ -38,22 +37,26 @@ const (
 	sNest // ROW, ARRAY, MAP: kids hold the fields or elements (batch_nested.go)
 )
 
-// column holds one column's values; only the slice of its storage is used.
-// Every row appends exactly one entry to valid and one to the values, a
-// zero value for NULL, so that truncate is a reslice.
+// column holds one column's values; only the vec of its storage is used.
+// Every row appends exactly one value, a zero value for NULL, so that
+// truncate is a reslice.
 type column struct {
 	t     types.Type
 	dt    arrow.DataType
 	st    storage
-	valid []bool
-	i32   []int32
-	i64   []int64
-	f32   []float32
-	f64   []float64
-	dec   []decimal128.Num
-	bools []bool
-	offs  []int32 // string offsets; offs[i] is where row i starts
-	data  []byte
+	alloc memory.Allocator
+	n     int // values appended
+	// valid is the validity bitmap: empty (all valid) until the batch's
+	// first NULL, then one bit per value.
+	valid bitVec
+	i32   vec[int32]
+	i64   vec[int64]
+	f32   vec[float32]
+	f64   vec[float64]
+	dec   vec[decimal128.Num]
+	bools bitVec
+	offs  vec[int32] // string offsets; offs[i] is where value i starts
+	data  vec[byte]
 	day   dayCache // a timestamp column's last date
 	// kids are a ROW's fields (one entry per row each), an ARRAY's
 	// elements or a MAP's keys and values (offs[i] is row i's first).
@@ -64,7 +67,7 @@ func newBatch(s types.Schema) *batch {
 	b := &batch{schema: s.Arrow(), cols: make([]column, len(s))}
 	for i, f := range s {
 		c := &b.cols[i]
-		c.t, c.dt = f.Type, f.Type.Arrow()
+		c.t, c.dt, c.alloc = f.Type, f.Type.Arrow(), memory.DefaultAllocator
 		switch f.Type.Kind {
 		case types.Int, types.Date, types.IntervalYearMonth:
 			c.st = sInt32
@@ -82,68 +85,127 @@ func newBatch(s types.Schema) *batch {
 			c.nest()
 		default:
 			c.st = sString
-			c.offs = append(c.offs, 0)
+			c.offs.push(c.alloc, 0)
 		}
 	}
 	return b
 }
 
+// use makes the batch take its buffers from a (nil: Go's allocator) from
+// its next record on.
+func (b *batch) use(a memory.Allocator) {
+	if a == nil {
+		a = memory.DefaultAllocator
+	}
+	for i := range b.cols {
+		b.cols[i].use(a)
+	}
+}
+
+func (c *column) use(a memory.Allocator) {
+	c.alloc = a
+	for k := range c.kids {
+		c.kids[k].use(a)
+	}
+}
+
+// mark counts the value being appended, valid or NULL. It is small
+// enough to be inlined: a valid value before the batch's first NULL only
+// counts.
+func (c *column) mark(ok bool) {
+	if !ok || c.valid.n > 0 {
+		c.markBit(ok)
+	}
+	c.n++
+}
+
+func (c *column) markBit(ok bool) {
+	if c.valid.n == 0 && c.n > 0 {
+		c.valid.pushOnes(c.alloc, c.n)
+	}
+	c.valid.push(c.alloc, ok)
+}
+
+// isValid says whether value i is not NULL.
+func (c *column) isValid(i int) bool { return c.valid.n == 0 || c.valid.get(i) }
+
+// nulls counts the NULL values.
+func (c *column) nulls() int { return c.valid.n - c.valid.ones }
+
 func (c *column) null() {
-	c.valid = append(c.valid, false)
+	c.mark(false)
 	switch c.st {
 	case sInt32:
-		c.i32 = append(c.i32, 0)
+		c.i32.push(c.alloc, 0)
 	case sInt64:
-		c.i64 = append(c.i64, 0)
+		c.i64.push(c.alloc, 0)
 	case sFloat32:
-		c.f32 = append(c.f32, 0)
+		c.f32.push(c.alloc, 0)
 	case sFloat64:
-		c.f64 = append(c.f64, 0)
+		c.f64.push(c.alloc, 0)
 	case sDecimal:
-		c.dec = append(c.dec, decimal128.Num{})
+		c.dec.push(c.alloc, decimal128.Num{})
 	case sBool:
-		c.bools = append(c.bools, false)
+		c.bools.push(c.alloc, false)
 	case sString:
-		c.offs = append(c.offs, int32(len(c.data)))
+		c.offs.push(c.alloc, int32(len(c.data.v)))
 	case sNest:
 		c.nullNested()
 	}
 }
 
 func (c *column) int32(v int32) {
-	c.valid = append(c.valid, true)
-	c.i32 = append(c.i32, v)
+	c.mark(true)
+	if len(c.i32.v) == cap(c.i32.v) {
+		c.i32.grow(c.alloc, len(c.i32.v)+1)
+	}
+	c.i32.v = append(c.i32.v, v) // within the capacity: in place
 }
 
 func (c *column) int64(v int64) {
-	c.valid = append(c.valid, true)
-	c.i64 = append(c.i64, v)
+	c.mark(true)
+	if len(c.i64.v) == cap(c.i64.v) {
+		c.i64.grow(c.alloc, len(c.i64.v)+1)
+	}
+	c.i64.v = append(c.i64.v, v) // within the capacity: in place
 }
 
 func (c *column) float32(v float32) {
-	c.valid = append(c.valid, true)
-	c.f32 = append(c.f32, v)
+	c.mark(true)
+	if len(c.f32.v) == cap(c.f32.v) {
+		c.f32.grow(c.alloc, len(c.f32.v)+1)
+	}
+	c.f32.v = append(c.f32.v, v) // within the capacity: in place
 }
 
 func (c *column) float64(v float64) {
-	c.valid = append(c.valid, true)
-	c.f64 = append(c.f64, v)
+	c.mark(true)
+	if len(c.f64.v) == cap(c.f64.v) {
+		c.f64.grow(c.alloc, len(c.f64.v)+1)
+	}
+	c.f64.v = append(c.f64.v, v) // within the capacity: in place
 }
 
 func (c *column) decimal(v decimal128.Num) {
-	c.valid = append(c.valid, true)
-	c.dec = append(c.dec, v)
+	c.mark(true)
+	c.dec.push(c.alloc, v)
 }
 
 func (c *column) bool(v bool) {
-	c.valid = append(c.valid, true)
-	c.bools = append(c.bools, v)
+	c.mark(true)
+	c.bools.push(c.alloc, v)
 }
 
 func (c *column) str(v []byte) {
-	c.valid = append(c.valid, true)
-	c.data = append(c.data, v...)
-	c.offs = append(c.offs, int32(len(c.data)))
+	c.mark(true)
+	if len(c.data.v)+len(v) > cap(c.data.v) {
+		c.data.grow(c.alloc, len(c.data.v)+len(v))
+	}
+	c.data.v = append(c.data.v, v...)
+	if len(c.offs.v) == cap(c.offs.v) {
+		c.offs.grow(c.alloc, len(c.offs.v)+1)
+	}
+	c.offs.v = append(c.offs.v, int32(len(c.data.v)))
 }
 
 // repeatLast appends a copy of the last value.
@@ -151,48 +213,54 @@ func (c *column) repeatLast() { c.copyLast(c) }
 
 // copyLast appends the last value of from, a column of the same type.
 func (c *column) copyLast(from *column) {
-	i := len(from.valid) - 1
-	if !from.valid[i] {
+	i := from.n - 1
+	if !from.isValid(i) {
 		c.null()
 		return
 	}
+	c.copyValue(from, i)
+}
+
+// copyValue appends value i of from, which is not NULL.
+func (c *column) copyValue(from *column, i int) {
 	switch c.st {
 	case sInt32:
-		c.int32(from.i32[i])
+		c.int32(from.i32.v[i])
 	case sInt64:
-		c.int64(from.i64[i])
+		c.int64(from.i64.v[i])
 	case sFloat32:
-		c.float32(from.f32[i])
+		c.float32(from.f32.v[i])
 	case sFloat64:
-		c.float64(from.f64[i])
+		c.float64(from.f64.v[i])
 	case sDecimal:
-		c.decimal(from.dec[i])
+		c.decimal(from.dec.v[i])
 	case sBool:
-		c.bool(from.bools[i])
+		c.bool(from.bools.get(i))
 	case sString:
-		c.str(from.data[from.offs[i]:from.offs[i+1]])
+		c.str(from.data.v[from.offs.v[i]:from.offs.v[i+1]])
 	}
 }
 
-// truncate drops the values appended after the first n rows.
+// truncate drops the values appended after the first n.
 func (c *column) truncate(n int) {
-	c.valid = c.valid[:n]
+	c.n = n
+	c.valid.truncate(n)
 	switch c.st {
 	case sInt32:
-		c.i32 = c.i32[:n]
+		c.i32.v = c.i32.v[:n]
 	case sInt64:
-		c.i64 = c.i64[:n]
+		c.i64.v = c.i64.v[:n]
 	case sFloat32:
-		c.f32 = c.f32[:n]
+		c.f32.v = c.f32.v[:n]
 	case sFloat64:
-		c.f64 = c.f64[:n]
+		c.f64.v = c.f64.v[:n]
 	case sDecimal:
-		c.dec = c.dec[:n]
+		c.dec.v = c.dec.v[:n]
 	case sBool:
-		c.bools = c.bools[:n]
+		c.bools.truncate(n)
 	case sString:
-		c.offs = c.offs[:n+1]
-		c.data = c.data[:c.offs[n]]
+		c.offs.v = c.offs.v[:n+1]
+		c.data.v = c.data.v[:c.offs.v[n]]
 	case sNest:
 		c.truncateNested(n)
 	}
@@ -235,17 +303,13 @@ func (b *batch) drop(n int) {
 }
 
 // flush returns the complete rows as a record, carrying their kinds, and
-// empties the batch.
-func (b *batch) flush(alloc memory.Allocator) arrow.RecordBatch {
-	if alloc == nil {
-		alloc = memory.DefaultAllocator
-	}
+// empties the batch: the record takes the columns' buffers.
+func (b *batch) flush() arrow.RecordBatch {
 	arrs := make([]arrow.Array, len(b.cols))
 	for i := range b.cols {
 		c := &b.cols[i]
 		c.truncate(b.n)
-		arrs[i] = c.build(alloc, b.n)
-		c.truncate(0)
+		arrs[i] = c.build()
 	}
 	var rec arrow.RecordBatch = array.NewRecordBatch(b.schema, arrs, int64(b.n))
 	for _, a := range arrs {
@@ -259,35 +323,35 @@ func (b *batch) flush(alloc memory.Allocator) arrow.RecordBatch {
 	return rec
 }
 
-func (c *column) build(alloc memory.Allocator, n int) arrow.Array {
-	nulls := 0
-	for _, v := range c.valid {
-		if !v {
-			nulls++
-		}
-	}
+// build hands the column's values over as an array and empties it.
+func (c *column) build() arrow.Array {
+	n, nulls := c.n, c.nulls()
 	var bitmap *memory.Buffer
 	if nulls > 0 {
-		bitmap = packBits(alloc, c.valid)
+		bitmap = c.valid.buffer(c.alloc)
+	} else {
+		c.valid.free(c.alloc) // NULLs rolled back, or none
 	}
+	c.n = 0
 	var bufs []*memory.Buffer
 	switch c.st {
 	case sInt32:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.i32))}
+		bufs = []*memory.Buffer{bitmap, c.i32.buffer(c.alloc)}
 	case sInt64:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.i64))}
+		bufs = []*memory.Buffer{bitmap, c.i64.buffer(c.alloc)}
 	case sFloat32:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.f32))}
+		bufs = []*memory.Buffer{bitmap, c.f32.buffer(c.alloc)}
 	case sFloat64:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.f64))}
+		bufs = []*memory.Buffer{bitmap, c.f64.buffer(c.alloc)}
 	case sDecimal:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.dec))}
+		bufs = []*memory.Buffer{bitmap, c.dec.buffer(c.alloc)}
 	case sBool:
-		bufs = []*memory.Buffer{bitmap, packBits(alloc, c.bools)}
+		bufs = []*memory.Buffer{bitmap, c.bools.buffer(c.alloc)}
 	case sString:
-		bufs = []*memory.Buffer{bitmap, copyBuf(alloc, arrow.GetBytes(c.offs)), copyBuf(alloc, c.data)}
+		bufs = []*memory.Buffer{bitmap, c.offs.buffer(c.alloc), c.data.buffer(c.alloc)}
+		c.offs.push(c.alloc, 0)
 	case sNest:
-		return c.buildNested(alloc, n, bitmap, nulls)
+		return c.buildNested(n, bitmap, nulls)
 	}
 	data := array.NewData(c.dt, n, bufs, nil, nulls, 0)
 	for _, buf := range bufs {
@@ -300,56 +364,21 @@ func (c *column) build(alloc memory.Allocator, n int) arrow.Array {
 	return a
 }
 
-func copyBuf(alloc memory.Allocator, b []byte) *memory.Buffer {
-	buf := memory.NewResizableBuffer(alloc)
-	buf.Resize(len(b))
-	copy(buf.Bytes(), b)
-	return buf
-}
-
-func packBits(alloc memory.Allocator, bits []bool) *memory.Buffer {
-	buf := memory.NewResizableBuffer(alloc)
-	buf.Resize(int(bitutil.BytesForBits(int64(len(bits)))))
-	bs := buf.Bytes()
-	clear(bs)
-	for i, v := range bits {
-		if v {
-			bitutil.SetBit(bs, i)
-		}
-	}
-	return buf
-}
-
 // repeat returns an array of n copies of the column's first value.
 func (c *column) repeat(alloc memory.Allocator, n int) arrow.Array {
 	if alloc == nil {
 		alloc = memory.DefaultAllocator
 	}
-	r := column{t: c.t, dt: c.dt, st: c.st}
+	r := column{t: c.t, dt: c.dt, st: c.st, alloc: alloc}
 	if c.st == sString {
-		r.offs = append(r.offs, 0)
+		r.offs.push(alloc, 0)
 	}
 	for range n {
-		if !c.valid[0] {
+		if !c.isValid(0) {
 			r.null()
 			continue
 		}
-		switch c.st {
-		case sInt32:
-			r.int32(c.i32[0])
-		case sInt64:
-			r.int64(c.i64[0])
-		case sFloat32:
-			r.float32(c.f32[0])
-		case sFloat64:
-			r.float64(c.f64[0])
-		case sDecimal:
-			r.decimal(c.dec[0])
-		case sBool:
-			r.bool(c.bools[0])
-		case sString:
-			r.str(c.data[c.offs[0]:c.offs[1]])
-		}
+		r.copyValue(c, 0)
 	}
-	return r.build(alloc, n)
+	return r.build()
 }

@@ -23,13 +23,16 @@ func (c *column) nest() {
 		}
 	case types.Array:
 		kt = []types.Type{c.t.Elem()}
-		c.offs = append(c.offs, 0)
+		c.offs.push(c.alloc, 0)
 	default:
 		kt = []types.Type{c.t.Key(), c.t.Elem()}
-		c.offs = append(c.offs, 0)
+		c.offs.push(c.alloc, 0)
 	}
 	b := newBatch(kt2schema(kt))
 	c.kids = b.cols
+	for k := range c.kids {
+		c.kids[k].use(c.alloc)
+	}
 }
 
 func kt2schema(ts []types.Type) types.Schema {
@@ -47,15 +50,15 @@ func (c *column) nullNested() {
 		}
 		return
 	}
-	c.offs = append(c.offs, c.offs[len(c.offs)-1])
+	c.offs.push(c.alloc, c.offs.v[len(c.offs.v)-1])
 }
 
 // filled marks the row just filled (its fields or elements appended) as
 // not NULL.
 func (c *column) filled() {
-	c.valid = append(c.valid, true)
+	c.mark(true)
 	if c.t.Kind != types.Row {
-		c.offs = append(c.offs, int32(len(c.kids[0].valid)))
+		c.offs.push(c.alloc, int32(c.kids[0].n))
 	}
 }
 
@@ -66,29 +69,31 @@ func (c *column) truncateNested(n int) {
 		}
 		return
 	}
-	c.offs = c.offs[:n+1]
+	c.offs.v = c.offs.v[:n+1]
 	for k := range c.kids {
-		c.kids[k].truncate(int(c.offs[n]))
+		c.kids[k].truncate(int(c.offs.v[n]))
 	}
 }
 
-func (c *column) buildNested(alloc memory.Allocator, n int, bitmap *memory.Buffer, nulls int) arrow.Array {
+func (c *column) buildNested(n int, bitmap *memory.Buffer, nulls int) arrow.Array {
 	if bitmap != nil {
 		defer bitmap.Release()
 	}
 	kidLen := n
 	if c.t.Kind != types.Row {
-		kidLen = int(c.offs[n])
+		kidLen = int(c.offs.v[n])
 	}
 	kids := make([]arrow.ArrayData, len(c.kids))
 	for k := range c.kids {
-		a := c.kids[k].build(alloc, kidLen)
+		c.kids[k].truncate(kidLen)
+		a := c.kids[k].build()
 		kids[k] = a.Data()
 		defer a.Release()
 	}
 	bufs := []*memory.Buffer{bitmap}
 	if c.t.Kind != types.Row {
-		ob := copyBuf(alloc, arrow.GetBytes(c.offs[:n+1]))
+		ob := c.offs.buffer(c.alloc)
+		c.offs.push(c.alloc, 0)
 		defer ob.Release()
 		bufs = append(bufs, ob)
 	}

@@ -440,21 +440,24 @@ func (f *genField) gen(c *column, k0, stride int64, n int) {
 				c.decimal(decimal128.FromI64(between(r, f.lo, f.hi)))
 			}
 		case sString:
+			// The bytes go straight into the column's buffer, reserved
+			// first so that the appends stay in it.
+			c.mark(true)
 			if f.seq {
-				c.valid = append(c.valid, true)
-				c.data = strconv.AppendInt(c.data, f.start+k, 10)
-				c.offs = append(c.offs, int32(len(c.data)))
+				c.data.reserve(c.alloc, 20)
+				c.data.v = strconv.AppendInt(c.data.v, f.start+k, 10)
+				c.offs.push(c.alloc, int32(len(c.data.v)))
 				continue
 			}
-			c.valid = append(c.valid, true)
+			c.data.reserve(c.alloc, f.length)
 			for i := 0; i < f.length; i += 13 {
 				w := mix(r + uint64(i))
 				for m := i; m < min(i+13, f.length); m++ {
-					c.data = append(c.data, byte('a'+w%26))
+					c.data.v = append(c.data.v, byte('a'+w%26))
 					w /= 26
 				}
 			}
-			c.offs = append(c.offs, int32(len(c.data)))
+			c.offs.push(c.alloc, int32(len(c.data.v)))
 		}
 	}
 }
@@ -493,13 +496,15 @@ func (s *genSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions)
 	if ro.BatchSize <= 0 {
 		ro.BatchSize = 1024
 	}
+	b := newBatch(s.schema)
+	b.use(ro.Alloc)
 	rowBytes := 1
 	for _, f := range s.cfg.fields {
 		rowBytes += f.length + 20
 	}
 	return &genReader{
 		src:     s,
-		b:       newBatch(s.schema),
+		b:       b,
 		ro:      ro,
 		stride:  stride,
 		next:    next,
@@ -544,7 +549,7 @@ func (r *genReader) Next() (arrow.RecordBatch, error) {
 	r.next += n * r.stride
 	r.rows += n
 	r.opened += n
-	return r.b.flush(r.ro.Alloc), nil
+	return r.b.flush(), nil
 }
 
 // due returns how many rows the schedule allows now, up to want, after

@@ -338,6 +338,7 @@ func (s *fileSource) reader(path string, c io.Closer, br *bufio.Reader, off exec
 	if r.quiet == 0 {
 		r.quiet = quiet
 	}
+	r.b.use(ro.Alloc)
 	switch s.cfg.format {
 	case "csv":
 		r.dec = newCSVDecoder(s.file, s.slot, s.cfg.csv)

@@ -135,7 +135,7 @@ func FuzzJSON(f *testing.F) {
 				t.Fatalf("%q: our error %v, encoding/json says valid object %v", line, err, isObject)
 			}
 		}
-		b.flush(nil).Release()
+		b.flush().Release()
 	})
 }
 
@@ -166,7 +166,7 @@ func FuzzDebezium(f *testing.F) {
 		if b.n > 2 {
 			t.Fatalf("%q: %d rows", msg, b.n)
 		}
-		rec := b.flush(nil)
+		rec := b.flush()
 		defer rec.Release()
 		checkSchema(t, fuzzSchema, rec)
 		enc := newDebeziumEncoder(fuzzSchema.Names(), debeziumFormat{})
@@ -181,7 +181,7 @@ func FuzzDebezium(f *testing.F) {
 				t.Fatalf("re-reading %q: %v", out, err)
 			}
 		}
-		rec2 := again.flush(nil)
+		rec2 := again.flush()
 		defer rec2.Release()
 		want := rowsOf(rec)
 		for i, r := range want {
@@ -214,7 +214,7 @@ func fuzzNested(t *testing.T, data []byte) {
 			t.Fatalf("%q: error %v, rows %d -> %d", line, err, n, b.n)
 		}
 	}
-	rec := b.flush(nil)
+	rec := b.flush()
 	defer rec.Release()
 	enc := newJSONEncoder(fuzzNestedSchema.Names())
 	again := newBatch(fuzzNestedSchema)
@@ -227,7 +227,7 @@ func fuzzNested(t *testing.T, data []byte) {
 			t.Fatalf("row %s, written as %s, does not read back: %v", FormatRow(nil, rec, i), line, err)
 		}
 	}
-	rec2 := again.flush(nil)
+	rec2 := again.flush()
 	defer rec2.Release()
 	for i := 0; i < int(rec.NumRows()); i++ {
 		if a, b := FormatRow(nil, rec, i), FormatRow(nil, rec2, i); !bytes.Equal(a, b) {

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -36,8 +37,9 @@ type jsonDecoder struct {
 }
 
 type seenField struct {
-	name string
-	col  int
+	name  string
+	col   int
+	plain bool // the name was written without escapes (sameName)
 }
 
 // maxSeen bounds seen, for lines with very many fields.
@@ -110,15 +112,21 @@ func (d *jsonDecoder) scan(line []byte) error {
 			if i >= len(line) || line[i] != '"' {
 				return jsonSyntax("expected a field name")
 			}
-			kstart := i + 1
-			end, esc, msg := scanString(line, i)
-			if msg != "" {
-				return jsonSyntax(msg)
-			}
-			key := line[kstart : end-1]
-			if esc {
-				key = unescapeJSON(d.scratch[:0], key)
-				d.scratch = key
+			col, end := d.sameName(line, i, field)
+			if end < 0 {
+				kstart := i + 1
+				var esc bool
+				var msg string
+				end, esc, msg = scanString(line, i)
+				if msg != "" {
+					return jsonSyntax(msg)
+				}
+				key := line[kstart : end-1]
+				if esc {
+					key = unescapeJSON(d.scratch[:0], key)
+					d.scratch = key
+				}
+				col = d.field(key, !esc, field)
 			}
 			i = ws(line, end)
 			if i >= len(line) || line[i] != ':' {
@@ -129,7 +137,7 @@ func (d *jsonDecoder) scan(line []byte) error {
 			if msg != "" {
 				return jsonSyntax(msg)
 			}
-			if col := d.field(key, field); col >= 0 {
+			if col >= 0 {
 				d.vals[col] = v // a repeated field: the last one wins, as in Jackson
 			}
 			i = ws(line, end)
@@ -150,8 +158,27 @@ func (d *jsonDecoder) scan(line []byte) error {
 	return nil
 }
 
-// field finds the column of the field-th field of a line, named key.
-func (d *jsonDecoder) field(key []byte, field int) int {
+// sameName tests whether the field name starting with the quote at
+// line[i] is, without escapes, the name last seen at the field-th place,
+// by comparing the bytes: such a name holds no quote, backslash or
+// control character, so the same bytes and a closing quote are the whole
+// string token, and it needs no scan. It returns the column and the index
+// after the closing quote, or end -1 when the name is not that one.
+func (d *jsonDecoder) sameName(line []byte, i, field int) (col, end int) {
+	if field >= len(d.seen) || !d.seen[field].plain {
+		return -1, -1
+	}
+	sf := &d.seen[field]
+	e := i + 1 + len(sf.name)
+	if e >= len(line) || line[e] != '"' || string(line[i+1:e]) != sf.name {
+		return -1, -1
+	}
+	return sf.col, e + 1
+}
+
+// field finds the column of the field-th field of a line, named key;
+// plain says that the name was written without escapes.
+func (d *jsonDecoder) field(key []byte, plain bool, field int) int {
 	if field < len(d.seen) && d.seen[field].name == string(key) {
 		return d.seen[field].col
 	}
@@ -160,7 +187,7 @@ func (d *jsonDecoder) field(key []byte, field int) int {
 		for len(d.seen) <= field {
 			d.seen = append(d.seen, seenField{col: -1})
 		}
-		d.seen[field] = seenField{name: string(key), col: col}
+		d.seen[field] = seenField{name: string(key), col: col, plain: plain}
 	}
 	return col
 }
@@ -244,7 +271,7 @@ func (d *jsonDecoder) appendVal(line []byte, v jsonVal, c *column) string {
 // notNull refuses the NULL just appended to a NOT NULL column: downstream
 // kernels may rely on such a column having no nulls.
 func notNull(c *column) string {
-	if c.t.NotNull && !c.valid[len(c.valid)-1] {
+	if c.t.NotNull && !c.isValid(c.n-1) {
 		return "NULL value in a NOT NULL column"
 	}
 	return ""
@@ -353,8 +380,13 @@ func member(s []byte, i int) (int, string) {
 	return i + 1, ""
 }
 
+// ws skips whitespace from s[i]. Most calls find none, so a byte above
+// ' ' returns at once.
 func ws(s []byte, i int) int {
-	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n') {
+	for i < len(s) {
+		if c := s[i]; c > ' ' || c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			break
+		}
 		i++
 	}
 	return i
@@ -407,9 +439,11 @@ func plainEnd(s []byte, j int) int {
 		w := binary.LittleEndian.Uint64(s[j:])
 		q := w ^ (ones * '"')
 		b := w ^ (ones * '\\')
-		m := (q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w
-		if m&highs != 0 {
-			break
+		m := ((q-ones)&^q | (b-ones)&^b | (w-ones*0x20)&^w) & highs
+		if m != 0 {
+			// A borrow only flags bytes above a byte that matches, so
+			// the lowest flag is the first byte to look at.
+			return j + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; j < len(s); j++ {
@@ -422,12 +456,14 @@ func plainEnd(s []byte, j int) int {
 
 // scanScalar scans a number or a literal at s[i].
 func scanScalar(s []byte, i int) (int, byte, string) {
-	for _, lit := range [...]string{"true", "false", "null"} {
-		if s[i] == lit[0] {
-			if len(s)-i >= len(lit) && string(s[i:i+len(lit)]) == lit {
-				return i + len(lit), lit[0], ""
+	if c := s[i]; c > '9' {
+		for _, lit := range [...]string{"true", "false", "null"} {
+			if c == lit[0] {
+				if len(s)-i >= len(lit) && string(s[i:i+len(lit)]) == lit {
+					return i + len(lit), lit[0], ""
+				}
+				return i, 0, "invalid literal"
 			}
-			return i, 0, "invalid literal"
 		}
 	}
 	j := i

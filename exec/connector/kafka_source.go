@@ -391,6 +391,11 @@ func (s *kafkaSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOption
 		r.kdec = s.cfg.key.decoder(s.keySchema)
 	}
 	r.mb = newBatch(cols(s.schema, s.metaCols))
+	for _, b := range []*batch{r.vb, r.kb, r.tk, r.mb} {
+		if b != nil {
+			b.use(ro.Alloc)
+		}
+	}
 	if pr.stop >= 0 && r.next >= pr.stop {
 		r.eof = true
 		return r, nil
@@ -792,7 +797,7 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 		if b == nil {
 			return
 		}
-		rec := b.flush(r.ro.Alloc)
+		rec := b.flush()
 		for i, j := range idx {
 			arrs[j] = rec.Column(i)
 			arrs[j].Retain()

@@ -115,7 +115,7 @@ func (s *fileSource) partitionValues(path string) (map[string]string, error) {
 // flush returns the rows read as a record of the table's schema: the
 // file's columns as decoded, the others repeating the split's values.
 func (r *fileReader) flush() arrow.RecordBatch {
-	rec := r.b.flush(r.ro.Alloc)
+	rec := r.b.flush()
 	if r.split == nil {
 		return rec
 	}
