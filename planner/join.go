@@ -69,6 +69,8 @@ type Join struct {
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
 	UIDHint string
+	// TTLHint is each side's STATE_TTL hint, if any.
+	TTLHint [2]ttlHint
 }
 
 func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -25,10 +26,13 @@ type DedupSpec struct {
 	// processing time: the order in which rows arrive.
 	TimeCol  int
 	KeepLast bool
+	// TTL is the state's time-to-live and clock; not part of the
+	// fingerprint, so a restore may change it.
+	TTL exec.StateTTL
 }
 
 // dedupFormat versions the state layout below.
-const dedupFormat = "dedup/1"
+const dedupFormat = "dedup/2"
 
 // Fingerprint identifies the layout and meaning of a deduplication's
 // state: the kept rows' columns, the partitioning, and which row is kept
@@ -48,7 +52,7 @@ func (s *DedupSpec) Fingerprint() string {
 func (s *DedupSpec) appendOnly() bool { return !s.KeepLast && s.TimeCol < 0 }
 
 // keptName names a deduplication's state: an entry per partition, key the
-// partition key. Its value is empty for an append-only deduplication (the
+// partition key. Its value, after its TTL stamp (state.TTL), is empty for an append-only deduplication (the
 // partition has had its row), else the kept row's time (8 bytes,
 // big-endian; 0 by processing time) and its topnKey.
 const keptName = "kept"
@@ -62,6 +66,8 @@ type Dedup struct {
 	out   *changes
 	buf   []byte
 	val   []byte
+	clock exec.TTLClock
+	sweep state.Sweeper
 }
 
 // NewDedup checks spec and returns the operator; it is an OpSpec's
@@ -80,7 +86,25 @@ func NewDedup(spec DedupSpec) (*Dedup, error) {
 // Open implements exec.Opener.
 func (d *Dedup) Open(ctx *exec.TaskContext) error {
 	d.out = newChanges(ctx.Alloc, d.key, d.spec.In, d.spec.In, ctx.BatchSize)
-	return d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName)
+	d.clock.StateTTL = d.spec.TTL
+	d.clock.Open(ctx)
+	if err := d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName); err != nil {
+		return err
+	}
+	d.sweep = state.Sweeper{UID: d.spec.UID, Lo: d.state.lo, Hi: d.state.hi, Names: []string{keptName}}
+	return nil
+}
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the watermark sweeps a key group of expired partitions.
+func (d *Dedup) OnWatermark(wm int64, _ exec.Emitter) error {
+	if !d.clock.Watermark(wm) {
+		return nil
+	}
+	if _, err := d.sweep.Sweep(d.spec.TTL.TTL, d.state.writes, wm); err != nil {
+		return err
+	}
+	return d.state.writes.Commit()
 }
 
 // Process implements exec.Operator: each row, in order, either replaces
@@ -99,20 +123,39 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	}
 	w := d.state.writes
 	uid := d.spec.UID
+	ttl := d.spec.TTL.TTL
+	if err := d.clock.Bind(b); err != nil {
+		return err
+	}
+	if ttl.On() && d.spec.TTL.TimeCol < 0 {
+		if _, err := d.sweep.Sweep(ttl, w, d.clock.SweepTime()); err != nil {
+			return err
+		}
+	}
 	for r := range int(b.NumRows()) {
 		var p int
 		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
 		part := d.buf[:p]
 		kg := d.state.group(part)
+		now := d.clock.At(r)
 		old, ok, err := w.Get(uid, kg, keptName, part)
 		if err != nil {
 			return err
 		}
+		at := now
+		if ok {
+			var live bool
+			if old, at, live, err = ttl.Read(old, now); err != nil {
+				return err
+			}
+			ok = live // an expired partition starts again
+		}
+		d.val = ttl.Stamp(d.val[:0], max(at, now))
 		if d.spec.appendOnly() {
 			if ok {
 				continue
 			}
-			w.Set(uid, kg, keptName, part, nil)
+			w.Set(uid, kg, keptName, part, d.val)
 			if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
 				return err
 			}
@@ -141,7 +184,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		} else if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
 			return err
 		}
-		d.val = binary.BigEndian.AppendUint64(d.val[:0], uint64(ts))
+		d.val = binary.BigEndian.AppendUint64(d.val, uint64(ts))
 		w.Set(uid, kg, keptName, part, append(d.val, d.buf...))
 		if err := d.state.commitSome(); err != nil {
 			return err

@@ -271,7 +271,7 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	if err != nil {
 		return nil, s.at(st, err)
 	}
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb})
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb, StateTTL: s.stateTTL()})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -344,7 +344,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			lock.Release()
 		}
 	}()
-	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, StateTTL: s.stateTTL()}
 	if env.MiniBatch, err = s.miniBatch(); err != nil {
 		return nil, s.at(st, err)
 	}

@@ -102,3 +102,15 @@ func TestSweeper(t *testing.T) {
 		t.Fatalf("sweep without a TTL: %d %v", n, err)
 	}
 }
+
+// TestTTLReadPair checks that a pair lives only while each row is live
+// at the other's time, whichever came first.
+func TestTTLReadPair(t *testing.T) {
+	on := TTL{Millis: 10}
+	v := on.Stamp(nil, 100)
+	for now, want := range map[int64]bool{89: false, 90: false, 91: true, 100: true, 109: true, 110: false} {
+		if _, _, live, err := on.ReadPair(v, now); err != nil || live != want {
+			t.Errorf("ReadPair at %d: live %t %v, want %t", now, live, err, want)
+		}
+	}
+}
