@@ -171,7 +171,7 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 	j.arena, j.jkeys, j.rkeys, j.enc = j.arena[:0], j.jkeys[:0], j.rkeys[:0], j.enc[:0]
 	j.cand, j.first = j.cand[:0], j.first[:0]
 	other := 1 - side
-	ttl := j.clock[other].TTL
+	ttl, own := j.clock[other].TTL, j.clock[side].TTL
 	for r := range n {
 		now := j.clock[side].At(r)
 		j.first = append(j.first, len(j.cand))
@@ -189,7 +189,7 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		jk := j.at(k)
 		kg := j.kg(jk)
 		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
-			rest, _, live, err := ttl.ReadPair(value, now)
+			rest, _, live, err := ttl.ReadPair(value, now, own)
 			if err != nil || !live {
 				return err
 			}

@@ -262,6 +262,7 @@ func (s *Session) parallelism() int {
 func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.Catalog.StateTTL = s.stateTTL()
 	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err
@@ -319,6 +320,7 @@ func (s *Session) started(ctx context.Context, st parser.Statement) (wait func()
 // start plans, compiles and starts st's job, with s.mu held, and returns
 // the function that runs it to its end.
 func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() error, err error) {
+	s.Catalog.StateTTL = s.stateTTL()
 	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err

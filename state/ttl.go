@@ -65,17 +65,21 @@ func (t TTL) Read(v []byte, now int64) (rest []byte, at int64, live bool, err er
 	return rest, at, !t.On() || !stamped || !t.expired(at, now), nil
 }
 
-// ReadPair is Read for an entry that a row of the other input of a join
-// at time now pairs with: live only if neither has expired at the other's
-// time, |at - now| < Millis, so that whether two rows of independent
-// inputs pair does not depend on which came first.
-func (t TTL) ReadPair(v []byte, now int64) (rest []byte, at int64, live bool, err error) {
+// ReadPair is Read for an entry that a row of the other input of a join,
+// at time now and with the TTL own, pairs with: the pair lives while the
+// earlier of the two rows does at the later one's time, by the earlier
+// row's TTL, so that whether two rows of independent inputs pair does not
+// depend on which came first.
+func (t TTL) ReadPair(v []byte, now int64, own TTL) (rest []byte, at int64, live bool, err error) {
 	rest, at, live, err = t.Read(v, now)
-	if live && t.On() && t.expired(now, at) {
+	if live && at > now && own.On() && own.expired(now, at) {
 		live = false
 	}
 	return rest, at, live, err
 }
+
+// Live reports whether an entry last written at at is live at now.
+func (t TTL) Live(at, now int64) bool { return !t.On() || !t.expired(at, now) }
 
 // expired reports whether an entry stamped at at has expired at now.
 func (t TTL) expired(at, now int64) bool { return at <= now-t.Millis }

@@ -109,8 +109,16 @@ func TestTTLReadPair(t *testing.T) {
 	on := TTL{Millis: 10}
 	v := on.Stamp(nil, 100)
 	for now, want := range map[int64]bool{89: false, 90: false, 91: true, 100: true, 109: true, 110: false} {
-		if _, _, live, err := on.ReadPair(v, now); err != nil || live != want {
+		if _, _, live, err := on.ReadPair(v, now, on); err != nil || live != want {
 			t.Errorf("ReadPair at %d: live %t %v, want %t", now, live, err, want)
 		}
+	}
+	// The earlier row's TTL decides: an entry at 100 under 10 pairs with
+	// a row at 50 whose own TTL is 60, not with one whose TTL is 50.
+	if _, _, live, _ := on.ReadPair(v, 50, TTL{Millis: 60}); !live {
+		t.Error("a row at 50 living 60 does not pair with an entry at 100")
+	}
+	if _, _, live, _ := on.ReadPair(v, 50, TTL{Millis: 50}); live {
+		t.Error("a row at 50 living 50 pairs with an entry at 100")
 	}
 }
