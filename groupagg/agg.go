@@ -45,6 +45,7 @@ type Agg struct {
 
 	clock exec.TTLClock
 	sweep state.Sweeper
+	gauge exec.StateGauge
 
 	// A mini-batch's input, folded when it is flushed.
 	bundle     []arrow.RecordBatch
@@ -114,6 +115,7 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 	a.clock.StateTTL = a.spec.TTL
 	a.clock.Open(ctx)
 	a.sweep = state.Sweeper{UID: a.spec.UID, Lo: a.lo, Hi: a.hi, Names: []string{groupName}}
+	a.gauge.Open(ctx, a.store)
 	return exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
 		return name == groupName || strings.HasPrefix(name, "distinct")
 	})
@@ -152,6 +154,7 @@ func (a *Agg) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := a.seg.flush(out); err != nil {
 		return err
 	}
+	a.gauge.Measure()
 	return a.commitSome()
 }
 

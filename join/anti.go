@@ -41,7 +41,7 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	count, _, at, ok, err := j.get(side, kg, own)
+	count, _, at, ok, exists, err := j.get(side, kg, own)
 	if err != nil {
 		return err
 	}
@@ -49,6 +49,7 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	if !accumulate && !ok {
 		return nil // a retraction of a row never stored: nothing of it was emitted
 	}
+	j.count(accumulate, exists, count)
 	matches := uint64(0)
 	for c := j.first[r]; c < j.first[r+1]; c++ {
 		matches += j.cand[c].count

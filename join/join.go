@@ -109,6 +109,9 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	err := j.open(ctx, func(name string) bool {
 		return name == names[0] || name == names[1] || j.spec.NullAware && name == totalsName
 	})
+	if err == nil {
+		err = j.gauge.CountKeys(j.writes, j.uid, j.lo, j.hi, names[:]...)
+	}
 	for side := range j.clock {
 		if !j.spec.NullAware {
 			j.clock[side].StateTTL = j.spec.TTL[side]
@@ -161,6 +164,7 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 	if err := j.out.flush(out); err != nil {
 		return err
 	}
+	j.gauge.Measure()
 	return j.writes.Commit()
 }
 
@@ -291,7 +295,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	count, _, at, ok, err := j.get(side, kg, own)
+	count, _, at, ok, exists, err := j.get(side, kg, own)
 	if err != nil {
 		return err
 	}
@@ -300,6 +304,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 		// is in the state to take back.
 		return nil
 	}
+	j.count(accumulate, exists, count)
 	matches := uint64(0)
 	for c := j.first[r]; c < j.first[r+1]; c++ {
 		if j.pass[c] {
@@ -402,7 +407,7 @@ func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec
 func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, show bool, out exec.Emitter) error {
 	other := 1 - side
 	key := append(append([]byte(nil), jk...), theirs...)
-	count, degree, at, ok, err := j.get(other, kg, key)
+	count, degree, at, ok, _, err := j.get(other, kg, key)
 	if err != nil || !ok {
 		return err
 	}
@@ -425,18 +430,31 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 }
 
 // get reads side's entry key: its counts, the time it was last written,
-// and whether it exists and has not expired at the applied row's time.
-func (j *Join) get(side int, kg uint16, key []byte) (count, degree uint64, at int64, ok bool, err error) {
-	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], key)
-	if err != nil || !ok {
-		return 0, 0, j.now, false, err
+// whether it is live (exists and has not expired at the applied row's
+// time), and whether it exists, expired or not.
+func (j *Join) get(side int, kg uint16, key []byte) (count, degree uint64, at int64, live, exists bool, err error) {
+	v, exists, err := j.writes.Get(j.spec.UID, kg, names[side], key)
+	if err != nil || !exists {
+		return 0, 0, j.now, false, exists, err
 	}
 	rest, at, live, err := j.clock[side].TTL.Read(v, j.now)
 	if err != nil || !live {
-		return 0, 0, j.now, false, err
+		return 0, 0, j.now, false, true, err
 	}
 	count, degree, err = counts(rest)
-	return count, degree, at, err == nil, err
+	return count, degree, at, err == nil, true, err
+}
+
+// count keeps the subtask's count of entries (exec.StateGauge): a row
+// accumulated into no entry adds one, the last copy of a row taken back
+// removes it.
+func (j *Join) count(accumulate, exists bool, count uint64) {
+	switch {
+	case accumulate && !exists:
+		j.gauge.Keys(1)
+	case !accumulate && count <= 1:
+		j.gauge.Keys(-1)
+	}
 }
 
 // put is the value of side's entry written at the applied row's time, or
@@ -464,9 +482,11 @@ func (j *Join) OnWatermark(wm int64, _ exec.Emitter) error {
 // sweepBoth sweeps a key group of each side's state at time now.
 func (j *Join) sweepBoth(now int64) error {
 	for side := range j.sweep {
-		if _, err := j.sweep[side].Sweep(j.clock[side].TTL, j.writes, now); err != nil {
+		n, err := j.sweep[side].Sweep(j.clock[side].TTL, j.writes, now)
+		if err != nil {
 			return err
 		}
+		j.gauge.Keys(-int64(n))
 	}
 	return j.commitSome()
 }

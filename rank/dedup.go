@@ -92,7 +92,7 @@ func (d *Dedup) Open(ctx *exec.TaskContext) error {
 		return err
 	}
 	d.sweep = state.Sweeper{UID: d.spec.UID, Lo: d.state.lo, Hi: d.state.hi, Names: []string{keptName}}
-	return nil
+	return d.state.gauge.CountKeys(d.state.writes, d.spec.UID, d.state.lo, d.state.hi, keptName)
 }
 
 // OnWatermark implements exec.WatermarkHandler: by event time, each
@@ -101,9 +101,11 @@ func (d *Dedup) OnWatermark(wm int64, _ exec.Emitter) error {
 	if !d.clock.Watermark(wm) {
 		return nil
 	}
-	if _, err := d.sweep.Sweep(d.spec.TTL.TTL, d.state.writes, wm); err != nil {
+	n, err := d.sweep.Sweep(d.spec.TTL.TTL, d.state.writes, wm)
+	if err != nil {
 		return err
 	}
+	d.state.gauge.Keys(-int64(n))
 	return d.state.writes.Commit()
 }
 
@@ -128,9 +130,11 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		return err
 	}
 	if ttl.On() && d.spec.TTL.TimeCol < 0 {
-		if _, err := d.sweep.Sweep(ttl, w, d.clock.SweepTime()); err != nil {
+		n, err := d.sweep.Sweep(ttl, w, d.clock.SweepTime())
+		if err != nil {
 			return err
 		}
+		d.state.gauge.Keys(-int64(n))
 	}
 	for r := range int(b.NumRows()) {
 		var p int
@@ -143,6 +147,9 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			return err
 		}
 		at := now
+		if !ok {
+			d.state.gauge.Keys(1)
+		}
 		if ok {
 			var live bool
 			if old, at, live, err = ttl.Read(old, now); err != nil {
@@ -193,6 +200,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := d.out.flush(out); err != nil {
 		return err
 	}
+	d.state.gauge.Measure()
 	return w.Commit()
 }
 

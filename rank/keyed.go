@@ -23,6 +23,8 @@ type keyed struct {
 	store            *state.Store
 	tmp              string // the private store's directory, for a job without checkpoints
 	writes           *state.Batch
+	// gauge measures the store's size into the subtask's metrics.
+	gauge exec.StateGauge
 }
 
 // open opens the store and, on a restore, fills it with the subtask's key
@@ -38,6 +40,7 @@ func (k *keyed) open(ctx *exec.TaskContext, uid, fingerprint string, names ...st
 		return err
 	}
 	k.writes = k.store.NewIndexedBatch()
+	k.gauge.Open(ctx, k.store)
 	return exec.RestoreKeyed(ctx, uid, fingerprint, k.lo, k.hi, k.writes, func(name string) bool { return slices.Contains(names, name) })
 }
 
