@@ -39,7 +39,7 @@ test-ui: build
 
 # The crash harness at length: 40 kills per parallelism over a longer run.
 soak:
-	STRAND_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestCrashRecoveryExactlyOnce|TestSpillCrashRecovery|TestREPLMemoryFlat' -v ./tests
+	STRAND_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestCrashRecoveryExactlyOnce|TestSpillCrashRecovery|TestREPLMemoryFlat|TestJoinStateTTLFlat' -v ./tests
 
 # A longer fuzzing pass over the parser and the decoders.
 fuzz:

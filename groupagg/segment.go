@@ -124,6 +124,7 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 	if err := a.clock.Bind(b); err != nil {
 		return err
 	}
+	a.sweep.Wrote(int(b.NumRows()))
 	kinds := exec.Kinds(b)
 	p := s.newPart(b)
 	for r := range int(b.NumRows()) {

@@ -150,6 +150,7 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 		}
 	}
 	n := int(b.NumRows())
+	j.sweep[side].Wrote(n)
 	if err := j.probe(side, b, n); err != nil {
 		return err
 	}

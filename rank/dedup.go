@@ -129,6 +129,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := d.clock.Bind(b); err != nil {
 		return err
 	}
+	d.sweep.Wrote(int(b.NumRows()))
 	if ttl.On() && d.spec.TTL.TimeCol < 0 {
 		n, err := d.sweep.Sweep(ttl, w, d.clock.SweepTime())
 		if err != nil {

@@ -84,36 +84,58 @@ func (t TTL) Live(at, now int64) bool { return !t.On() || !t.expired(at, now) }
 // expired reports whether an entry stamped at at has expired at now.
 func (t TTL) expired(at, now int64) bool { return at <= now-t.Millis }
 
-// Sweeper deletes the expired entries of an operator's state, one key
-// group per call, going round its key groups, so that the cost of a sweep
-// is bounded and every entry is visited once per round. Expired entries
-// are never returned by reads (Read), so when a sweep runs changes only
-// the state's size, not a result.
+// Sweeper deletes the expired entries of an operator's state, key group
+// by key group, going round its key groups. Each call sweeps at least one
+// key group, and more until it has looked at twice as many entries as the
+// operator wrote since the last call (Wrote), or has gone round once: so
+// sweeping keeps ahead of writing, and an expired entry waits at most
+// about one round, which bounds the expired entries still stored by about
+// the live ones. Expired entries are never returned by reads (Read), so
+// when a sweep runs changes only the state's size, not a result.
 type Sweeper struct {
 	UID    string
 	Lo, Hi int      // the key groups swept, inclusive
 	Names  []string // the state names whose values carry stamps
 	next   int
+	owed   int
 	keys   [][]byte
 	vals   [][]byte
 }
 
-// Sweep deletes, in w, the entries of the next key group that have
+// Wrote records that the operator wrote n entries.
+func (s *Sweeper) Wrote(n int) { s.owed += n }
+
+// Sweep deletes, in w, the entries of the next key groups that have
 // expired at now, stamps those written without a TTL with now, and
 // returns how many it deleted.
 func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) {
 	if !t.On() || s.Hi < s.Lo {
 		return 0, nil
 	}
+	deleted, seen := 0, 0
+	for i := 0; i <= s.Hi-s.Lo && (i == 0 || seen < 2*s.owed); i++ {
+		n, d, err := s.sweepGroup(t, w, now)
+		if err != nil {
+			return deleted, err
+		}
+		seen, deleted = seen+n, deleted+d
+	}
+	s.owed = 0
+	return deleted, nil
+}
+
+// sweepGroup sweeps the next key group: it returns the entries it looked
+// at and those it deleted.
+func (s *Sweeper) sweepGroup(t TTL, w *Batch, now int64) (seen, deleted int, err error) {
 	if s.next < s.Lo || s.next > s.Hi {
 		s.next = s.Lo
 	}
 	kg := uint16(s.next)
 	s.next++
-	deleted := 0
 	for _, name := range s.Names {
 		s.keys, s.vals = s.keys[:0], s.vals[:0]
 		err := w.ScanPrefix(s.UID, kg, name, nil, func(key, value []byte) error {
+			seen++
 			at, stamped, rest, err := Split(value)
 			switch {
 			case err != nil:
@@ -128,7 +150,7 @@ func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) {
 			return nil
 		})
 		if err != nil {
-			return deleted, err
+			return seen, deleted, err
 		}
 		for i, k := range s.keys {
 			if s.vals[i] == nil {
@@ -139,5 +161,5 @@ func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) {
 			w.Set(s.UID, kg, name, k, s.vals[i])
 		}
 	}
-	return deleted, nil
+	return seen, deleted, nil
 }
