@@ -34,7 +34,7 @@ const ttlFlatQuery = `INSERT INTO out SELECT a.k, a.v, b.w FROM a JOIN b ON a.k 
 // bytes, and the process's Go heap.
 type ttlSample struct{ keys, bytes, heap int64 }
 
-// runTTLFlat runs the join for d with ttl ('' for none) and samples it.
+// runTTLFlat runs the join for d with ttl (” for none) and samples it.
 func runTTLFlat(t *testing.T, ttl string, d time.Duration) []ttlSample {
 	t.Helper()
 	t.Chdir(t.TempDir())
