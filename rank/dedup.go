@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
-	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -66,8 +65,7 @@ type Dedup struct {
 	out   *changes
 	buf   []byte
 	val   []byte
-	clock exec.TTLClock
-	sweep state.Sweeper
+	expiring
 }
 
 // NewDedup checks spec and returns the operator; it is an OpSpec's
@@ -86,27 +84,16 @@ func NewDedup(spec DedupSpec) (*Dedup, error) {
 // Open implements exec.Opener.
 func (d *Dedup) Open(ctx *exec.TaskContext) error {
 	d.out = newChanges(ctx.Alloc, d.key, d.spec.In, d.spec.In, ctx.BatchSize)
-	d.clock.StateTTL = d.spec.TTL
-	d.clock.Open(ctx)
 	if err := d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName); err != nil {
 		return err
 	}
-	d.sweep = state.Sweeper{UID: d.spec.UID, Lo: d.state.lo, Hi: d.state.hi, Names: []string{keptName}}
-	return d.state.gauge.CountKeys(d.state.writes, d.spec.UID, d.state.lo, d.state.hi, keptName)
+	return d.openTTL(ctx, &d.state, d.spec.TTL, keptName)
 }
 
 // OnWatermark implements exec.WatermarkHandler: by event time, each
 // advance of the watermark sweeps a key group of expired partitions.
 func (d *Dedup) OnWatermark(wm int64, _ exec.Emitter) error {
-	if !d.clock.Watermark(wm) {
-		return nil
-	}
-	n, err := d.sweep.Sweep(d.spec.TTL.TTL, d.state.writes, wm)
-	if err != nil {
-		return err
-	}
-	d.state.gauge.Keys(-int64(n))
-	return d.state.writes.Commit()
+	return d.watermarkTTL(&d.state, wm)
 }
 
 // Process implements exec.Operator: each row, in order, either replaces
@@ -125,40 +112,27 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	}
 	w := d.state.writes
 	uid := d.spec.UID
-	ttl := d.spec.TTL.TTL
-	if err := d.clock.Bind(b); err != nil {
+	if err := d.bindTTL(&d.state, b); err != nil {
 		return err
-	}
-	d.sweep.Wrote(int(b.NumRows()))
-	if ttl.On() && d.spec.TTL.TimeCol < 0 {
-		n, err := d.sweep.Sweep(ttl, w, d.clock.SweepTime())
-		if err != nil {
-			return err
-		}
-		d.state.gauge.Keys(-int64(n))
 	}
 	for r := range int(b.NumRows()) {
 		var p int
 		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
 		part := d.buf[:p]
 		kg := d.state.group(part)
-		now := d.clock.At(r)
-		old, ok, err := w.Get(uid, kg, keptName, part)
+		old, found, err := w.Get(uid, kg, keptName, part)
 		if err != nil {
 			return err
 		}
-		at := now
-		if !ok {
+		if !found {
 			d.state.gauge.Keys(1)
 		}
-		if ok {
-			var live bool
-			if old, at, live, err = ttl.Read(old, now); err != nil {
-				return err
-			}
-			ok = live // an expired partition starts again
+		// An expired partition starts again.
+		old, at, ok, err := d.read(old, found, r)
+		if err != nil {
+			return err
 		}
-		d.val = ttl.Stamp(d.val[:0], max(at, now))
+		d.val = d.stamp(d.val[:0], at, r)
 		if d.spec.appendOnly() {
 			if ok {
 				continue

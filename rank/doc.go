@@ -48,8 +48,9 @@
 // partition's entry starts with its stamp (state.TTL), written at the
 // rowtime of the row that set it (processing time without a rowtime); a
 // partition whose entry expired keeps its next row again, as +I, and
-// sweeps at the watermark delete expired entries. Top-N, Normalize and
-// Materialize keep their state without one.
+// sweeps at the watermark delete expired entries (expiring, in keyed.go).
+// Normalize expires its keys' rows alike. Top-N and Materialize keep their
+// state without one.
 //
 // # Top-N
 //
