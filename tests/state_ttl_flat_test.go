@@ -98,9 +98,8 @@ func runTTLFlat(t *testing.T, ttl string, d time.Duration) []ttlSample {
 // TestJoinStateTTLFlat: an unbounded regular join over streams of new
 // keys keeps its state flat with table.exec.state.ttl (its entries at the
 // end within 1.5x of the most during warm-up, the first half; the Go heap
-// too), and without
-// one the state grows all the time while the heap stays bounded (the
-// join's state is in its store, Pebble, not on the Go heap). ~20 s here,
+// too), and without one the state grows all the time while the heap stays
+// bounded (the join's state is in its store, Pebble, not on the Go heap). ~20 s here,
 // 10 minutes with STRAND_SOAK=1 (make soak).
 func TestJoinStateTTLFlat(t *testing.T) {
 	run := 12 * time.Second
