@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 
 	"github.com/strandsql/strand/memseg"
 )
@@ -82,7 +83,9 @@ func (t TTL) ReadPair(v []byte, now int64, own TTL) (rest []byte, at int64, live
 func (t TTL) Live(at, now int64) bool { return !t.On() || !t.expired(at, now) }
 
 // expired reports whether an entry stamped at at has expired at now.
-func (t TTL) expired(at, now int64) bool { return at <= now-t.Millis }
+func (t TTL) expired(at, now int64) bool {
+	return now >= math.MinInt64+t.Millis && at <= now-t.Millis // now - Millis must not wrap
+}
 
 // Sweeper deletes the expired entries of an operator's state, key group
 // by key group, going round its key groups. Each call sweeps at least one

@@ -42,6 +42,9 @@ func TestTTLRead(t *testing.T) {
 			t.Errorf("without a TTL an entry is live at %d", now)
 		}
 	}
+	if _, _, live, _ := on.Read(v, math.MinInt64); !live {
+		t.Error("an entry expired at the earliest time")
+	}
 	if _, at, live, _ := on.Read(TTL{}.Stamp(nil, 0), 500); !live || at != 500 {
 		t.Errorf("an unstamped entry under a TTL: at %d live %t", at, live)
 	}
