@@ -37,12 +37,13 @@ test-ui: build
 	command -v chromium >/dev/null || { apt-get update && apt-get install -y --no-install-recommends chromium; }
 	cd tests/ui && STRAND_BIN=$(CURDIR)/$(BIN) STRAND_UI_ARTIFACTS=$(CURDIR)/tests/ui/artifacts $(GO) test -count=1 -timeout 5m -v ./...
 
-# The crash harness at length: 40 kills per parallelism over a longer run.
+# The crash harness at length: 40 kills per parallelism over a longer run,
+# and a TTL'd join's state held flat for 10 minutes (TestJoinStateTTLFlat).
 # Then every Nexmark query of test-oracle with exactly-once checkpoints
 # (every 10 s at parallelism 1, 2 s at 4), one SIGKILL after a checkpoint
 # and a recovery, against DuckDB (tests/oracle's TestSoak, about 30 min).
 soak: build
-	STRAND_SOAK=1 $(GO) test -count=1 -timeout 30m -run 'TestCrashRecoveryExactlyOnce|TestSpillCrashRecovery|TestREPLMemoryFlat' -v ./tests
+	STRAND_SOAK=1 $(GO) test -count=1 -timeout 45m -run 'TestCrashRecoveryExactlyOnce|TestSpillCrashRecovery|TestREPLMemoryFlat|TestJoinStateTTLFlat' -v ./tests
 	cd tests/oracle && STRAND_SOAK=1 STRAND_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 60m -run TestSoak -v ./...
 
 # A longer fuzzing pass over the parser and the decoders.

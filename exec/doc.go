@@ -43,8 +43,18 @@
 // the watermark, and figures read only when asked for, so that they cost
 // the tasks nothing: managed memory in use, and how full the subtask's
 // input channels (it does not keep up) and output channels (it is
-// backpressured) are. The size of a state store on disk is measured after
-// a spill or a checkpoint, not per batch. Job.CheckpointHistory lists the
+// backpressured) are. The size of a window's state store on disk is
+// measured after a spill or a checkpoint, not per batch; a keyed
+// operator's outside windows (StateGauge) at most once a second, with its
+// memtables and, for a join or a deduplication, its entries.
+//
+// # State TTL
+//
+// StateTTL and TTLClock are the clock of a keyed operator's state TTL
+// (state.TTL): by event time, each row's rowtime stamps and checks
+// entries and the watermark drives sweeps, which then delete only what
+// every row still to come finds expired; without a rowtime column, the
+// task's processing time. Job.CheckpointHistory lists the
 // run's latest HistorySize checkpoints and savepoints with their trigger
 // time, duration, sizes and outcome. The HTTP API and the dashboard
 // (package session) read them.

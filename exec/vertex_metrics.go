@@ -33,8 +33,16 @@ type SubtaskMetrics struct {
 	BadRows atomic.Int64
 	Spills  atomic.Int64 // windows spilled to the state store
 	// StateSpilled is the size in bytes of the subtask's state store on
-	// disk as of its latest spill or checkpoint; 0 before either.
+	// disk as of its latest spill or checkpoint; 0 before either. A keyed
+	// operator outside windows, whose state is its store, measures it
+	// (and StateMemtable) at most once a second (StateGauge).
 	StateSpilled atomic.Int64
+	// StateKeys is the entries a join's or a deduplication's store holds
+	// (StateGauge.Keys): what a state TTL keeps flat.
+	StateKeys atomic.Int64
+	// StateMemtable is the bytes of a keyed operator's store held in its
+	// memtables, outside managed memory.
+	StateMemtable atomic.Int64
 
 	watermark atomic.Int64
 	memory    *memseg.Manager

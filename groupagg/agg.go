@@ -43,6 +43,10 @@ type Agg struct {
 	cache
 	seg segment
 
+	clock exec.TTLClock
+	sweep state.Sweeper
+	gauge exec.StateGauge
+
 	// A mini-batch's input, folded when it is flushed.
 	bundle     []arrow.RecordBatch
 	bundleRows int
@@ -108,6 +112,10 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 		return err
 	}
 	a.writes = a.store.NewIndexedBatch()
+	a.clock.StateTTL = a.spec.TTL
+	a.clock.Open(ctx)
+	a.sweep = state.Sweeper{UID: a.spec.UID, Lo: a.lo, Hi: a.hi, Names: []string{groupName}}
+	a.gauge.Open(ctx, a.store)
 	return exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
 		return name == groupName || strings.HasPrefix(name, "distinct")
 	})
@@ -117,6 +125,11 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 // change is emitted, as Flink's GroupAggFunction does; rows of distinct
 // groups are folded together, since their changes are independent.
 func (a *Agg) Process(b arrow.RecordBatch, out exec.Emitter) error {
+	if a.spec.TTL.TTL.On() && a.spec.TTL.TimeCol < 0 {
+		if err := a.sweepStore(a.clock.SweepTime()); err != nil {
+			return err
+		}
+	}
 	if a.spec.MiniBatch.On() {
 		b.Retain()
 		if len(a.bundle) == 0 {
@@ -141,6 +154,7 @@ func (a *Agg) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := a.seg.flush(out); err != nil {
 		return err
 	}
+	a.gauge.Measure()
 	return a.commitSome()
 }
 
@@ -189,6 +203,25 @@ func (a *Agg) PrepareBarrier(out exec.Emitter) error { return a.flushBundle(out)
 
 // Finish implements exec.Finisher: the last mini-batch is flushed.
 func (a *Agg) Finish(out exec.Emitter) error { return a.flushBundle(out) }
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the watermark sweeps a key group of the store's expired
+// groups. Cached groups expire when next touched (expire), and are
+// swept once written back.
+func (a *Agg) OnWatermark(wm int64, _ exec.Emitter) error {
+	if !a.clock.Watermark(wm) {
+		return nil
+	}
+	return a.sweepStore(wm)
+}
+
+// sweepStore sweeps a key group of the store at now.
+func (a *Agg) sweepStore(now int64) error {
+	if _, err := a.sweep.Sweep(a.spec.TTL.TTL, a.writes, now); err != nil {
+		return err
+	}
+	return a.commitSome()
+}
 
 // commitSome commits the pending writes once they are large.
 func (a *Agg) commitSome() error { return exec.CommitLarge(a.writes) }

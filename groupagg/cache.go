@@ -4,10 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 )
 
 // ErrMemory is returned when the groups of one input batch (or one
@@ -29,10 +31,13 @@ type cache struct {
 	// dist caches the entries of each DISTINCT column (distinct.go).
 	dist []*memseg.HashTable
 	accs []agg.Acc
-	// Per slot: its table entry, its group's rows, whether the store
-	// holds an entry for it, and whether it changed since.
+	// Per slot: its table entry, its group's rows, when it was last
+	// written (its TTL stamp; unstamped for a group restored without
+	// one), whether the store holds an entry for it, and whether it
+	// changed since.
 	addrs  []uint64
 	cnt    []int64
+	at     []int64
 	stored []bool
 	dirty  []bool
 	n      int // slots in use
@@ -45,7 +50,7 @@ type cache struct {
 func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 	c.mem, c.accs = mem, accs
 	c.table = memseg.NewHashTable(mem, 4)
-	c.slotBytes = 8 + 8 + 2
+	c.slotBytes = 8 + 8 + 8 + 2
 	for _, a := range accs {
 		c.slotBytes += a.Size()
 	}
@@ -98,7 +103,7 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	}
 	c.stored[g] = ok
 	if !ok {
-		c.cnt[g] = 0
+		c.cnt[g], c.at[g] = 0, unstamped
 		for _, ac := range c.accs {
 			ac.Reset(g)
 		}
@@ -122,21 +127,30 @@ func (c *cache) grow(n int) error {
 	}
 	c.addrs = agg.Grow(c.addrs, size)
 	c.cnt = agg.Grow(c.cnt, size)
+	c.at = agg.Grow(c.at, size)
 	c.stored = agg.Grow(c.stored, size)
 	c.dirty = agg.Grow(c.dirty, size)
 	return nil
 }
 
-// A group entry's value: the group's row count (a varint), then each
-// accumulator's state (agg.Acc.Put) in the order of the aggregates.
+// A group entry's value: its TTL stamp (state.TTL), the group's row
+// count (a varint), then each accumulator's state (agg.Acc.Put) in the
+// order of the aggregates.
 func (c *cache) decode(g int32, v []byte) error {
+	at, stamped, v, err := state.Split(v)
+	if err != nil {
+		return err
+	}
+	c.at[g] = unstamped
+	if stamped {
+		c.at[g] = at
+	}
 	cnt, n := binary.Varint(v)
 	if n <= 0 {
 		return fmt.Errorf("%w: group entry %x", memseg.ErrCorrupt, v)
 	}
 	c.cnt[g] = cnt
 	rest := v[n:]
-	var err error
 	for _, ac := range c.accs {
 		if rest, err = ac.Get(rest, g); err != nil {
 			return fmt.Errorf("group entry: %w", err)
@@ -148,8 +162,8 @@ func (c *cache) decode(g int32, v []byte) error {
 	return nil
 }
 
-func (c *cache) encode(g int32) []byte {
-	c.buf = binary.AppendVarint(c.buf[:0], c.cnt[g])
+func (c *cache) encode(g int32, ttl state.TTL) []byte {
+	c.buf = binary.AppendVarint(ttl.Stamp(c.buf[:0], c.at[g]), c.cnt[g])
 	for _, ac := range c.accs {
 		c.buf = ac.Put(c.buf, g)
 	}
@@ -167,7 +181,7 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 		kg := uint16(exec.KeyGroup(key, a.maxPar))
 		switch {
 		case c.cnt[g] > 0:
-			a.writes.Set(a.spec.UID, kg, groupName, key, c.encode(g))
+			a.writes.Set(a.spec.UID, kg, groupName, key, c.encode(g, a.spec.TTL.TTL))
 			c.stored[g] = true
 		case c.stored[g]:
 			a.writes.Delete(a.spec.UID, kg, groupName, key)
@@ -192,6 +206,29 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 	c.table.Reset()
 	c.n = 0
 	return nil
+}
+
+// unstamped is the time of a slot whose group has no TTL stamp: new, or
+// restored from state written without a TTL. It never expires before its
+// next write stamps it.
+const unstamped = math.MinInt64
+
+// expire starts group g afresh if it has expired at now, which is then
+// the time it was last written; a group touched earlier in the segment
+// (of a mini-batch) was written then and lives on.
+func (c *cache) expire(a *Agg, g int32, touched bool, now int64) {
+	ttl := a.spec.TTL.TTL
+	if !ttl.On() {
+		return
+	}
+	if !touched && c.cnt[g] > 0 && c.at[g] != unstamped && !ttl.Live(c.at[g], now) {
+		c.cnt[g] = 0
+		for _, ac := range c.accs {
+			ac.Reset(g)
+		}
+		c.dirty[g] = true
+	}
+	c.at[g] = max(c.at[g], now)
 }
 
 func (c *cache) release() {

@@ -21,8 +21,9 @@
 //
 // Every group lives in the keyed state layer (state.Store, Pebble, one
 // per subtask): state name "group", the key group of the group key, the
-// group key's normalized key (memseg) as user key, and as value the
-// group's count of rows then each accumulator's state (agg.Acc.Put). A
+// group key's normalized key (memseg) as user key, and as value its state
+// TTL stamp (state.TTL), the group's count of rows, then each
+// accumulator's state (agg.Acc.Put). A
 // DISTINCT argument column has entries of its own, "distinct<col>": user
 // key group key | value, value one count per DISTINCT aggregate of that
 // column (they differ by FILTER) of the group's rows with that value; a
@@ -44,6 +45,18 @@
 // old subtask (exec.RestoreView), so the aggregate rescales. The uid is
 // derived from the keys and the aggregate list (planner/uid.go); the
 // fingerprint (Spec.Fingerprint) covers the state layout.
+//
+// # State TTL
+//
+// With a TTL (Spec.TTL, exec.StateTTL) a group not written for ttl is
+// gone: the next row of its key finds it expired (cache.expire, against
+// the row's rowtime when the input carries one, else processing time),
+// starts it from empty and emits +I, and a retraction of it is dropped,
+// as in Flink. A group written by an earlier row of the same mini-batch
+// lives on. Each slot keeps its group's stamp; the store's expired groups
+// are deleted by sweeps (state.Sweeper) at each watermark advance (by
+// processing time, per batch). DISTINCT entries carry no stamp, so a
+// group aggregate with DISTINCT aggregates refuses a TTL.
 //
 // # Changes
 //

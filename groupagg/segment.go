@@ -121,6 +121,10 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 		}
 		s.valEnc[i] = enc
 	}
+	if err := a.clock.Bind(b); err != nil {
+		return err
+	}
+	a.sweep.Wrote(int(b.NumRows()))
 	kinds := exec.Kinds(b)
 	p := s.newPart(b)
 	for r := range int(b.NumRows()) {
@@ -137,6 +141,7 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 			}
 			p = s.newPart(b)
 		}
+		a.expire(a, g, s.mark[g] == s.id, a.clock.At(r))
 		if s.mark[g] != s.id {
 			s.mark[g], s.cnt0[g] = s.id, a.cnt[g]
 			s.touched = append(s.touched, g)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 )
 
 // totalsName is the state of a null-aware anti join's right-side counts,
@@ -40,18 +41,15 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
+	count, _, at, ok, exists, err := j.get(side, kg, own)
 	if err != nil {
-		return err
-	}
-	count, _, err := counts(v)
-	if ok && err != nil {
 		return err
 	}
 	accumulate := !kind.Retracts()
 	if !accumulate && !ok {
 		return nil // a retraction of a row never stored: nothing of it was emitted
 	}
+	j.count(accumulate, exists, count)
 	matches := uint64(0)
 	for c := j.first[r]; c < j.first[r+1]; c++ {
 		matches += j.cand[c].count
@@ -59,10 +57,10 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	delta := 1
 	switch {
 	case accumulate:
-		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count+1, matches))
+		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count+1, matches))
 	case count > 1:
 		delta = -1
-		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count-1, matches))
+		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count-1, matches))
 	default:
 		delta = -1
 		j.writes.Delete(j.spec.UID, kg, names[side], own)
@@ -109,7 +107,11 @@ func (j *Join) rescan(rows, nulls uint64, jk []byte, delta int, out exec.Emitter
 	kt, _ := memseg.TypeOf(j.spec.Left[j.spec.LeftKeys[0]].Type.Arrow()) // Spec.check has vetted it
 	for kg := j.lo; kg <= j.hi; kg++ {
 		err := j.writes.ScanPrefix(j.spec.UID, uint16(kg), names[0], nil, func(key, value []byte) error {
-			count, degree, err := counts(value)
+			_, _, rest, err := state.Split(value)
+			if err != nil {
+				return err
+			}
+			count, degree, err := counts(rest)
 			if err != nil {
 				return err
 			}

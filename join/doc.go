@@ -17,8 +17,8 @@
 // Each side's rows live in the keyed state layer (state.Store, one Pebble
 // DB per subtask): state name "left" or "right", the key group of the join
 // key, and the user key join key | row key, both memseg normalized keys
-// (the row key encodes every column of the row). The value is two
-// uvarints: how many copies of the row are stored, and how many rows of
+// (the row key encodes every column of the row). The value is its state
+// TTL stamp (state.TTL), then two uvarints: how many copies of the row are stored, and how many rows of
 // the other side match it (its degree), which an outer side needs to know
 // when to emit or retract its NULL-padded row. A row is found again by its
 // own bytes, so a retraction takes back the row that equals it, as in
@@ -30,9 +30,28 @@
 // (incremental, like the window aggregate's). A restore fills the store
 // with the subtask's key groups from every old subtask (exec.RestoreView),
 // so a join rescales. State is kept on disk by Pebble (memtables and its
-// cache), not in managed memory segments, and nothing is ever dropped:
-// without a state TTL (not implemented yet) a join's state grows with its
-// inputs, every row of both sides kept for a match that may still come.
+// cache), not in managed memory segments. Without a state TTL a join's
+// state grows with its inputs, every row of both sides kept for a match
+// that may still come; its entries (exec.StateGauge) and its store's
+// bytes are in the subtask's metrics.
+//
+// # State TTL
+//
+// With a TTL (Spec.TTL, per side: table.exec.state.ttl or a STATE_TTL
+// hint), a row's entry expires ttl after its last write (its insertion,
+// another copy, a change of its degree), as Flink's OnCreateAndWrite. By
+// event time (both inputs carry their rowtime, exec.TTLClock) the stamp is
+// the writing row's rowtime, and a row at t pairs with an entry of the
+// other side only while the earlier of the two is live at the later one's
+// time (state.TTL.ReadPair): what pairs does not depend on which input's
+// row came first. An expired own entry counts as absent: a retraction of
+// it emits nothing, an insertion starts it afresh. Each advance of the
+// watermark sweeps key groups of both sides (state.Sweeper), deleting
+// entries no row still to come can see, so sweeps change the state's size
+// and never a result. Expiry emits nothing: pairs already emitted stay, and
+// an outer row's degree still counts a partner that expired (as in Flink).
+// Without rowtimes the clock is the task's processing time, swept per
+// batch. A null-aware anti join keeps its state.
 //
 // # Output
 //

@@ -10,6 +10,7 @@ import (
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -46,6 +47,11 @@ type Join struct {
 	// them have a NULL key.
 	rows, nulls uint64
 	scratch     []byte
+
+	// Each side's TTL clock and sweeper (exec.TTLClock, state.Sweeper).
+	clock [2]exec.TTLClock
+	sweep [2]state.Sweeper
+	now   int64 // the time of the row being applied
 }
 
 // span is a part of the arena.
@@ -103,6 +109,16 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	err := j.open(ctx, func(name string) bool {
 		return name == names[0] || name == names[1] || j.spec.NullAware && name == totalsName
 	})
+	if err == nil {
+		err = j.gauge.CountKeys(j.writes, j.uid, j.lo, j.hi, names[:]...)
+	}
+	for side := range j.clock {
+		if !j.spec.NullAware {
+			j.clock[side].StateTTL = j.spec.TTL[side]
+		}
+		j.clock[side].Open(ctx)
+		j.sweep[side] = state.Sweeper{UID: j.uid, Lo: j.lo, Hi: j.hi, Names: names[side : side+1]}
+	}
 	if err != nil || !j.spec.NullAware {
 		return err
 	}
@@ -125,7 +141,16 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 	if err := j.rowEnc[side].Reset(b, j.all[side]); err != nil {
 		return err
 	}
+	if err := j.clock[side].Bind(b); err != nil {
+		return err
+	}
+	if j.clock[side].TimeCol < 0 && j.clock[side].TTL.On() {
+		if err := j.sweepBoth(j.clock[side].SweepTime()); err != nil {
+			return err
+		}
+	}
 	n := int(b.NumRows())
+	j.sweep[side].Wrote(n)
 	if err := j.probe(side, b, n); err != nil {
 		return err
 	}
@@ -140,6 +165,7 @@ func (j *Join) ProcessInput(s exec.Side, b arrow.RecordBatch, out exec.Emitter) 
 	if err := j.out.flush(out); err != nil {
 		return err
 	}
+	j.gauge.Measure()
 	return j.writes.Commit()
 }
 
@@ -150,7 +176,9 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 	j.arena, j.jkeys, j.rkeys, j.enc = j.arena[:0], j.jkeys[:0], j.rkeys[:0], j.enc[:0]
 	j.cand, j.first = j.cand[:0], j.first[:0]
 	other := 1 - side
+	ttl, own := j.clock[other].TTL, j.clock[side].TTL
 	for r := range n {
+		now := j.clock[side].At(r)
 		j.first = append(j.first, len(j.cand))
 		k := span{off: len(j.arena)}
 		j.arena = j.keyEnc[side].Append(j.arena, r)
@@ -166,7 +194,11 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		jk := j.at(k)
 		kg := j.kg(jk)
 		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
-			count, _, err := counts(value)
+			rest, _, live, err := ttl.ReadPair(value, now, own)
+			if err != nil || !live {
+				return err
+			}
+			count, _, err := counts(rest)
 			if err != nil {
 				return err
 			}
@@ -237,6 +269,7 @@ func (j *Join) filter(side, n int) error {
 // without a match are emitted NULL-padded, and retracted when they first
 // get one, and emitted padded again when they lose their last.
 func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error {
+	j.now = j.clock[side].At(r)
 	if j.spec.NullAware {
 		return j.nullAware(side, kind, r, out)
 	}
@@ -263,18 +296,16 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	v, ok, err := j.writes.Get(j.spec.UID, kg, names[side], own)
+	count, _, at, ok, exists, err := j.get(side, kg, own)
 	if err != nil {
 		return err
 	}
-	count, _, err := counts(v)
-	if ok && err != nil {
-		return err
-	}
 	if !accumulate && !ok {
-		// A retraction of a row never stored: nothing of it was emitted.
+		// A retraction of a row never stored, or expired: nothing of it
+		// is in the state to take back.
 		return nil
 	}
+	j.count(accumulate, exists, count)
 	matches := uint64(0)
 	for c := j.first[r]; c < j.first[r+1]; c++ {
 		if j.pass[c] {
@@ -282,9 +313,9 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 		}
 	}
 	if accumulate {
-		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count+1, matches))
+		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count+1, matches))
 	} else if count > 1 {
-		j.writes.Set(j.spec.UID, kg, names[side], own, putCounts(nil, count-1, matches))
+		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count-1, matches))
 	} else {
 		j.writes.Delete(j.spec.UID, kg, names[side], own)
 	}
@@ -377,12 +408,8 @@ func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec
 func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, show bool, out exec.Emitter) error {
 	other := 1 - side
 	key := append(append([]byte(nil), jk...), theirs...)
-	v, ok, err := j.writes.Get(j.spec.UID, kg, names[other], key)
+	count, degree, at, ok, _, err := j.get(other, kg, key)
 	if err != nil || !ok {
-		return err
-	}
-	count, degree, err := counts(v)
-	if err != nil {
 		return err
 	}
 	switch {
@@ -399,8 +426,70 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 	if delta < 0 && degree == 0 {
 		return fmt.Errorf("%w: join match count below zero", memseg.ErrCorrupt)
 	}
-	j.writes.Set(j.spec.UID, kg, names[other], key, putCounts(nil, count, uint64(int64(degree)+int64(delta))))
+	j.writes.Set(j.spec.UID, kg, names[other], key, j.put(other, at, count, uint64(int64(degree)+int64(delta))))
 	return nil
+}
+
+// get reads side's entry key: its counts, the time it was last written,
+// whether it is live (exists and has not expired at the applied row's
+// time), and whether it exists, expired or not.
+func (j *Join) get(side int, kg uint16, key []byte) (count, degree uint64, at int64, live, exists bool, err error) {
+	v, exists, err := j.writes.Get(j.spec.UID, kg, names[side], key)
+	if err != nil || !exists {
+		return 0, 0, j.now, false, exists, err
+	}
+	rest, at, live, err := j.clock[side].TTL.Read(v, j.now)
+	if err != nil || !live {
+		return 0, 0, j.now, false, true, err
+	}
+	count, degree, err = counts(rest)
+	return count, degree, at, err == nil, true, err
+}
+
+// count keeps the subtask's count of entries (exec.StateGauge): a row
+// accumulated into no entry adds one, the last copy of a row taken back
+// removes it.
+func (j *Join) count(accumulate, exists bool, count uint64) {
+	switch {
+	case accumulate && !exists:
+		j.gauge.Keys(1)
+	case !accumulate && count <= 1:
+		j.gauge.Keys(-1)
+	}
+}
+
+// put is the value of side's entry written at the applied row's time, or
+// at, the time of its last write, if that is later (a row can come out
+// of event-time order): an entry lives ttl after the latest time that
+// wrote it, as Flink's OnCreateAndWrite.
+func (j *Join) put(side int, at int64, count, degree uint64) []byte {
+	return putCounts(j.clock[side].TTL.Stamp(nil, max(at, j.now)), count, degree)
+}
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the combined watermark (the earliest time a row still to
+// come can have) sweeps a key group of each side's expired rows.
+func (j *Join) OnWatermark(wm int64, _ exec.Emitter) error {
+	due := false
+	for side := range j.clock {
+		due = j.clock[side].Watermark(wm) || due
+	}
+	if !due {
+		return nil
+	}
+	return j.sweepBoth(wm)
+}
+
+// sweepBoth sweeps a key group of each side's state at time now.
+func (j *Join) sweepBoth(now int64) error {
+	for side := range j.sweep {
+		n, err := j.sweep[side].Sweep(j.clock[side].TTL, j.writes, now)
+		if err != nil {
+			return err
+		}
+		j.gauge.Keys(-int64(n))
+	}
+	return j.commitSome()
 }
 
 // emit adds times copies of the joined row of side's row mine and the

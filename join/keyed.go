@@ -20,6 +20,8 @@ type keyed struct {
 	writes           *state.Batch
 	// ingesting opens the store for ingested SSTs (a window join's).
 	ingesting bool
+	// gauge measures the store's size into the subtask's metrics.
+	gauge exec.StateGauge
 }
 
 // open opens the subtask's store and, on a restore, fills it with the
@@ -37,6 +39,7 @@ func (k *keyed) open(ctx *exec.TaskContext, known func(name string) bool) error 
 		return err
 	}
 	k.writes = k.store.NewIndexedBatch()
+	k.gauge.Open(ctx, k.store)
 	return exec.RestoreKeyed(ctx, k.uid, k.fingerprint, k.lo, k.hi, k.writes, known)
 }
 

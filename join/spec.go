@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
@@ -66,10 +67,16 @@ type Spec struct {
 	// Out is the output schema: Left's columns then Right's (a semi
 	// join's: Left's).
 	Out types.Schema
+	// TTL is each side's state time-to-live and clock (exec.StateTTL):
+	// a row expires ttl after its last write, by both sides' rowtimes or
+	// both by processing time. Not part of the fingerprint: a restore may
+	// change it. A null-aware join keeps its state (its counts of the
+	// right side cover every row).
+	TTL [2]exec.StateTTL
 }
 
 // fingerprintVersion versions the state layout below (keys, values).
-const fingerprintVersion = "join/1"
+const fingerprintVersion = "join/2"
 
 // Fingerprint identifies the layout of the join's state: each side's
 // rows, its keys, and what the match counts count (the kind and the

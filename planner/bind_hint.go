@@ -26,25 +26,37 @@ type uidHint struct {
 	at   parser.Pos // of the hint
 }
 
-// queryHints checks the hints after a SELECT and returns its UID hint, or
-// nil. UID is the only query hint strand has; every other is refused, so
-// that none is silently ignored.
-func queryHints(q *parser.Select) (*uidHint, error) {
+// queryHints checks the hints after a SELECT and returns its UID hint and
+// its STATE_TTL hint, or nil. They are the query hints strand has; every
+// other is refused, so that none is silently ignored.
+func queryHints(q *parser.Select) (*uidHint, *stateTTLHint, error) {
 	var uid *uidHint
+	var ttl *stateTTLHint
 	for _, h := range q.Hints {
-		if h.Name != "UID" {
-			return nil, errorf(h.Start, ErrUnsupported, "hint %s is not supported yet", h.Name)
+		switch h.Name {
+		case "UID":
+		case "STATE_TTL":
+			if ttl != nil {
+				return nil, nil, errorf(h.Start, ErrHint, "a SELECT takes one STATE_TTL hint; another is at %s", ttl.at)
+			}
+			var err error
+			if ttl, err = parseStateTTL(h); err != nil {
+				return nil, nil, err
+			}
+			continue
+		default:
+			return nil, nil, errorf(h.Start, ErrUnsupported, "hint %s is not supported yet", h.Name)
 		}
 		if uid != nil {
-			return nil, errorf(h.Start, ErrHint, "a SELECT takes one UID hint; another is at %s", uid.at)
+			return nil, nil, errorf(h.Start, ErrHint, "a SELECT takes one UID hint; another is at %s", uid.at)
 		}
 		name, err := uidValue(h)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		uid = &uidHint{name: name, at: h.Start}
 	}
-	return uid, nil
+	return uid, ttl, nil
 }
 
 // uidValue reads the one option of a UID hint: a non-empty string of
@@ -175,7 +187,7 @@ func checkHints(q parser.Query) error {
 	parser.Inspect(q, func(n parser.Node) bool {
 		switch n := n.(type) {
 		case *parser.Select:
-			_, err = queryHints(n)
+			_, _, err = queryHints(n)
 		case *parser.TableRef:
 			_, err = tableOptions(n.Hints)
 		}

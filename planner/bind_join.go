@@ -73,7 +73,7 @@ func (b *binder) joinSide(t parser.TableExpr) (*relation, error) {
 // keys, the rest its residual condition. noKey is the error of a join
 // without a key.
 func (b *binder) joined(l, r *relation, kind JoinKind, terms []expr.Expr, at parser.Pos, noKey func() error) (*relation, error) {
-	j := &Join{Left: l.node, Right: r.node, Kind: kind, At: at}
+	j := &Join{Left: l.node, Right: r.node, Kind: kind, At: at, names: [2]string{relName(l.scope), relName(r.scope)}}
 	n := len(l.scope.cols)
 	var rest []expr.Expr
 	for _, c := range terms {

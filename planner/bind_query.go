@@ -24,6 +24,8 @@ type binder struct {
 	// for its UID hint; uids are the hinted uids bound so far, and where.
 	made []stateful
 	uids map[string]parser.Pos
+	// ttlHinted is set while a SELECT with a STATE_TTL hint is bound.
+	ttlHinted bool
 }
 
 // relation is a bound FROM item or query: its plan and the names it shows.
@@ -116,16 +118,24 @@ func (b *binder) query(q parser.Query) (*relation, error) {
 // selectQuery binds a SELECT and names the stateful operator it defines
 // after its UID hint.
 func (b *binder) selectQuery(q *parser.Select) (*relation, error) {
-	uid, err := queryHints(q)
+	uid, ttl, err := queryHints(q)
 	if err != nil {
 		return nil, err
 	}
-	outer := b.made
-	b.made = nil
-	defer func() { b.made = outer }()
+	outer, hinted := b.made, b.ttlHinted
+	b.made, b.ttlHinted = nil, ttl != nil
+	defer func() { b.made, b.ttlHinted = outer, hinted }()
 	r, err := b.selectBody(q)
-	if err != nil || uid == nil {
+	if err != nil {
 		return r, err
+	}
+	if ttl != nil {
+		if err := b.applyStateTTL(ttl); err != nil {
+			return nil, err
+		}
+	}
+	if uid == nil {
+		return r, nil
 	}
 	return r, b.nameOperator(uid)
 }

@@ -96,6 +96,10 @@ type Catalog struct {
 	tables map[string]*Table
 	views  map[string]*View
 	funcs  map[string]string // CREATE FUNCTION name (upper case) -> the built-in
+	// StateTTL is the session's table.exec.state.ttl (ms), which the
+	// session sets before planning: with one, group aggregates take their
+	// input's rowtime along as their state's clock (bind_ttl.go).
+	StateTTL int64
 }
 
 // NewCatalog returns an empty catalog.

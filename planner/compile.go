@@ -31,6 +31,9 @@ type Env struct {
 	// MiniBatch is table.exec.mini-batch.*: group aggregates fold their
 	// changes per batch of input rows.
 	MiniBatch MiniBatch
+	// StateTTL is table.exec.state.ttl in milliseconds (0: state never
+	// expires), which a STATE_TTL hint overrides per operator (ttl.go).
+	StateTTL int64
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -540,10 +543,14 @@ func (c *compiler) join(n *Join) (*stage, error) {
 	out := n.Schema()
 	kind := [...]join.Kind{InnerJoin: join.Inner, LeftJoin: join.LeftOuter, RightJoin: join.RightOuter, FullJoin: join.FullOuter, SemiJoin: join.Semi, AntiJoin: join.Anti}[n.Kind]
 	spec := join.Spec{UID: UID(n), Kind: kind, Left: l.schema, Right: r.schema, LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, NullAware: n.NullAware, Out: out}
+	if !n.NullAware {
+		ttls := c.stateTTLs(n.TTLHint[:], l.schema, r.schema)
+		spec.TTL = [2]exec.StateTTL{ttls[0], ttls[1]}
+	}
 	if _, err := join.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}
-	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
+	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + ttlName(spec.TTL[:]...) + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
 		New: func() (exec.Operator, error) { return join.New(spec) }})
 	return &stage{v: v, schema: out}, nil
 }

@@ -18,9 +18,13 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 	var op exec.OpSpec
 	name := "Rank"
 	uid := UID(n)
+	ttl := ""
+
 	if last, tc, ok := n.Dedup(); ok {
 		name = "Deduplicate"
 		spec := rank.DedupSpec{UID: uid, In: s.schema, Partition: n.Partition, TimeCol: tc, KeepLast: last}
+		spec.TTL = c.stateTTLs(nil, s.schema)[0]
+		ttl = ttlName(spec.TTL)
 		if _, err := rank.NewDedup(spec); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)
 		}
@@ -45,7 +49,7 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 	}
 	v := c.keyedVertex(name, s.v, n.Partition)
 	out := n.Schema()
-	op.Name, op.UID, op.Out = n.describe()+" uid="+uid, uid, out
+	op.Name, op.UID, op.Out = n.describe()+ttl+" uid="+uid, uid, out
 	v.Ops = append(v.Ops, op)
 	return &stage{v: v, schema: out}, nil
 }

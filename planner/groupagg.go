@@ -32,6 +32,10 @@ type GroupAgg struct {
 	What string
 	// UIDHint is as for WindowAgg.
 	UIDHint string
+	// TTLHint is the SELECT's STATE_TTL hint, if any; inName is the
+	// input's name a hint knows it by (relName).
+	TTLHint ttlHint
+	inName  string
 	out     types.Schema
 }
 
@@ -102,11 +106,12 @@ func (c *compiler) groupAgg(n *GroupAgg) (*stage, error) {
 	v := c.keyedVertex("GroupAggregate", s.v, n.Keys)
 	spec := n.spec(s.schema)
 	spec.MiniBatch = c.env.MiniBatch
+	spec.TTL = c.stateTTLs([]ttlHint{n.TTLHint}, s.schema)[0]
 	if _, err := groupagg.New(spec); err != nil {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}
 	out := n.Schema()
-	name := n.describe()
+	name := n.describe() + ttlName(spec.TTL)
 	if spec.MiniBatch.On() {
 		name += fmt.Sprintf(" miniBatch=[size=%d, latency=%s]", spec.MiniBatch.Size, spec.MiniBatch.Latency)
 	}
@@ -135,7 +140,7 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 	if err != nil {
 		return nil, nil, err
 	}
-	g := &GroupAgg{At: at}
+	g := &GroupAgg{At: at, inName: relName(from.scope)}
 	for i, k := range gs.keys {
 		e, err := bindExpr(inCtx, k)
 		if err != nil {
@@ -155,6 +160,15 @@ func (b *binder) groupAggregate(q *parser.Select, from *relation, calls []*parse
 		}
 		g.Aggs = append(g.Aggs, a)
 		g.Names = append(g.Names, c.String())
+	}
+	// The input's rowtime, if it has one, goes along unused by the
+	// aggregates: it is the clock of the groups' state TTL (ttl.go).
+	for i, c := range from.scope.cols[from.scope.shadowed:] {
+		if c.typ.Attr == types.RowTime && b.carryRowtime() {
+			i += from.scope.shadowed
+			add(&expr.Col{Index: i, Name: c.name, T: c.typ}, "$rowtime")
+			break
+		}
 	}
 	g.Input = pre
 	if gs.ids != nil {

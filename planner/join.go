@@ -71,6 +71,10 @@ type Join struct {
 	At parser.Pos
 	// UIDHint is as for WindowAgg.
 	UIDHint string
+	// TTLHint is each side's STATE_TTL hint, if any; names are the
+	// sides' names a hint knows them by (relName).
+	TTLHint [2]ttlHint
+	names   [2]string
 }
 
 func (j *Join) Inputs() []Node { return []Node{j.Left, j.Right} }

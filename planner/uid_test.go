@@ -229,7 +229,7 @@ func TestUIDHintErrors(t *testing.T) {
 		{"SELECT /*+ UID('x') */ * FROM (" + strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('x') */", 1) + ") ORDER BY n LIMIT 1", ErrHint,
 			"1:12: UID 'x' is already given to another operator at 1:43"},
 		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ BROADCAST(t) */", 1), ErrUnsupported, "1:12: hint BROADCAST is not supported yet"},
-		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('x'), state_ttl('t' = '1d') */", 1), ErrUnsupported, "1:22: hint STATE_TTL is not supported yet"},
+		{strings.Replace(aggQuery, "SELECT", "SELECT /*+ UID('x'), state_ttl('t' = '1d') */", 1), ErrHint, "1:22: STATE_TTL sets the state TTL of a regular join or a group aggregate, and this SELECT defines neither"},
 		{"SELECT i FROM t /*+ LOOKUP('table' = 't') */", ErrUnsupported, "1:21: hint LOOKUP is not supported yet"},
 		{"SELECT i FROM t /*+ UID('x') */", ErrHint, "1:21: UID is a query hint"},
 		{"CREATE TABLE o (i INT) WITH ('connector' = 'blackhole');\nINSERT INTO o /*+ X */ SELECT i FROM t", ErrUnsupported, "2:19: hint X is not supported yet"},

@@ -349,7 +349,8 @@ func (c *compiler) normalize(n *Normalize) (*stage, error) {
 		uid += strings.TrimPrefix(s.src.UID, "source-"+scan.Table.Name)
 	}
 	spec := rank.NormalizeSpec{UID: uid, In: s.schema, Key: n.Key}
-	return c.keyedStage(s, "ChangelogNormalize", n.describe(), spec.UID, spec.Fingerprint(), n.Key,
+	spec.TTL = c.stateTTLs(nil, s.schema)[0]
+	return c.keyedStage(s, "ChangelogNormalize", n.describe()+ttlName(spec.TTL), spec.UID, spec.Fingerprint(), n.Key,
 		func() (exec.Operator, error) { return rank.NewNormalize(spec) })
 }
 

@@ -25,10 +25,13 @@ type DedupSpec struct {
 	// processing time: the order in which rows arrive.
 	TimeCol  int
 	KeepLast bool
+	// TTL is the state's time-to-live and clock; not part of the
+	// fingerprint, so a restore may change it.
+	TTL exec.StateTTL
 }
 
 // dedupFormat versions the state layout below.
-const dedupFormat = "dedup/1"
+const dedupFormat = "dedup/2"
 
 // Fingerprint identifies the layout and meaning of a deduplication's
 // state: the kept rows' columns, the partitioning, and which row is kept
@@ -48,7 +51,7 @@ func (s *DedupSpec) Fingerprint() string {
 func (s *DedupSpec) appendOnly() bool { return !s.KeepLast && s.TimeCol < 0 }
 
 // keptName names a deduplication's state: an entry per partition, key the
-// partition key. Its value is empty for an append-only deduplication (the
+// partition key. Its value, after its TTL stamp (state.TTL), is empty for an append-only deduplication (the
 // partition has had its row), else the kept row's time (8 bytes,
 // big-endian; 0 by processing time) and its topnKey.
 const keptName = "kept"
@@ -62,6 +65,7 @@ type Dedup struct {
 	out   *changes
 	buf   []byte
 	val   []byte
+	expiring
 }
 
 // NewDedup checks spec and returns the operator; it is an OpSpec's
@@ -80,7 +84,16 @@ func NewDedup(spec DedupSpec) (*Dedup, error) {
 // Open implements exec.Opener.
 func (d *Dedup) Open(ctx *exec.TaskContext) error {
 	d.out = newChanges(ctx.Alloc, d.key, d.spec.In, d.spec.In, ctx.BatchSize)
-	return d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName)
+	if err := d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName); err != nil {
+		return err
+	}
+	return d.openTTL(ctx, &d.state, d.spec.TTL, keptName)
+}
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the watermark sweeps a key group of expired partitions.
+func (d *Dedup) OnWatermark(wm int64, _ exec.Emitter) error {
+	return d.watermarkTTL(&d.state, wm)
 }
 
 // Process implements exec.Operator: each row, in order, either replaces
@@ -99,20 +112,32 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	}
 	w := d.state.writes
 	uid := d.spec.UID
+	if err := d.bindTTL(&d.state, b); err != nil {
+		return err
+	}
 	for r := range int(b.NumRows()) {
 		var p int
 		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
 		part := d.buf[:p]
 		kg := d.state.group(part)
-		old, ok, err := w.Get(uid, kg, keptName, part)
+		old, found, err := w.Get(uid, kg, keptName, part)
 		if err != nil {
 			return err
 		}
+		if !found {
+			d.state.gauge.Keys(1)
+		}
+		// An expired partition starts again.
+		old, at, ok, err := d.read(old, found, r)
+		if err != nil {
+			return err
+		}
+		d.val = d.stamp(d.val[:0], at, r)
 		if d.spec.appendOnly() {
 			if ok {
 				continue
 			}
-			w.Set(uid, kg, keptName, part, nil)
+			w.Set(uid, kg, keptName, part, d.val)
 			if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
 				return err
 			}
@@ -141,7 +166,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		} else if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
 			return err
 		}
-		d.val = binary.BigEndian.AppendUint64(d.val[:0], uint64(ts))
+		d.val = binary.BigEndian.AppendUint64(d.val, uint64(ts))
 		w.Set(uid, kg, keptName, part, append(d.val, d.buf...))
 		if err := d.state.commitSome(); err != nil {
 			return err
@@ -150,6 +175,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := d.out.flush(out); err != nil {
 		return err
 	}
+	d.state.gauge.Measure()
 	return w.Commit()
 }
 

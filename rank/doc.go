@@ -44,6 +44,14 @@
 // parallelisms, as in Flink. Deduplication takes insert-only input, as
 // Flink's.
 //
+// A deduplication's state has a TTL (DedupSpec.TTL; exec.StateTTL): each
+// partition's entry starts with its stamp (state.TTL), written at the
+// rowtime of the row that set it (processing time without a rowtime); a
+// partition whose entry expired keeps its next row again, as +I, and
+// sweeps at the watermark delete expired entries (expiring, in keyed.go).
+// Normalize expires its keys' rows alike. Top-N and Materialize keep their
+// state without one.
+//
 // # Top-N
 //
 // A Top-N keeps, per partition, rows under their topnKey: the partition

@@ -22,13 +22,17 @@ import (
 // deduplication keeping the last row by arrival, as Flink implements it,
 // so it sits in this package: the state is an entry per key (key group of
 // the key, the key the hash exchange in front routes by) holding the row
-// as its topnKey, checkpointed, restored and rescaled as Dedup's.
+// as its topnKey after its TTL stamp, checkpointed, restored and rescaled
+// as Dedup's, and expired as Dedup's (a key whose row expired starts
+// again with +I; a deletion of it is dropped).
 type Normalize struct {
 	spec  NormalizeSpec
 	key   *topnKey
 	state keyed
 	out   *changes
 	buf   []byte
+	val   []byte
+	expiring
 }
 
 // NormalizeSpec is a ChangelogNormalize over rows In keyed by Key.
@@ -36,10 +40,13 @@ type NormalizeSpec struct {
 	UID string
 	In  types.Schema
 	Key []int
+	// TTL is the state's time-to-live and clock; not part of the
+	// fingerprint, so a restore may change it.
+	TTL exec.StateTTL
 }
 
 // normalizeFormat versions the state layout.
-const normalizeFormat = "normalize/1"
+const normalizeFormat = "normalize/2"
 
 // lastName names the state: per key, the key's last row.
 const lastName = "last"
@@ -72,12 +79,24 @@ func NewNormalize(spec NormalizeSpec) (*Normalize, error) {
 // Open implements exec.Opener.
 func (n *Normalize) Open(ctx *exec.TaskContext) error {
 	n.out = newChanges(ctx.Alloc, n.key, n.spec.In, n.spec.In, ctx.BatchSize)
-	return n.state.open(ctx, n.spec.UID, n.spec.Fingerprint(), lastName)
+	if err := n.state.open(ctx, n.spec.UID, n.spec.Fingerprint(), lastName); err != nil {
+		return err
+	}
+	return n.openTTL(ctx, &n.state, n.spec.TTL, lastName)
+}
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the watermark sweeps expired keys.
+func (n *Normalize) OnWatermark(wm int64, _ exec.Emitter) error {
+	return n.watermarkTTL(&n.state, wm)
 }
 
 // Process implements exec.Operator.
 func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := n.key.Bind(b); err != nil {
+		return err
+	}
+	if err := n.bindTTL(&n.state, b); err != nil {
 		return err
 	}
 	kinds := exec.Kinds(b)
@@ -87,7 +106,11 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		n.buf, p = n.key.AppendSplit(n.buf[:0], r)
 		part := n.buf[:p]
 		kg := n.state.group(part)
-		old, ok, err := w.Get(uid, kg, lastName, part)
+		old, found, err := w.Get(uid, kg, lastName, part)
+		if err != nil {
+			return err
+		}
+		old, at, ok, err := n.read(old, found, r)
 		if err != nil {
 			return err
 		}
@@ -96,15 +119,24 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 				if err := n.out.add(exec.Delete, old, 0, out); err != nil {
 					return err
 				}
+			}
+			if found {
 				w.Delete(uid, kg, lastName, part)
+				n.state.gauge.Keys(-1)
 			}
 			continue
+		}
+		if !found {
+			n.state.gauge.Keys(1)
 		}
 		switch {
 		case !ok:
 			err = n.out.add(exec.Insert, n.buf, 0, out)
-		case bytes.Equal(old, n.buf):
+		case bytes.Equal(old, n.buf) && !n.clock.TTL.On():
 			continue
+		case bytes.Equal(old, n.buf):
+			// Nothing changes, but the write keeps the key live, as
+			// Flink's ChangelogNormalize refreshes its TTL.
 		default:
 			if err = n.out.add(exec.UpdateBefore, old, 0, out); err == nil {
 				err = n.out.add(exec.UpdateAfter, n.buf, 0, out)
@@ -113,7 +145,8 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		if err != nil {
 			return err
 		}
-		w.Set(uid, kg, lastName, part, n.buf)
+		n.val = append(n.stamp(n.val[:0], at, r), n.buf...)
+		w.Set(uid, kg, lastName, part, n.val)
 		if err := n.state.commitSome(); err != nil {
 			return err
 		}
@@ -121,6 +154,7 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := n.out.flush(out); err != nil {
 		return err
 	}
+	n.state.gauge.Measure()
 	return w.Commit()
 }
 

@@ -73,6 +73,7 @@ var strandKeys = map[string]func(v string) error{
 	KeyMiniBatch:          boolean,
 	KeyMiniBatchLatency:   nil,
 	KeyMiniBatchSize:      positiveInt,
+	KeyStateTTL:           stateTTLValue,
 }
 
 // The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,
@@ -130,7 +131,6 @@ func utc(v string) error {
 // strandKeys are strand's, not listed here.
 var flinkKeys = setOf(
 	// table.exec.*
-	"table.exec.state.ttl",
 	"table.exec.source.idle-timeout",
 	"table.exec.source.cdc-events-duplicate",
 	"table.exec.sink.not-null-enforcer",

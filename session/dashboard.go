@@ -182,18 +182,22 @@ type VertexDetail struct {
 // Subtask is one subtask's counters. Fills are from 0 to 1; Backpressure
 // is Flink's level for the output fill: ok (<= 0.1), low (<= 0.5) or high.
 type Subtask struct {
-	Subtask      int     `json:"subtask"`
-	RowsIn       int64   `json:"rows-in"`
-	RowsOut      int64   `json:"rows-out"`
-	LateRows     int64   `json:"late-rows"`
-	BadRows      int64   `json:"bad-rows"`
-	Spills       int64   `json:"spills"`
-	StateMemory  int64   `json:"state-memory-bytes"`
-	StateSpilled int64   `json:"state-spilled-bytes"`
-	InputFill    float64 `json:"input-fill"`
-	OutputFill   float64 `json:"output-fill"`
-	Backpressure string  `json:"backpressure-level"`
-	Watermark    *int64  `json:"watermark,omitempty"`
+	Subtask      int   `json:"subtask"`
+	RowsIn       int64 `json:"rows-in"`
+	RowsOut      int64 `json:"rows-out"`
+	LateRows     int64 `json:"late-rows"`
+	BadRows      int64 `json:"bad-rows"`
+	Spills       int64 `json:"spills"`
+	StateMemory  int64 `json:"state-memory-bytes"`
+	StateSpilled int64 `json:"state-spilled-bytes"`
+	// StateMemtable and StateKeys are a keyed operator's (a join's, a
+	// deduplication's): its store's memtables and its entries.
+	StateMemtable int64   `json:"state-memtable-bytes"`
+	StateKeys     int64   `json:"state-keys"`
+	InputFill     float64 `json:"input-fill"`
+	OutputFill    float64 `json:"output-fill"`
+	Backpressure  string  `json:"backpressure-level"`
+	Watermark     *int64  `json:"watermark,omitempty"`
 }
 
 // vertexOf is a vertex's summary, as GET /jobs/<id> lists it: its rows,
@@ -243,6 +247,7 @@ func (s *Server) vertex(w http.ResponseWriter, r *http.Request) {
 			m := &v.Subtasks[i]
 			d.Subtasks[i] = Subtask{Subtask: i, RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(),
 				BadRows: m.BadRows.Load(), Spills: m.Spills.Load(), StateMemory: m.StateMemory(), StateSpilled: m.StateSpilled.Load(),
+				StateMemtable: m.StateMemtable.Load(), StateKeys: m.StateKeys.Load(),
 				InputFill: m.InputFill(), OutputFill: m.OutputFill(), Backpressure: level(m.OutputFill()), Watermark: watermark(m.Watermark())}
 		}
 		writeJSON(w, http.StatusOK, d)

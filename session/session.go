@@ -262,6 +262,7 @@ func (s *Session) parallelism() int {
 func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.Catalog.StateTTL = s.stateTTL()
 	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err
@@ -271,7 +272,7 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	if err != nil {
 		return nil, s.at(st, err)
 	}
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb})
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb, StateTTL: s.stateTTL()})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -319,6 +320,7 @@ func (s *Session) started(ctx context.Context, st parser.Statement) (wait func()
 // start plans, compiles and starts st's job, with s.mu held, and returns
 // the function that runs it to its end.
 func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() error, err error) {
+	s.Catalog.StateTTL = s.stateTTL()
 	logical, err := planner.PlanQuery(s.Catalog, st)
 	if err != nil {
 		return nil, err
@@ -344,7 +346,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			lock.Release()
 		}
 	}()
-	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, StateTTL: s.stateTTL()}
 	if env.MiniBatch, err = s.miniBatch(); err != nil {
 		return nil, s.at(st, err)
 	}

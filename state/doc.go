@@ -74,6 +74,19 @@
 // Store, and whether storage may delete it is for retention to decide from
 // the checkpoints that remain.
 //
+// # State TTL
+//
+// TTL (ttl.go) is the one mechanism behind table.exec.state.ttl for
+// every keyed operator that supports it (regular joins, group aggregates,
+// deduplications): a stamp, the time of the entry's last write, at the
+// start of each value, reads that treat an entry expired at their time as
+// absent (NeverReturnExpired), and a Sweeper that deletes expired entries
+// key group by key group, keeping ahead of the operator's writes. The
+// stamp is always there (one byte without a TTL), so the TTL is not part
+// of a state's layout and may change between a savepoint and its
+// restore; the clock (event or processing time) is the operator's
+// (exec.TTLClock).
+//
 // # Restores and verification
 //
 // OpenHandle copies a handle's files from checkpoint storage (a Source)

@@ -154,6 +154,13 @@ func (quiet) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(forma
 // counts them (tables, logs, manifests).
 func (s *Store) DiskUsage() int64 { return int64(s.db.Metrics().DiskSpaceUsage()) }
 
+// Sizes is the store's state in bytes: in its memtables (memory) and in
+// its files (Pebble's disk space: tables, logs, manifests).
+func (s *Store) Sizes() (memory, disk int64) {
+	m := s.db.Metrics()
+	return int64(m.MemTable.Size), int64(m.DiskSpaceUsage())
+}
+
 // Close closes the DB. It leaves the directory in place.
 func (s *Store) Close() error {
 	if err := s.db.Close(); err != nil {
