@@ -78,6 +78,23 @@ type SourceSpec struct {
 	// it about once per window rather than once per row; an Edge's Fires
 	// too.
 	Fires func(ts int64) int64
+	// Owns, when set, says which splits this process reads: a cluster
+	// member reads its share of them (see Members). Nil reads all.
+	Owns func(Split) bool
+}
+
+// owned returns the splits of spec this process reads, in order.
+func (spec *SourceSpec) owned(splits []Split) []Split {
+	if spec.Owns == nil {
+		return splits
+	}
+	var out []Split
+	for _, s := range splits {
+		if spec.Owns(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Vertex is one operator chain run as Parallelism subtasks.

@@ -152,6 +152,9 @@ func (t *sourceTask) run() error {
 			} else if err := t.process(st, b); err != nil {
 				return err
 			}
+			if r, ok := st.r.(Watermarked); ok {
+				st.wm = max(st.wm, r.Watermark())
+			}
 			if wm := splitsWatermark(states); wm > emitted && live > 0 {
 				emitted = wm
 				if err := t.advance(wm); err != nil {
@@ -187,7 +190,7 @@ const discoveryIdle = 50 * time.Millisecond
 func (t *sourceTask) open(s Split) (*splitState, error) {
 	off, wm := Offset{}, types.MinWatermark
 	if st, ok := t.restored[s.ID]; ok {
-		off, wm = Offset{Pos: st.Pos, Line: st.Line}, st.Watermark
+		off, wm = Offset{Pos: st.Pos, Line: st.Line, State: st.State}, st.Watermark
 	} else if _, ok := t.spec.Source.(Discovering); ok && t.restored != nil {
 		s.New = true
 	}
@@ -210,6 +213,7 @@ func (t *sourceTask) discover(have []*splitState) ([]*splitState, error) {
 	if err != nil {
 		return nil, err
 	}
+	splits = t.spec.owned(splits)
 	known := map[string]bool{}
 	for _, st := range have {
 		known[st.split.ID] = true
@@ -325,7 +329,7 @@ func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (sto
 	src := &checkpoint.SourceState{UID: t.spec.UID}
 	for _, st := range states {
 		off := st.r.Offset()
-		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm})
+		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm, State: off.State})
 	}
 	if err := takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src); err != nil {
 		return false, err

@@ -51,6 +51,10 @@ type Durability struct {
 	// FromSavepoint restores the savepoint in that directory or fails
 	// (--from-savepoint, or SET 'execution.savepoint.path').
 	FromSavepoint string
+	// Members is this process's share of jobs that several strand
+	// processes run (--members, --member): its jobs' checkpoints and
+	// transactional ids carry its index.
+	Members exec.Members
 }
 
 // fromSavepoint is the savepoint one job restores, taken from the session

@@ -271,7 +271,8 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	if err != nil {
 		return nil, s.at(st, err)
 	}
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb})
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb,
+		Members: s.Durable.Members, Shared: s.jobName(s.jobs + 1)})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -324,10 +325,15 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		return nil, err
 	}
 	s.jobs++
-	job := s.jobName(s.jobs)
+	shared := s.jobName(s.jobs)
+	job := shared + s.Durable.Members.Suffix()
 	cp, lock, err := s.checkpointing(job)
 	if err != nil {
 		return nil, s.at(st, err)
+	}
+	if cp == nil && s.Durable.Members.Many() {
+		return nil, planner.Errorf(st.Pos(), planner.ErrOption, "a job run by several members (--members) needs checkpointing: "+
+			"the rows they shuffle are committed at checkpoints; run with --checkpoint-interval (execution.checkpointing.interval)")
 	}
 	if cp == nil && s.savepointPath() != "" {
 		lock.Release()
@@ -344,7 +350,7 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			lock.Release()
 		}
 	}()
-	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, Members: s.Durable.Members, Shared: shared}
 	if env.MiniBatch, err = s.miniBatch(); err != nil {
 		return nil, s.at(st, err)
 	}

@@ -31,6 +31,8 @@ type runCmd struct {
 	Fresh              bool      `help:"Discard the job's checkpoints and what its unfinished run wrote, and start from the beginning."`
 	HTTP               string    `name:"http" help:"Serve the HTTP API (jobs, savepoints, stop, metrics) on this address, e.g. 127.0.0.1:8081 or localhost:0. It has no authentication." placeholder:"ADDR"`
 	HTTPAllowRemote    bool      `name:"http-allow-remote" help:"Let --http listen on an address other machines can reach."`
+	Members            int       `name:"members" default:"1" help:"Run the query as one of this many strand processes (members), each reading its share of the Kafka partitions; keyed window aggregates shuffle through a repartition topic. Needs --checkpoint-interval." placeholder:"N"`
+	Member             int       `name:"member" default:"0" help:"This process's index among --members, from 0." placeholder:"I"`
 	profileFlags
 }
 
@@ -41,6 +43,10 @@ With --http, run serves an HTTP API on ADDR and lists its jobs in the job regist
 }
 
 func (c *runCmd) Run(std *stdio) error {
+	if c.Members < 1 || c.Member < 0 || c.Member >= c.Members {
+		fmt.Fprintf(std.errOut, "strand: --member must be from 0 to --members minus 1 (--members %d, --member %d)\n", c.Members, c.Member)
+		return exitStatus(2)
+	}
 	srcs, err := readFiles(c.Files, std.errOut)
 	if err != nil {
 		return err
@@ -63,7 +69,8 @@ func (c *runCmd) Run(std *stdio) error {
 	sess := session.New(std.out, std.errOut)
 	sess.Results = func(r session.Result) exec.Sink { return connector.NewResults(std.out, r.Schema) }
 	sess.Durable = session.Durability{StateDir: c.StateDir, FromCheckpoint: c.FromCheckpoint, Fresh: c.Fresh,
-		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: c.AllowNonRestored, FromSavepoint: c.FromSavepoint}
+		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: c.AllowNonRestored, FromSavepoint: c.FromSavepoint,
+		Members: exec.Members{Index: c.Member, Count: c.Members}}
 	if c.CheckpointInterval != nil {
 		sess.Config[session.KeyCheckpointInterval] = c.CheckpointInterval.text
 	}
