@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
 )
 
 // output is the end of a subtask's chain: it distributes batches and
@@ -16,6 +17,10 @@ import (
 type output interface {
 	Emitter
 	watermark(wm int64) error
+	// idle tells the readers that this subtask's input is idle
+	// (table.exec.source.idle-timeout): they leave it out of their
+	// watermark until it sends a batch or a watermark again.
+	idle() error
 	// barrier passes checkpoint barrier b on; a sink pre-commits instead
 	// and returns what it pre-committed.
 	barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error)
@@ -207,6 +212,15 @@ func (o *chanOutput) watermark(wm int64) error {
 	return nil
 }
 
+func (o *chanOutput) idle() error {
+	for _, ch := range o.targets() {
+		if err := send(o.ctx, ch, Element{Kind: ElemWatermark, Watermark: types.MinWatermark, Idle: true}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (o *chanOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
 	for _, ch := range o.targets() {
 		if err := send(o.ctx, ch, Element{Kind: ElemBarrier, Barrier: b}); err != nil {
@@ -271,6 +285,8 @@ func (o *sinkOutput) watermark(wm int64) error {
 	}
 	return nil
 }
+
+func (o *sinkOutput) idle() error { return nil }
 
 func (o *sinkOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
 	pc, ok := o.w.(PreCommitter)

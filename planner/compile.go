@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
@@ -35,6 +36,8 @@ type Env struct {
 	// run (members.go); Shared names the job alike in all of them.
 	Members exec.Members
 	Shared  string
+	// IdleTimeout is table.exec.source.idle-timeout, 0 for none.
+	IdleTimeout time.Duration
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -80,6 +83,12 @@ func (c *compiler) sourceUID(table string) string {
 		return fmt.Sprintf("source-%s-%d", table, n)
 	}
 	return "source-" + table
+}
+
+// sourceEnv applies the run's settings to the scan spec of table t.
+func (c *compiler) sourceEnv(spec *exec.SourceSpec, t *Table) {
+	spec.IdleTimeout = c.env.IdleTimeout
+	c.share(spec, t)
 }
 
 // stage is the open end of a vertex's chain: where the next operator goes.
@@ -209,7 +218,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	c.keep(&c.scanKeys, spec, scanKey(t))
-	c.share(spec, t)
+	c.sourceEnv(spec, t)
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -306,7 +315,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	c.keep(&c.scanKeys, spec, scanKey(t))
-	c.share(spec, t)
+	c.sourceEnv(spec, t)
 	if t.TimeCol >= 0 {
 		spec.Watermark = refield(substitute(t.Watermark, byFull))
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index

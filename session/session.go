@@ -272,7 +272,7 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 		return nil, s.at(st, err)
 	}
 	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb,
-		Members: s.Durable.Members, Shared: s.jobName(s.jobs + 1)})
+		Members: s.Durable.Members, Shared: s.jobName(s.jobs + 1), IdleTimeout: s.idleTimeout()})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -350,7 +350,8 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			lock.Release()
 		}
 	}()
-	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, Members: s.Durable.Members, Shared: shared}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, Members: s.Durable.Members, Shared: shared,
+		IdleTimeout: s.idleTimeout()}
 	if env.MiniBatch, err = s.miniBatch(); err != nil {
 		return nil, s.at(st, err)
 	}
