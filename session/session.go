@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/planner"
 	"io"
 	"os"
@@ -538,6 +539,9 @@ func (s *Session) savepointDir() (string, error) {
 	dir := s.Config[KeySavepointDir]
 	if dir == "" {
 		root := s.config(KeyStateDir, s.Durable.StateDir)
+		if checkpoint.IsURL(root) { // savepoints are local
+			root = s.Durable.StateDir
+		}
 		if root == "" {
 			root = ".strand"
 		}
