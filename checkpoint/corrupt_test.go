@@ -44,9 +44,12 @@ func writeAll(t *testing.T, fs vfs.FS, path string, b []byte) {
 // with ErrCorrupt naming the file and the damage, and Latest must report
 // it and fall back to checkpoint 1, or report both when the file is an
 // SST that 1 shares.
-func TestCorruption(t *testing.T) {
-	local, fs := vfs.NewMem(), vfs.NewMem()
-	st := openStorage(t, fs, "/ck")
+func TestCorruption(t *testing.T) { corruption(t, vfs.NewMem(), "/ck") }
+
+// corruption is TestCorruption on storage at root on fs.
+func corruption(t *testing.T, fs vfs.FS, root string) {
+	local := vfs.NewMem()
+	st := openStorage(t, fs, root)
 	subs := []*subtask{openSubtask(t, local, "/w/0", 0, 63), openSubtask(t, local, "/w/1", 64, 127)}
 	change(t, subs[0], 50, 1)
 	change(t, subs[1], 50, 1)

@@ -118,4 +118,19 @@
 // All file access goes through Pebble's vfs.FS: tests inject write and
 // sync errors with vfs/errorfs and simulate power loss with crash clones of
 // vfs.NewCrashableMem.
+//
+// # Object storage
+//
+// The storage may live in a bucket instead (state.checkpoints.dir as a
+// URL, OpenURL): BlobFS serves a gocloud.dev/blob bucket as the vfs.FS
+// Storage uses, so the layout, the verification and the retention are
+// the same code. What a bucket gives differs, and the commit protocol
+// still holds: an object appears whole when its writer closes (Sync is a
+// no-op, there is nothing half-written to see), a rename is a copy that
+// makes the new name appear whole and then a delete, and _metadata is
+// written last, so a checkpoint is visible exactly when it is complete.
+// Directories are prefixes. file:// and mem:// are always registered;
+// s3:// and gs:// only in a build with -tags cloud (cmd/strand), since
+// their SDKs would double the binary. A job's lock (Lock) stays on the
+// local filesystem: buckets have no locks.
 package checkpoint

@@ -78,6 +78,8 @@ type SplitState struct {
 	ID        string
 	Pos, Line int64
 	Watermark int64
+	// State is the reader's own resume state (exec.Offset.State).
+	State string `json:",omitempty"`
 }
 
 // SinkState lists the files a sink pre-committed at the barrier, which it

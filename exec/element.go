@@ -34,6 +34,11 @@ type Element struct {
 	// Watermark is set for ElemWatermark: no later element of this channel
 	// has an event time at or below it that belongs to a fired window.
 	Watermark int64
+	// Idle, with ElemWatermark, says instead that the sender's input is
+	// idle (table.exec.source.idle-timeout): the receiver leaves the
+	// channel out of its watermark until the channel sends a batch or a
+	// watermark again.
+	Idle bool
 	// Barrier is set for ElemBarrier.
 	Barrier checkpoint.Barrier
 }

@@ -44,6 +44,15 @@ func (o fanOutput) watermark(wm int64) error {
 	return nil
 }
 
+func (o fanOutput) idle() error {
+	for _, out := range o {
+		if err := out.idle(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (o fanOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
 	for _, out := range o {
 		if _, err := out.barrier(b); err != nil {

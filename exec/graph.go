@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"time"
+
 	"fmt"
 	"strings"
 
@@ -78,6 +80,29 @@ type SourceSpec struct {
 	// it about once per window rather than once per row; an Edge's Fires
 	// too.
 	Fires func(ts int64) int64
+	// IdleTimeout is table.exec.source.idle-timeout: a split without rows
+	// for that long is idle, left out of the watermark until it has rows
+	// again, and a subtask whose splits are all idle tells its readers so.
+	// Zero, the default, waits for every split: results then never depend
+	// on timing.
+	IdleTimeout time.Duration
+	// Owns, when set, says which splits this process reads: a cluster
+	// member reads its share of them (see Members). Nil reads all.
+	Owns func(Split) bool
+}
+
+// owned returns the splits of spec this process reads, in order.
+func (spec *SourceSpec) owned(splits []Split) []Split {
+	if spec.Owns == nil {
+		return splits
+	}
+	var out []Split
+	for _, s := range splits {
+		if spec.Owns(s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Vertex is one operator chain run as Parallelism subtasks.

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/types"
 )
 
 // output is the end of a subtask's chain: it distributes batches and
@@ -17,6 +18,10 @@ import (
 type output interface {
 	Emitter
 	watermark(wm int64) error
+	// idle tells the readers that this subtask's input is idle
+	// (table.exec.source.idle-timeout): they leave it out of their
+	// watermark until it sends a batch or a watermark again.
+	idle() error
 	// barrier passes checkpoint barrier b on; a sink pre-commits instead
 	// and returns what it pre-committed.
 	barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error)
@@ -49,11 +54,7 @@ type chanOutput struct {
 	keys   []int
 	maxPar int
 	alloc  memory.Allocator
-	enc    memseg.KeyEncoder
-	key    []byte
-	prev   []byte // the previous row's key
-	hashes []uint64
-	wide   []int64
+	hasher KeyHasher
 	parts  []*Part // per downstream subtask: its share of the batch
 	// owner maps a key group to the subtask that owns it: two divisions
 	// per row saved.
@@ -110,7 +111,8 @@ func (o *chanOutput) hash(b arrow.RecordBatch) error {
 	}
 	defer b.Release()
 	rows := int(b.NumRows())
-	hashes, err := o.hashRows(b, rows)
+	o.hasher.Keys = o.keys
+	hashes, err := o.hasher.Hashes(b, rows)
 	if err != nil {
 		return err
 	}
@@ -176,17 +178,31 @@ func settleNulls(cols []arrow.Array) {
 	}
 }
 
-// hashRows returns the key hash of each of b's rows, in o.hashes: for one
-// integer-like key column, memseg.HashInt64 of each value; else
-// memseg.Hash of each row's normalized key, the previous row's hash again
-// when its key is the same (skewed keys, such as Nexmark's hot bidders,
-// often repeat).
-func (o *chanOutput) hashRows(b arrow.RecordBatch, rows int) ([]uint64, error) {
-	hs := slices.Grow(o.hashes[:0], rows)[:rows]
-	o.hashes = hs
-	if len(o.keys) == 1 {
-		if vals, ok := memseg.IntValues(b.Column(o.keys[0]), &o.wide); ok {
-			col := b.Column(o.keys[0])
+// KeyHasher hashes the key columns of a batch's rows as a hash exchange
+// does, so that a row's key group (hash % max parallelism) is the same
+// wherever it is computed: in an exchange, or in the writer of a
+// repartition topic that routes rows to the member owning their key group.
+type KeyHasher struct {
+	// Keys are the key columns.
+	Keys   []int
+	enc    memseg.KeyEncoder
+	key    []byte
+	prev   []byte // the previous row's key
+	hashes []uint64
+	wide   []int64
+}
+
+// Hashes returns the key hash of each of b's first rows rows, in a slice
+// reused by the next call: for one integer-like key column,
+// memseg.HashInt64 of each value; else memseg.Hash of each row's
+// normalized key, the previous row's hash again when its key is the same
+// (skewed keys, such as Nexmark's hot bidders, often repeat).
+func (h *KeyHasher) Hashes(b arrow.RecordBatch, rows int) ([]uint64, error) {
+	hs := slices.Grow(h.hashes[:0], rows)[:rows]
+	h.hashes = hs
+	if len(h.Keys) == 1 {
+		if vals, ok := memseg.IntValues(b.Column(h.Keys[0]), &h.wide); ok {
+			col := b.Column(h.Keys[0])
 			for r := range hs {
 				hs[r] = memseg.HashInt64(vals[r])
 			}
@@ -201,17 +217,17 @@ func (o *chanOutput) hashRows(b arrow.RecordBatch, rows int) ([]uint64, error) {
 			return hs, nil
 		}
 	}
-	if err := o.enc.Reset(b, o.keys); err != nil {
+	if err := h.enc.Reset(b, h.Keys); err != nil {
 		return nil, err
 	}
-	var h uint64
+	var v uint64
 	for r := range hs {
-		o.key = o.enc.Append(o.key[:0], r)
-		if r == 0 || !bytes.Equal(o.key, o.prev) {
-			h = memseg.Hash(o.key)
-			o.prev, o.key = o.key, o.prev
+		h.key = h.enc.Append(h.key[:0], r)
+		if r == 0 || !bytes.Equal(h.key, h.prev) {
+			v = memseg.Hash(h.key)
+			h.prev, h.key = h.key, h.prev
 		}
-		hs[r] = h
+		hs[r] = v
 	}
 	return hs, nil
 }
@@ -219,6 +235,15 @@ func (o *chanOutput) hashRows(b arrow.RecordBatch, rows int) ([]uint64, error) {
 func (o *chanOutput) watermark(wm int64) error {
 	for _, ch := range o.targets() {
 		if err := send(o.ctx, ch, Element{Kind: ElemWatermark, Watermark: wm}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (o *chanOutput) idle() error {
+	for _, ch := range o.targets() {
+		if err := send(o.ctx, ch, Element{Kind: ElemWatermark, Watermark: types.MinWatermark, Idle: true}); err != nil {
 			return err
 		}
 	}
@@ -289,6 +314,8 @@ func (o *sinkOutput) watermark(wm int64) error {
 	}
 	return nil
 }
+
+func (o *sinkOutput) idle() error { return nil }
 
 func (o *sinkOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error) {
 	pc, ok := o.w.(PreCommitter)

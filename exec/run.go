@@ -367,6 +367,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 		if serr != nil {
 			return fmt.Errorf("%s: %w", name, serr)
 		}
+		splits = v.Source.owned(splits)
 		var mine []Split
 		for i := tc.Subtask; i < len(splits); i += v.Parallelism {
 			mine = append(mine, splits[i])

@@ -85,6 +85,10 @@ type Split struct {
 type Offset struct {
 	Pos  int64
 	Line int64
+	// State is what else a reader needs to resume, opaque to the
+	// runtime and kept in the checkpoint with the split: a repartition
+	// topic's reader keeps the watermark of each writer there.
+	State string
 }
 
 // ReadOptions are the per-run settings a reader needs.
@@ -99,6 +103,15 @@ type ReadOptions struct {
 	// called from one goroutine, so a source may let them share a client
 	// (one Kafka fetch loop per subtask).
 	Subtask int
+}
+
+// Watermarked is a SplitReader whose split carries its own watermark
+// (a repartition topic, where the writers' watermarks travel with the
+// rows) instead of one computed from a WATERMARK clause: the source takes
+// the split's watermark from it after each Next.
+type Watermarked interface {
+	SplitReader
+	Watermark() int64
 }
 
 // SplitReader reads one split as batches.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,6 +84,11 @@ type splitState struct {
 	// pos is the split's offset counted in Metrics.BytesRead, or -1 if
 	// its source is not sized; size is its Size.
 	pos, size int64
+	// last is when the split last had rows, idle whether it has had none
+	// for the source's IdleTimeout since: it is then left out of the
+	// watermark.
+	last time.Time
+	idle bool
 }
 
 func (t *sourceTask) run() error {
@@ -100,6 +106,7 @@ func (t *sourceTask) run() error {
 	}
 
 	emitted := types.MinWatermark
+	idleSent := false // the readers were told the subtask is idle
 	live := len(states)
 	disc, discovering := t.spec.Source.(Discovering)
 	var nextDiscovery time.Time
@@ -149,12 +156,27 @@ func (t *sourceTask) run() error {
 				live--
 			} else if err != nil {
 				return err
-			} else if err := t.process(st, b); err != nil {
-				return err
+			} else {
+				if t.spec.IdleTimeout > 0 && t.active(st, b.NumRows() > 0, emitted) {
+					idleSent = false
+				}
+				if err := t.process(st, b); err != nil {
+					return err
+				}
 			}
-			if wm := splitsWatermark(states); wm > emitted && live > 0 {
+			if r, ok := st.r.(Watermarked); ok {
+				st.wm = max(st.wm, r.Watermark())
+			}
+			wm, active := splitsWatermark(states)
+			if wm > emitted && live > 0 && active {
 				emitted = wm
 				if err := t.advance(wm); err != nil {
+					return err
+				}
+			}
+			if !active && live > 0 && !idleSent {
+				idleSent = true
+				if err := t.out.idle(); err != nil {
 					return err
 				}
 			}
@@ -187,7 +209,7 @@ const discoveryIdle = 50 * time.Millisecond
 func (t *sourceTask) open(s Split) (*splitState, error) {
 	off, wm := Offset{}, types.MinWatermark
 	if st, ok := t.restored[s.ID]; ok {
-		off, wm = Offset{Pos: st.Pos, Line: st.Line}, st.Watermark
+		off, wm = Offset{Pos: st.Pos, Line: st.Line, State: st.State}, st.Watermark
 	} else if _, ok := t.spec.Source.(Discovering); ok && t.restored != nil {
 		s.New = true
 	}
@@ -195,7 +217,7 @@ func (t *sourceTask) open(s Split) (*splitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &splitState{split: s, r: r, wm: wm, pos: -1}
+	st := &splitState{split: s, r: r, wm: wm, pos: -1, last: time.Now()}
 	if err := t.sized(st, off); err != nil {
 		r.Close()
 		return nil, err
@@ -210,6 +232,7 @@ func (t *sourceTask) discover(have []*splitState) ([]*splitState, error) {
 	if err != nil {
 		return nil, err
 	}
+	splits = t.spec.owned(splits)
 	known := map[string]bool{}
 	for _, st := range have {
 		known[st.split.ID] = true
@@ -325,7 +348,7 @@ func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (sto
 	src := &checkpoint.SourceState{UID: t.spec.UID}
 	for _, st := range states {
 		off := st.r.Offset()
-		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm})
+		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm, State: off.State})
 	}
 	if err := takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src); err != nil {
 		return false, err
@@ -551,15 +574,39 @@ func (t *sourceTask) advance(wm int64) error {
 	return t.out.watermark(wm)
 }
 
-// splitsWatermark is the minimum watermark over splits still being read.
-func splitsWatermark(states []*splitState) int64 {
+// active tracks whether split st is idle (SourceSpec.IdleTimeout), given
+// whether its last read had rows, and reports whether it became active
+// again. A split back from idleness takes at least the watermark the
+// subtask emitted meanwhile, so that its rows late for windows that fired
+// without it are dropped here, counted, as any late row.
+func (t *sourceTask) active(st *splitState, rows bool, emitted int64) (again bool) {
+	now := time.Now()
+	if rows {
+		st.last = now
+		if st.idle {
+			st.idle = false
+			st.wm = max(st.wm, emitted)
+			return true
+		}
+		return false
+	}
+	if !st.idle && now.Sub(st.last) >= t.spec.IdleTimeout {
+		st.idle = true
+	}
+	return false
+}
+
+// splitsWatermark is the minimum watermark over splits still being read
+// and not idle; active is false when every such split is idle.
+func splitsWatermark(states []*splitState) (wm int64, active bool) {
 	m := types.MaxWatermark
 	for _, st := range states {
-		if !st.done && st.wm < m {
-			m = st.wm
+		if !st.done && !st.idle {
+			active = true
+			m = min(m, st.wm)
 		}
 	}
-	return m
+	return m, active || !slices.ContainsFunc(states, func(st *splitState) bool { return !st.done })
 }
 
 func closeSplits(states []*splitState) {

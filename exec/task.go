@@ -32,6 +32,10 @@ func (t *inputTask) run() error {
 		wms[i] = types.MinWatermark
 	}
 	ended := make([]bool, n)
+	// idle marks the channels whose sender is idle; idleSent that this
+	// task told its readers it is idle, all its live inputs being so.
+	idle := make([]bool, n)
+	idleSent := false
 	live := n
 	current := types.MinWatermark
 	align := checkpoint.NewAligner(n, t.coord == nil || !t.coord.cfg.AtLeastOnce)
@@ -94,6 +98,12 @@ func (t *inputTask) run() error {
 			from = idx[chosen-2]
 			e = v.Interface().(Element)
 		}
+		if e.Kind == ElemBatch || e.Kind == ElemWatermark {
+			idle[from] = e.Idle
+			if !e.Idle {
+				idleSent = false
+			}
+		}
 		switch e.Kind {
 		case ElemBatch:
 			var err error
@@ -115,7 +125,7 @@ func (t *inputTask) run() error {
 			}
 			if t.sides != nil {
 				side := t.sides[from]
-				if wm := t.sideMin(side, wms, ended); wm > sideWM[side] && !t.stopped() {
+				if wm := t.sideMin(side, wms, ended, idle); wm > sideWM[side] && !t.stopped() {
 					sideWM[side] = wm
 					if err := t.chain.inputWatermark(side, wm); err != nil {
 						return err
@@ -155,9 +165,16 @@ func (t *inputTask) run() error {
 		}
 		// After a stop-with-savepoint a channel's end is no watermark: the
 		// others' would fire windows the savepoint holds.
-		if wm := minLive(wms, ended); wm > current && live > 0 && !t.stopped() {
+		wm, active := minLive(wms, ended, idle)
+		if wm > current && live > 0 && active && !t.stopped() {
 			current = wm
 			if err := t.advance(current); err != nil {
+				return err
+			}
+		}
+		if !active && live > 0 && !idleSent {
+			idleSent = true
+			if err := t.out.idle(); err != nil {
 				return err
 			}
 		}
@@ -205,24 +222,37 @@ func (t *inputTask) advance(wm int64) error {
 	return t.out.watermark(wm)
 }
 
-// sideMin is the minimum watermark over the live channels of input side.
-func (t *inputTask) sideMin(side Side, wms []int64, ended []bool) int64 {
-	m := types.MaxWatermark
+// sideMin is the minimum watermark over the live channels of input side
+// that are not idle: the end of time once all have ended, and the
+// smallest watermark, which advances nothing, while the live ones are all
+// idle.
+func (t *inputTask) sideMin(side Side, wms []int64, ended, idle []bool) int64 {
+	m, live, active := types.MaxWatermark, false, false
 	for i, w := range wms {
-		if t.sides[i] == side && !ended[i] && w < m {
-			m = w
+		if t.sides[i] == side && !ended[i] {
+			live = true
+			if !idle[i] {
+				active = true
+				m = min(m, w)
+			}
 		}
+	}
+	if live && !active {
+		return types.MinWatermark
 	}
 	return m
 }
 
-// minLive is the minimum watermark over channels that have not ended.
-func minLive(wms []int64, ended []bool) int64 {
+// minLive is the minimum watermark over channels that have not ended and
+// are not idle; active is false when every channel that has not ended is
+// idle: the watermark then stays where it is.
+func minLive(wms []int64, ended, idle []bool) (wm int64, active bool) {
 	m := types.MaxWatermark
 	for i, w := range wms {
-		if !ended[i] && w < m {
-			m = w
+		if !ended[i] && !idle[i] {
+			active = true
+			m = min(m, w)
 		}
 	}
-	return m
+	return m, active
 }

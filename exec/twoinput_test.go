@@ -76,6 +76,8 @@ func (nullOutput) barrier(checkpoint.Barrier) (*checkpoint.SinkState, error) {
 }
 func (nullOutput) end() error { return nil }
 
+func (nullOutput) idle() error { return nil }
+
 // twoTask runs a task headed by op over two channels of the left input
 // and one of the right, unbuffered so that each send returns once the
 // task has taken the element: the test controls the order exactly. With

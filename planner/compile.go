@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/connector"
@@ -34,6 +35,12 @@ type Env struct {
 	// StateTTL is table.exec.state.ttl in milliseconds (0: state never
 	// expires), which a STATE_TTL hint overrides per operator (ttl.go).
 	StateTTL int64
+	// Members is this process's share of a job that several processes
+	// run (members.go); Shared names the job alike in all of them.
+	Members exec.Members
+	Shared  string
+	// IdleTimeout is table.exec.source.idle-timeout, 0 for none.
+	IdleTimeout time.Duration
 }
 
 // Compile turns an optimized logical plan into a job graph: operators on
@@ -42,6 +49,9 @@ type Env struct {
 func Compile(root Node, env Env) (*exec.Graph, error) {
 	c := &compiler{env: env}
 	if _, err := c.node(root); err != nil {
+		return nil, err
+	}
+	if err := c.checkMembers(); err != nil {
 		return nil, err
 	}
 	return &exec.Graph{Vertices: c.vertices, MaxParallelism: exec.DefaultMaxParallelism}, nil
@@ -59,6 +69,10 @@ type compiler struct {
 	wide     map[string][]bool
 	scanKeys map[*exec.SourceSpec]string
 	fireKeys map[*exec.SourceSpec]string
+	// options are the WITH options of each scan's table, and
+	// repartitioned the vertices reading a repartition topic (members.go).
+	options       map[*exec.SourceSpec]map[string]string
+	repartitioned map[*exec.Vertex]bool
 }
 
 // sourceUID is the uid of the next scan of table: source-<table>, and
@@ -72,6 +86,12 @@ func (c *compiler) sourceUID(table string) string {
 		return fmt.Sprintf("source-%s-%d", table, n)
 	}
 	return "source-" + table
+}
+
+// sourceEnv applies the run's settings to the scan spec of table t.
+func (c *compiler) sourceEnv(spec *exec.SourceSpec, t *Table) {
+	spec.IdleTimeout = c.env.IdleTimeout
+	c.share(spec, t)
 }
 
 // stage is the open end of a vertex's chain: where the next operator goes.
@@ -201,6 +221,7 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	c.keep(&c.scanKeys, spec, scanKey(t))
+	c.sourceEnv(spec, t)
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -297,6 +318,7 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	c.keep(&c.scanKeys, spec, scanKey(t))
+	c.sourceEnv(spec, t)
 	if t.TimeCol >= 0 {
 		spec.Watermark = refield(substitute(t.Watermark, byFull))
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index
@@ -412,11 +434,17 @@ func (c *compiler) windowAgg(n *WindowAgg) (*stage, error) {
 			return nil, err
 		}
 	}
+	uid := UID(n)
+	if c.env.Members.Many() && len(n.Keys) > 0 {
+		if s, err = c.repartition(s, n.Keys, uid, n.At); err != nil {
+			return nil, err
+		}
+	}
 	v := c.vertex("WindowAggregate")
 	v.Inputs = []*exec.Edge{{From: s.v, Kind: exec.Hash, Keys: n.Keys}}
+	c.keyedBy(v, s)
 	out := n.Schema()
 	in := s.schema
-	uid := UID(n)
 	spec := &window.Spec{Window: n.Window, In: in, TimeCol: n.TimeCol, ByEnd: n.Assigned, Keys: n.Keys, Aggs: n.Aggs}
 	if n.Window.Kind == window.Session {
 		return c.sessionAgg(n, s, v, spec, uid)
@@ -583,7 +611,7 @@ func (c *compiler) sink(n *Sink) (*stage, error) {
 	if err != nil {
 		return nil, err
 	}
-	env := connector.Env{Stdout: c.env.Stdout, JobID: c.env.JobID, Job: c.env.Job}
+	env := connector.Env{Stdout: c.env.Stdout, JobID: c.env.JobID, Job: c.env.Job, Members: c.env.Members}
 	var sk exec.Sink
 	if n.Table == nil {
 		sk, err = connector.NewSink(connector.Table{Name: "collect", Schema: plain(s.schema), Options: map[string]string{"connector": "print"}}, env)

@@ -301,4 +301,19 @@
 // so all its scans read their union and are alike; the first source keeps
 // its uid. CREATE TABLE ... LIKE merges the source table's declaration
 // into a plain CREATE TABLE with Flink's rules (like.go) before binding.
+//
+// # Members
+//
+// Several strand processes may run one query (Env.Members; members.go):
+// Kafka partitions are the unit of scale, each member reads its share of
+// every source's splits and runs the whole pipeline on them. A keyed
+// window aggregate gets its rows through a repartition topic
+// (connector.Repartition) that the compiler puts between the aggregate's
+// input and its exchange: the input's vertex ends in the topic's
+// exactly-once writer, and a new source vertex reads the partitions of
+// the key groups this member owns, feeding the hash exchange as before.
+// The topic is named after the job (alike in every member) and the
+// aggregate's uid, on the brokers of the kafka table the input reads.
+// Any other keyed exchange is refused when there are several members:
+// its key's rows would be split among them.
 package planner

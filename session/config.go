@@ -74,6 +74,7 @@ var strandKeys = map[string]func(v string) error{
 	KeyMiniBatchLatency:   nil,
 	KeyMiniBatchSize:      positiveInt,
 	KeyStateTTL:           stateTTLValue,
+	KeyIdleTimeout:        duration,
 }
 
 // The REPL's keys (Flink's SQL client's): how a SELECT's result is shown,
@@ -90,6 +91,14 @@ func resultMode(v string) error {
 		return nil
 	}
 	return fmt.Errorf("must be 'tableau', 'table' or 'changelog', got '%s'", v)
+}
+
+// duration accepts a duration of at least zero, such as '5 s' or '500 ms'.
+func duration(v string) error {
+	if d, err := types.ParseDuration(v); err != nil || d < 0 {
+		return fmt.Errorf("must be a duration such as '5 s' or '500 ms', got '%s'", v)
+	}
+	return nil
 }
 
 func boolean(v string) error {
@@ -131,7 +140,6 @@ func utc(v string) error {
 // strandKeys are strand's, not listed here.
 var flinkKeys = setOf(
 	// table.exec.*
-	"table.exec.source.idle-timeout",
 	"table.exec.source.cdc-events-duplicate",
 	"table.exec.sink.not-null-enforcer",
 	"table.exec.sink.type-length-enforcer",

@@ -51,6 +51,10 @@ type Durability struct {
 	// FromSavepoint restores the savepoint in that directory or fails
 	// (--from-savepoint, or SET 'execution.savepoint.path').
 	FromSavepoint string
+	// Members is this process's share of jobs that several strand
+	// processes run (--members, --member): its jobs' checkpoints and
+	// transactional ids carry its index.
+	Members exec.Members
 }
 
 // fromSavepoint is the savepoint one job restores, taken from the session
@@ -77,9 +81,14 @@ func (s *Session) jobName(n int) string {
 	return fmt.Sprintf("%s_%d", name, n)
 }
 
-// stateDir is the session's state directory, absolute.
+// stateDir is the session's local state directory, absolute: jobs' work
+// directories and locks, and their checkpoints unless state.checkpoints.dir
+// is a URL (checkpointStorage).
 func (s *Session) stateDir() (string, error) {
 	dir := s.config(KeyStateDir, s.Durable.StateDir)
+	if checkpoint.IsURL(dir) {
+		dir = s.Durable.StateDir
+	}
 	if dir == "" {
 		dir = ".strand"
 	}
@@ -156,11 +165,30 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 		lock.Release()
 		return nil, nil, err
 	}
-	if cp.Storage, err = checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, "checkpoints", job)); err != nil {
+	if cp.Storage, err = s.checkpointStorage(dir, job); err != nil {
 		lock.Release()
 		return nil, nil, err
 	}
 	return cp, lock, nil
+}
+
+// checkpointStorage opens job's checkpoint storage: checkpoints/<job> in
+// the local state directory dir, or under the URL state.checkpoints.dir
+// names (file://, mem://, and with the cloud build s3:// and gs://), where
+// a member that restarts on another machine finds them. The lock and the
+// work directory stay local either way: the lock keeps two processes of
+// one machine apart, and object storage has no locks (run each member
+// once).
+func (s *Session) checkpointStorage(dir, job string) (*checkpoint.Storage, error) {
+	u := s.config(KeyStateDir, s.Durable.StateDir)
+	if !checkpoint.IsURL(u) {
+		return checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, "checkpoints", job))
+	}
+	fs, root, err := checkpoint.OpenURL(context.Background(), u)
+	if err != nil {
+		return nil, fmt.Errorf("%w: '%s': %w", planner.ErrOption, KeyStateDir, err)
+	}
+	return checkpoint.OpenStorage(fs, fs.PathJoin(root, "checkpoints", job))
 }
 
 // ErrNoCheckpoint is returned when a job has checkpoints and none of them

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/planner"
 	"io"
 	"os"
@@ -272,7 +273,8 @@ func (s *Session) Explain(st parser.Statement) (*planner.Explained, error) {
 	if err != nil {
 		return nil, s.at(st, err)
 	}
-	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb, StateTTL: s.stateTTL()})
+	g, err := planner.Compile(opt, planner.Env{Parallelism: s.parallelism(), Stdout: io.Discard, JobID: "explain", MiniBatch: mb, StateTTL: s.stateTTL(),
+		Members: s.Durable.Members, Shared: s.jobName(s.jobs + 1), IdleTimeout: s.idleTimeout()})
 	if err != nil {
 		return nil, s.at(st, err)
 	}
@@ -326,10 +328,15 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 		return nil, err
 	}
 	s.jobs++
-	job := s.jobName(s.jobs)
+	shared := s.jobName(s.jobs)
+	job := shared + s.Durable.Members.Suffix()
 	cp, lock, err := s.checkpointing(job)
 	if err != nil {
 		return nil, s.at(st, err)
+	}
+	if cp == nil && s.Durable.Members.Many() {
+		return nil, planner.Errorf(st.Pos(), planner.ErrOption, "a job run by several members (--members) needs checkpointing: "+
+			"the rows they shuffle are committed at checkpoints; run with --checkpoint-interval (execution.checkpointing.interval)")
 	}
 	if cp == nil && s.savepointPath() != "" {
 		lock.Release()
@@ -346,7 +353,8 @@ func (s *Session) start(ctx context.Context, st parser.Statement) (wait func() e
 			lock.Release()
 		}
 	}()
-	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, StateTTL: s.stateTTL()}
+	env := planner.Env{Parallelism: s.parallelism(), Stdout: s.Out, CheckFiles: true, StateTTL: s.stateTTL(), Members: s.Durable.Members, Shared: shared,
+		IdleTimeout: s.idleTimeout()}
 	if env.MiniBatch, err = s.miniBatch(); err != nil {
 		return nil, s.at(st, err)
 	}
@@ -533,6 +541,9 @@ func (s *Session) savepointDir() (string, error) {
 	dir := s.Config[KeySavepointDir]
 	if dir == "" {
 		root := s.config(KeyStateDir, s.Durable.StateDir)
+		if checkpoint.IsURL(root) { // savepoints are local
+			root = s.Durable.StateDir
+		}
 		if root == "" {
 			root = ".strand"
 		}

@@ -32,6 +32,7 @@ var defaults = map[string]string{
 	KeyResultMode:         "tableau",
 	KeyMaxRows:            "1000",
 	KeyHistoryFile:        "~/.strand_history",
+	KeyIdleTimeout:        "0 ms (off)",
 }
 
 // Setting is one session option as SET lists it: its value ("" when not

@@ -31,7 +31,23 @@ type runCmd struct {
 	Fresh              bool      `help:"Discard the job's checkpoints and what its unfinished run wrote, and start from the beginning."`
 	HTTP               string    `name:"http" help:"Serve the HTTP API (jobs, savepoints, stop, metrics) on this address, e.g. 127.0.0.1:8081 or localhost:0. It has no authentication." placeholder:"ADDR"`
 	HTTPAllowRemote    bool      `name:"http-allow-remote" help:"Let --http listen on an address other machines can reach."`
+	memberFlags
 	profileFlags
+}
+
+// memberFlags make the process one of several running the query.
+type memberFlags struct {
+	Members int `name:"members" default:"1" help:"Run the query as one of this many strand processes (members), each reading its share of the Kafka partitions; keyed window aggregates shuffle through a repartition topic. Runs need a checkpoint interval." placeholder:"N"`
+	Member  int `name:"member" default:"0" help:"This process's index among --members, from 0." placeholder:"I"`
+}
+
+// members checks the flags and returns the share they give.
+func (f memberFlags) members(stderr io.Writer) (exec.Members, error) {
+	if f.Members < 1 || f.Member < 0 || f.Member >= f.Members {
+		fmt.Fprintf(stderr, "strand: --member must be from 0 to --members minus 1 (--members %d, --member %d)\n", f.Members, f.Member)
+		return exec.Members{}, exitStatus(2)
+	}
+	return exec.Members{Index: f.Member, Count: f.Members}, nil
 }
 
 func (*runCmd) Help() string {
@@ -41,6 +57,10 @@ With --http, run serves an HTTP API on ADDR and lists its jobs in the job regist
 }
 
 func (c *runCmd) Run(std *stdio) error {
+	members, err := c.members(std.errOut)
+	if err != nil {
+		return err
+	}
 	srcs, err := readFiles(c.Files, std.errOut)
 	if err != nil {
 		return err
@@ -63,7 +83,8 @@ func (c *runCmd) Run(std *stdio) error {
 	sess := session.New(std.out, std.errOut)
 	sess.Results = func(r session.Result) exec.Sink { return connector.NewResults(std.out, r.Schema) }
 	sess.Durable = session.Durability{StateDir: c.StateDir, FromCheckpoint: c.FromCheckpoint, Fresh: c.Fresh,
-		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: c.AllowNonRestored, FromSavepoint: c.FromSavepoint}
+		Name: strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), AllowNonRestored: c.AllowNonRestored, FromSavepoint: c.FromSavepoint,
+		Members: members}
 	if c.CheckpointInterval != nil {
 		sess.Config[session.KeyCheckpointInterval] = c.CheckpointInterval.text
 	}
@@ -105,6 +126,7 @@ func (c *runCmd) Run(std *stdio) error {
 type explainCmd struct {
 	Files []string `arg:"" name:"file" help:"Query files; their DDL and SET statements run, their INSERT and SELECT statements are explained."`
 	sessionFlags
+	memberFlags
 }
 
 func (*explainCmd) Help() string {
@@ -112,11 +134,18 @@ func (*explainCmd) Help() string {
 }
 
 func (c *explainCmd) Run(std *stdio) error {
+	members, err := c.members(std.errOut)
+	if err != nil {
+		return err
+	}
 	srcs, err := readFiles(c.Files, std.errOut)
 	if err != nil {
 		return err
 	}
 	sess := session.New(std.out, std.errOut)
+	// Named as run names them: a repartition topic's name has the job's.
+	last := c.Files[len(c.Files)-1]
+	sess.Durable.Name, sess.Durable.Members = strings.TrimSuffix(filepath.Base(last), filepath.Ext(last)), members
 	if err := c.apply(sess, std.errOut); err != nil {
 		return err
 	}

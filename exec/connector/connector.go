@@ -62,6 +62,10 @@ type Env struct {
 	// name and the checkpoint that committed them, so that a restore can
 	// tell which visible files its replay would write again.
 	Job string
+	// Members is this process's share of a job several run: a kafka
+	// sink's transactional ids carry the member, so that members do not
+	// fence each other.
+	Members exec.Members
 }
 
 // connectors lists the connector names, sorted, for error messages.
@@ -159,6 +163,7 @@ func NewSink(t Table, env Env) (exec.Sink, error) {
 		if err != nil {
 			return nil, err
 		}
+		c.txnPrefix += env.Members.Suffix()
 		return newKafkaSink(t, c), nil
 	case "print":
 		id, err := parsePrint(t)

@@ -171,6 +171,12 @@
 //	sink.parallelism               the input's  the sink's parallelism, behind a hash exchange on
 //	                                         the key (the planner's)
 //
+// A repartition topic (kafka_repartition.go) is a kafka sink and source
+// pair that the planner builds, not a table: cluster members shuffle a
+// keyed window aggregate's rows through it, one partition per key group,
+// in the sink's exactly-once transactions, with the writers' watermarks
+// as marks in every partition (see Repartition).
+//
 // # Decisions
 //
 // Columns. Table.Schema is the connector's columns in declaration order:

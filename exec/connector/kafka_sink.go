@@ -178,6 +178,9 @@ type kafkaWriter struct {
 	keyCols, valCols     []int
 	keySchema, valSchema *arrow.Schema
 	fixed                int32 // the partition of sink.partitioner 'fixed'
+	// route, when set, is each row's partition of the next Write (a
+	// repartition topic's key groups), instead of fixed.
+	route []int32
 	// headers and stamp are the columns of the headers and timestamp
 	// metadata the records carry, -1 for none.
 	headers, stamp int
@@ -292,6 +295,9 @@ func (w *kafkaWriter) Write(b arrow.RecordBatch) error {
 	for i := range recs {
 		r := &recs[i]
 		r.Partition = w.fixed
+		if w.route != nil {
+			r.Partition = w.route[i]
+		}
 		if keys != nil {
 			r.Key = buf[start:ends[e]:ends[e]]
 			start = ends[e]

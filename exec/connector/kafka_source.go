@@ -562,6 +562,9 @@ type kafkaReader struct {
 	// tk holds the key of an upsert-kafka tombstone when the value has
 	// the key's columns (value.fields-include ALL).
 	tk *batch
+	// marks, for a repartition topic, are its writers' watermarks: the
+	// partition ends when they are all at the end of time.
+	marks *marks
 }
 
 func (r *kafkaReader) Next() (arrow.RecordBatch, error) {
@@ -594,6 +597,15 @@ func (r *kafkaReader) Next() (arrow.RecordBatch, error) {
 			break
 		}
 		r.next = rec.Offset + 1
+		if r.marks != nil && isMark(rec) {
+			if r.err = r.marks.take(rec); r.err != nil {
+				return nil, r.err
+			}
+			if r.marks.watermark() == types.MaxWatermark {
+				r.finish()
+			}
+			continue
+		}
 		if !rec.Attrs.IsControl() {
 			r.line++
 			skipped, err := r.take(rec)
@@ -816,7 +828,13 @@ func (r *kafkaReader) flush() arrow.RecordBatch {
 	return exec.WithKinds(out, kinds)
 }
 
-func (r *kafkaReader) Offset() exec.Offset { return exec.Offset{Pos: r.next + 1, Line: r.line} }
+func (r *kafkaReader) Offset() exec.Offset {
+	off := exec.Offset{Pos: r.next + 1, Line: r.line}
+	if r.marks != nil {
+		off.State = r.marks.String()
+	}
+	return off
+}
 
 func (r *kafkaReader) Close() error {
 	if r.f != nil {
