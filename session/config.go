@@ -2,6 +2,7 @@ package session
 
 import (
 	"fmt"
+	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/planner"
 	"maps"
@@ -64,9 +65,9 @@ var strandKeys = map[string]func(v string) error{
 	KeyRestartAttempts:    nil,
 	KeyRestartDelay:       nil,
 	KeyStateDir:           nil,
-	KeySavepointPath:      nil,
+	KeySavepointPath:      localPath,
 	KeyIgnoreUnclaimed:    boolean,
-	KeySavepointDir:       nil,
+	KeySavepointDir:       localPath,
 	KeyResultMode:         resultMode,
 	KeyMaxRows:            positiveInt,
 	KeyHistoryFile:        nil,
@@ -97,6 +98,16 @@ func resultMode(v string) error {
 func duration(v string) error {
 	if d, err := types.ParseDuration(v); err != nil || d < 0 {
 		return fmt.Errorf("must be a duration such as '5 s' or '500 ms', got '%s'", v)
+	}
+	return nil
+}
+
+// localPath refuses a URL where only checkpoints may be on object
+// storage: savepoints are written and read on the local filesystem, and
+// "s3://b/sp" as a path would be a local directory named "s3:".
+func localPath(v string) error {
+	if checkpoint.IsURL(v) {
+		return fmt.Errorf("savepoints are on the local filesystem; '%s' is a URL (only state.checkpoints.dir takes one)", v)
 	}
 	return nil
 }
