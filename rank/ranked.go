@@ -68,11 +68,15 @@ func (t *Ranked) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.key.Bind(b); err != nil {
 		return err
 	}
+	if err := t.bindTTL(b); err != nil {
+		return err
+	}
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
 		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		retract := kinds != nil && kinds[r].Retracts()
+		t.ttl.row = r
 		if err := t.change(t.buf, p, retract, out); err != nil {
 			return err
 		}
@@ -112,6 +116,9 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 	kg := t.state.group(part)
 	w := t.state.writes
 	uid := t.spec.UID
+	if err := t.expire(kg, part); err != nil {
+		return err
+	}
 	t.arena, t.ents = t.arena[:0], t.ents[:0]
 	rk := ranker{f: t.spec.Func}
 	complete := true
@@ -170,6 +177,9 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		switch {
 		case n == 0:
 			return nil // never kept: nothing of it was emitted
+		}
+		t.touch(kg, part)
+		switch {
 		case n == 1:
 			w.Delete(uid, kg, rowsName, key)
 		default:
@@ -182,6 +192,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if beyond && t.spec.Strategy == AppendFast {
 			return nil // ranked beyond End, for good
 		}
+		t.touch(kg, part)
 		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
 		if beyond {
 			return t.state.commitSome()
