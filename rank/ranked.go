@@ -192,9 +192,9 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if beyond && t.spec.Strategy == AppendFast {
 			return nil // ranked beyond End, for good
 		}
-		t.touch(kg, part)
 		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
 		if beyond {
+			t.touch(kg, part)
 			return t.state.commitSome()
 		}
 	}
@@ -216,6 +216,11 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if err := t.trimRanked(kg); err != nil {
 			return err
 		}
+	}
+	if retract || t.spec.Strategy != AppendFast || i < len(t.ents) {
+		// Not a row that AppendFast trimmed at once: the partition
+		// changed.
+		t.touch(kg, part)
 	}
 	t.after, t.afterRank = t.ranked(t.after[:0], t.afterRank[:0])
 	if err := t.emitRanked(out); err != nil {

@@ -128,7 +128,6 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 	if had && bytes.Equal(t.old, key) {
 		return nil // the same row again: nothing changes
 	}
-	t.touch(kg, part)
 	t.arena, t.ents = t.arena[:0], t.ents[:0]
 	limit := uint64(t.spec.End) + 1
 	var rows uint64
@@ -159,6 +158,9 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		}
 	}
 	i, _ := slices.BinarySearchFunc(t.ents, key, func(e entry, k []byte) int { return bytes.Compare(t.at(e.span), k) })
+	if i < int(t.spec.End) || had {
+		t.touch(kg, part)
+	}
 	if i < int(t.spec.End) {
 		w.Set(uid, kg, rowsName, key, append(binary.AppendUvarint(t.scratch[:0], 1), t.uk...))
 		w.Set(uid, kg, keysName, t.uk, key)
