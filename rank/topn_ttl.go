@@ -36,26 +36,28 @@ type partitionTTL struct {
 }
 
 // stateNames are the state names a Top-N keeps, and restores: its rows,
-// more, and the partitions' stamps with a TTL.
+// more, and the partitions' stamps.
 func (t *TopN) stateNames(more ...string) []string {
-	names := append([]string{rowsName}, more...)
-	if t.spec.TTL.TTL.On() {
-		names = append(names, touchedName)
-	}
-	return names
+	return append([]string{rowsName, touchedName}, more...)
 }
 
-// openTTL starts the clock and, with a TTL, gives every restored
-// partition without a stamp (written without a TTL) one that says so:
-// it is live until a sweep stamps it with the sweep's time, as
-// state.Sweeper treats entries without stamps.
+// openTTL starts the clock. Without a TTL it deletes the restored stamps;
+// with one it gives every restored partition without a stamp (written
+// without a TTL) one that says so: it is live until a sweep stamps it
+// with the sweep's time, as state.Sweeper treats entries without stamps.
 func (t *TopN) openTTL(ctx *exec.TaskContext) error {
 	t.ttl.clock.StateTTL = t.spec.TTL
 	t.ttl.clock.Open(ctx)
-	if !t.spec.TTL.TTL.On() {
-		return nil
-	}
 	w, uid := t.state.writes, t.spec.UID
+	if !t.spec.TTL.TTL.On() {
+		if ctx.Checkpoint == nil || ctx.Checkpoint.Restore == nil {
+			return nil
+		}
+		for g := t.state.lo; g <= t.state.hi; g++ {
+			w.DeletePrefix(uid, uint16(g), touchedName, nil)
+		}
+		return w.Commit()
+	}
 	for g := t.state.lo; g <= t.state.hi; g++ {
 		kg := uint16(g)
 		t.ttl.parts = t.ttl.parts[:0]
