@@ -113,11 +113,16 @@ func (t *TopN) OnWatermark(wm int64, _ exec.Emitter) error {
 }
 
 // expire empties partition part, in key group kg, if it expired at the
-// time of the row being applied, and sets the stamp a write to it gives.
+// time of the row being applied, and sets the stamp a write to it gives;
+// without a TTL it is a test the compiler inlines.
 func (t *TopN) expire(kg uint16, part []byte) error {
 	if !t.spec.TTL.TTL.On() {
 		return nil
 	}
+	return t.expireTTL(kg, part)
+}
+
+func (t *TopN) expireTTL(kg uint16, part []byte) error {
 	now := t.ttl.clock.At(t.ttl.row)
 	t.ttl.at = now
 	v, found, err := t.state.writes.Get(t.spec.UID, kg, touchedName, part)
@@ -138,9 +143,13 @@ func (t *TopN) expire(kg uint16, part []byte) error {
 // touch stamps partition part as written by the row being applied.
 func (t *TopN) touch(kg uint16, part []byte) {
 	if t.spec.TTL.TTL.On() {
-		t.ttl.val = t.spec.TTL.TTL.Stamp(t.ttl.val[:0], t.ttl.at)
-		t.state.writes.Set(t.spec.UID, kg, touchedName, part, t.ttl.val)
+		t.touchTTL(kg, part)
 	}
+}
+
+func (t *TopN) touchTTL(kg uint16, part []byte) {
+	t.ttl.val = t.spec.TTL.TTL.Stamp(t.ttl.val[:0], t.ttl.at)
+	t.state.writes.Set(t.spec.UID, kg, touchedName, part, t.ttl.val)
 }
 
 // drop deletes partition part: its rows, their index entries
