@@ -174,8 +174,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		}
 	}
 	if retract {
-		switch {
-		case n == 0:
+		if n == 0 {
 			return nil // never kept: nothing of it was emitted
 		}
 		t.touch(kg, part)
@@ -217,7 +216,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 			return err
 		}
 	}
-	if retract || t.spec.Strategy != AppendFast || i < len(t.ents) {
+	if !retract && (t.spec.Strategy != AppendFast || i < len(t.ents)) {
 		// Not a row that AppendFast trimmed at once: the partition
 		// changed.
 		t.touch(kg, part)
