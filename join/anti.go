@@ -58,7 +58,7 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	if !accumulate {
 		delta = -1
 	}
-	if err := j.store(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
+	if err := j.write(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
 		return err
 	}
 	if side == 0 {

@@ -315,7 +315,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 			matches += j.cand[c].count
 		}
 	}
-	if err := j.store(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
+	if err := j.write(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
 		return err
 	}
 	if j.spec.Kind.filtering() {
@@ -429,10 +429,10 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 	return j.cache.Set(kg, other, key, len(jk), j.put(other, at, count, uint64(int64(degree)+int64(delta))))
 }
 
-// store writes side's entry own (its join key the first plen bytes)
+// write writes side's entry own (its join key the first plen bytes)
 // after a row added (accumulate) or took back a copy of it: count copies
 // before, matches rows of the other side matching it.
-func (j *Join) store(side int, kg uint16, own []byte, plen int, accumulate bool, at int64, count, matches uint64) error {
+func (j *Join) write(side int, kg uint16, own []byte, plen int, accumulate bool, at int64, count, matches uint64) error {
 	switch {
 	case accumulate:
 		return j.cache.Set(kg, side, own, plen, j.put(side, at, count+1, matches))
