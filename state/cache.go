@@ -41,6 +41,7 @@ type Cache struct {
 
 	slots   []uint64 // open addressing: hash>>32<<32 | unit+1
 	units   []unit
+	single  []bool  // per name: each key is a whole prefix (Single)
 	heads   []int32 // per key group from lo: its last unit, -1 if none
 	dirty   []int32 // the units with entries not written back
 	charged int     // bytes reserved for slots, units and heads
@@ -98,11 +99,22 @@ func NewCache(w *Batch, mem *memseg.Manager, limit int64, uid string, lo, hi int
 		return c
 	}
 	c.maxUnit = int(limit / 4)
+	c.single = make([]bool, len(names))
 	c.heads = make([]int32, hi-lo+1)
 	for i := range c.heads {
 		c.heads[i] = -1
 	}
 	return c
+}
+
+// Single declares that every key of state names[name] is a whole prefix
+// (a partition's one entry): its prefixes are loaded with a point lookup,
+// which the store's bloom filters answer for most keys never written,
+// instead of a scan.
+func (c *Cache) Single(name int) {
+	if c.mem != nil {
+		c.single[name] = true
+	}
 }
 
 // bytes returns n bytes at addr.
@@ -289,6 +301,20 @@ var errBig = errors.New("state: prefix too large to cache")
 func (c *Cache) load(u int32, kg uint16, name int, prefix []byte) error {
 	x := &c.units[u]
 	x.n, x.bytes = 0, 0
+	if c.single[name] {
+		v, ok, err := c.w.Get(c.uid, kg, c.names[name], prefix)
+		if err == nil && ok {
+			var a uint64
+			if a, err = c.record(prefix, v, entStored); err == nil {
+				err = c.insertRef(u, 0, a)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		c.units[u].flags &^= unitStale
+		return nil
+	}
 	err := c.w.ScanPrefix(c.uid, kg, c.names[name], prefix, func(key, value []byte) error {
 		if c.units[u].bytes+recHeader+len(key)+len(value) > c.maxUnit {
 			return errBig
@@ -344,7 +370,7 @@ func (c *Cache) ref(x *unit, i int) uint64 {
 func (c *Cache) insertRef(u int32, i int, a uint64) error {
 	x := &c.units[u]
 	if x.n == x.cap {
-		n := max(2*x.cap, 4)
+		n := max(2*x.cap, 1)
 		ra, rb, err := c.alloc(8 * int(n))
 		if err != nil {
 			return err
