@@ -113,7 +113,7 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	})
 	if err == nil {
 		err = j.gauge.CountKeys(j.writes, j.uid, j.lo, j.hi, names[:]...)
-		j.cache = state.NewCache(j.writes, ctx.Memory, ctx.MemoryShare, j.uid, j.lo, j.hi, names[:]...)
+		j.cache = state.NewCache(j.store, j.writes, ctx.Memory, ctx.MemoryShare, j.uid, j.lo, j.hi, names[:]...)
 	}
 	for side := range j.clock {
 		if !j.spec.NullAware {

@@ -99,8 +99,7 @@ func (d *Dedup) Open(ctx *exec.TaskContext) error {
 	if d.clock.TTL.On() {
 		mem = nil
 	}
-	d.cache = state.NewCache(d.state.writes, mem, ctx.MemoryShare, d.spec.UID, d.state.lo, d.state.hi, keptName)
-	d.cache.Single(0)
+	d.cache = state.NewCache(d.state.store, d.state.writes, mem, ctx.MemoryShare, d.spec.UID, d.state.lo, d.state.hi, keptName)
 	return nil
 }
 

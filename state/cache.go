@@ -24,7 +24,8 @@ import (
 //
 // A Cache is not safe for concurrent use.
 type Cache struct {
-	w     *Batch
+	w     *Batch // the operator's indexed batch: loads and bypassed prefixes
+	wb    *Batch // write-backs, committed at the end of each
 	uid   string
 	names []string
 	mem   *memseg.Manager
@@ -41,7 +42,6 @@ type Cache struct {
 
 	slots   []uint64 // open addressing: hash>>32<<32 | unit+1
 	units   []unit
-	single  []bool  // per name: each key is a whole prefix (Single)
 	heads   []int32 // per key group from lo: its last unit, -1 if none
 	dirty   []int32 // the units with entries not written back
 	charged int     // bytes reserved for slots, units and heads
@@ -64,9 +64,10 @@ type unit struct {
 
 // Unit flags.
 const (
-	unitDirty  = 1 << iota // has entries to write back
-	unitBypass             // too large: its entries are in the store only
-	unitStale              // written back and forgotten: reload on next touch
+	unitDirty   = 1 << iota // has entries to write back
+	unitBypass              // too large: its entries are in the store only
+	unitStale               // written back and forgotten: start afresh on next touch
+	unitPartial             // holds some of the prefix's entries, not all
 )
 
 // An entry record in the arena: flags (1 byte), key length and value
@@ -77,8 +78,8 @@ const recHeader = 9
 // Entry flags.
 const (
 	entDirty   = 1 << iota // changed since it was loaded or written back
-	entDeleted             // deleted, kept as a tombstone until written back
-	entStored              // the store holds an entry of this key
+	entDeleted             // absent: deleted (a tombstone until written back), or read as absent
+	entStored              // the store may hold an entry of this key
 )
 
 // large addresses have this bit; segment addresses are segment<<32 | offset.
@@ -88,33 +89,27 @@ const largeAddr = 1 << 63
 var errFull = errors.New("state: cache full")
 
 // NewCache returns an empty cache over w, the indexed batch of operator
-// uid's store, for the state names names (referred to by index) of key
-// groups lo..hi, taking at most limit bytes from mem. With mem nil or a
-// limit too small for a segment, every access goes to w, as without a
-// cache.
-func NewCache(w *Batch, mem *memseg.Manager, limit int64, uid string, lo, hi int, names ...string) *Cache {
-	c := &Cache{w: w, uid: uid, names: names, mem: mem, lo: lo, limit: limit}
+// uid's store st, for the state names names (referred to by index) of
+// key groups lo..hi, taking at most limit bytes from mem. With mem nil or
+// a limit too small for a few segments, every access goes to w, as
+// without a cache.
+//
+// The cache writes back through a batch of its own, which it commits at
+// the end of each write-back: a key's uncommitted write is so in one
+// batch only (a prefix is cached or bypassed until the cache is emptied,
+// and w is committed before that), and w sees every write-back.
+func NewCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string, lo, hi int, names ...string) *Cache {
+	c := &Cache{w: w, wb: st.NewBatch(), uid: uid, names: names, mem: mem, lo: lo, limit: limit}
 	if mem == nil || limit < 4*int64(mem.SegmentSize()) {
 		c.mem = nil
 		return c
 	}
 	c.maxUnit = int(limit / 4)
-	c.single = make([]bool, len(names))
 	c.heads = make([]int32, hi-lo+1)
 	for i := range c.heads {
 		c.heads[i] = -1
 	}
 	return c
-}
-
-// Single declares that every key of state names[name] is a whole prefix
-// (a partition's one entry): its prefixes are loaded with a point lookup,
-// which the store's bloom filters answer for most keys never written,
-// instead of a scan.
-func (c *Cache) Single(name int) {
-	if c.mem != nil {
-		c.single[name] = true
-	}
 }
 
 // bytes returns n bytes at addr.
@@ -201,20 +196,21 @@ func (c *Cache) find(h uint64) (u int32, slot int) {
 	}
 }
 
-// unit returns the unit of prefix, loading it from the store if it is new
-// or stale; -1 means the prefix is not cached and lives in the store.
-func (c *Cache) unit(kg uint16, name int, prefix []byte) (int32, error) {
+// unit returns the unit of prefix, a new one partial (holding none of
+// its entries yet) unless full, when all its entries are loaded; -1 means
+// the prefix is not cached and lives in the store.
+func (c *Cache) unit(kg uint16, name int, prefix []byte, full bool) (int32, error) {
 	if c.mem == nil {
 		return -1, nil
 	}
-	u, err := c.tryUnit(kg, name, prefix, false)
+	u, err := c.tryUnit(kg, name, prefix, full, false)
 	if !errors.Is(err, errFull) {
 		return u, err
 	}
 	if err := c.Evict(); err != nil {
 		return -1, err
 	}
-	u, err = c.tryUnit(kg, name, prefix, true)
+	u, err = c.tryUnit(kg, name, prefix, full, true)
 	if errors.Is(err, errFull) {
 		return -1, nil // does not fit even in an empty cache
 	}
@@ -223,7 +219,7 @@ func (c *Cache) unit(kg uint16, name int, prefix []byte) (int32, error) {
 
 // tryUnit is unit without making room: it fails with errFull, unless
 // last, when a prefix that does not fit is left to the store.
-func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, last bool) (int32, error) {
+func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, full, last bool) (int32, error) {
 	h := memseg.Hash(c.unitKey(kg, name, prefix))
 	u, slot := c.find(h)
 	if u < 0 {
@@ -252,10 +248,12 @@ func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, last bool) (int32, e
 	}
 	x := &c.units[u]
 	if x.flags&unitStale != 0 {
-		err := c.load(u, kg, name, prefix)
+		x.flags, x.n, x.bytes = unitPartial, 0, 8*int(x.cap)
+	}
+	if full && x.flags&unitPartial != 0 {
+		err := c.fill(u, kg, name, prefix)
 		if errors.Is(err, errFull) && last {
-			c.units[u].flags, c.units[u].n = unitBypass, 0
-			return -1, nil
+			err = c.bypass(u, kg, name)
 		}
 		if err != nil {
 			return -1, err
@@ -297,43 +295,31 @@ func (c *Cache) place(u int32) {
 // errBig stops the load of a prefix too large to cache.
 var errBig = errors.New("state: prefix too large to cache")
 
-// load reads unit u's entries from the store.
-func (c *Cache) load(u int32, kg uint16, name int, prefix []byte) error {
-	x := &c.units[u]
-	x.n, x.bytes = 0, 0
-	if c.single[name] {
-		v, ok, err := c.w.Get(c.uid, kg, c.names[name], prefix)
-		if err == nil && ok {
-			var a uint64
-			if a, err = c.record(prefix, v, entStored); err == nil {
-				err = c.insertRef(u, 0, a)
-			}
-		}
-		if err != nil {
-			return err
-		}
-		c.units[u].flags &^= unitStale
-		return nil
-	}
+// fill reads the entries of partial unit u that it does not hold from
+// the store: what it holds (changed, or read before) stays.
+func (c *Cache) fill(u int32, kg uint16, name int, prefix []byte) error {
 	err := c.w.ScanPrefix(c.uid, kg, c.names[name], prefix, func(key, value []byte) error {
-		if c.units[u].bytes+recHeader+len(key)+len(value) > c.maxUnit {
+		x := &c.units[u]
+		i, found := c.search(x, key)
+		if found {
+			return nil
+		}
+		if x.bytes+recHeader+len(key)+len(value) > c.maxUnit {
 			return errBig
 		}
 		a, err := c.record(key, value, entStored)
 		if err != nil {
 			return err
 		}
-		return c.insertRef(u, int(c.units[u].n), a)
+		return c.insertRef(u, i, a)
 	})
-	x = &c.units[u]
-	switch {
-	case errors.Is(err, errBig):
-		x.flags, x.n = unitBypass, 0
-		return nil
-	case err != nil:
+	if errors.Is(err, errBig) {
+		return c.bypass(u, kg, name)
+	}
+	if err != nil {
 		return err
 	}
-	x.flags &^= unitStale
+	c.units[u].flags &^= unitPartial
 	return nil
 }
 
@@ -415,19 +401,55 @@ func (c *Cache) search(x *unit, key []byte) (int, bool) {
 // state names[name] in key group kg, and whether it exists. The value is
 // valid until the cache's next write.
 func (c *Cache) Get(kg uint16, name int, key []byte, plen int) (value []byte, ok bool, err error) {
-	u, err := c.unit(kg, name, key[:plen])
-	if err != nil || u < 0 {
+	for attempt := 0; ; attempt++ {
+		u, err := c.unit(kg, name, key[:plen], false)
+		if err == nil && u >= 0 {
+			value, ok, err = c.tryGet(u, kg, name, key)
+			if !errors.Is(err, errFull) {
+				return value, ok, err
+			}
+			if attempt == 0 {
+				if err := c.Evict(); err != nil {
+					return nil, false, err
+				}
+				continue
+			}
+			err = c.bypass(u, kg, name)
+		}
 		if err != nil {
 			return nil, false, err
 		}
 		return c.w.Get(c.uid, kg, c.names[name], key)
 	}
+}
+
+// tryGet is Get from unit u: a key that a partial unit does not hold is
+// read from the store and kept, present or absent.
+func (c *Cache) tryGet(u int32, kg uint16, name int, key []byte) ([]byte, bool, error) {
 	x := &c.units[u]
 	i, found := c.search(x, key)
+	if !found && x.flags&unitPartial != 0 {
+		v, ok, err := c.w.Get(c.uid, kg, c.names[name], key)
+		if err != nil {
+			return nil, false, err
+		}
+		flags := byte(entStored)
+		if !ok {
+			flags = entDeleted
+		}
+		a, err := c.record(key, v, flags)
+		if err != nil {
+			return nil, false, err
+		}
+		if err := c.insertRef(u, i, a); err != nil {
+			return nil, false, err
+		}
+		found = true
+	}
 	if !found {
 		return nil, false, nil
 	}
-	hdr, _, v := c.rec(c.ref(x, i))
+	hdr, _, v := c.rec(c.ref(&c.units[u], i))
 	if hdr[0]&entDeleted != 0 {
 		return nil, false, nil
 	}
@@ -439,7 +461,7 @@ func (c *Cache) Get(kg uint16, name int, key []byte, plen int) (value []byte, ok
 // one). fn must not write to the cache; key and value are valid only
 // during the call.
 func (c *Cache) Scan(kg uint16, name int, prefix []byte, fn func(key, value []byte) error) error {
-	u, err := c.unit(kg, name, prefix)
+	u, err := c.unit(kg, name, prefix, true)
 	if err != nil {
 		return err
 	}
@@ -472,7 +494,7 @@ func (c *Cache) Delete(kg uint16, name int, key []byte, plen int) error {
 
 func (c *Cache) change(kg uint16, name int, key []byte, plen int, value []byte, del bool) error {
 	for attempt := 0; ; attempt++ {
-		u, err := c.unit(kg, name, key[:plen])
+		u, err := c.unit(kg, name, key[:plen], false)
 		if err != nil {
 			return err
 		}
@@ -522,9 +544,19 @@ func CommitLarge(w *Batch) error {
 func (c *Cache) tryChange(u int32, key, value []byte, del bool) error {
 	x := &c.units[u]
 	i, found := c.search(x, key)
+	partial := x.flags&unitPartial != 0
 	switch {
-	case del && !found:
+	case del && !found && !partial:
 		return nil
+	case del && !found:
+		// The store may hold it: a tombstone.
+		a, err := c.record(key, nil, entDeleted|entDirty|entStored)
+		if err != nil {
+			return err
+		}
+		if err := c.insertRef(u, i, a); err != nil {
+			return err
+		}
 	case del:
 		a := c.ref(x, i)
 		hdr, _, _ := c.rec(a)
@@ -552,7 +584,11 @@ func (c *Cache) tryChange(u int32, key, value []byte, del bool) error {
 		binary.LittleEndian.PutUint64(c.refs(x)[8*i:], na)
 		x.bytes += len(value) - len(v)
 	default:
-		a, err := c.record(key, value, entDirty)
+		flags := byte(entDirty)
+		if partial {
+			flags |= entStored // the store may hold it
+		}
+		a, err := c.record(key, value, flags)
 		if err != nil {
 			return err
 		}
@@ -580,7 +616,7 @@ func (c *Cache) bypass(u int32, kg uint16, name int) error {
 	}
 	x := &c.units[u]
 	x.flags, x.n = unitBypass, 0
-	return nil
+	return c.wb.Commit()
 }
 
 // unitOf decodes a unit's key group and name.
@@ -604,22 +640,22 @@ func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
 		hdr, k, v := c.rec(a)
 		if hdr[0]&entDirty != 0 {
 			if hdr[0]&entDeleted != 0 {
-				c.w.Delete(c.uid, kg, c.names[name], k)
+				c.wb.Delete(c.uid, kg, c.names[name], k)
 				continue
 			}
-			c.w.Set(c.uid, kg, c.names[name], k, v)
+			c.wb.Set(c.uid, kg, c.names[name], k, v)
 			hdr[0] = entStored
 		}
 		binary.LittleEndian.PutUint64(r[8*n:], a)
 		n++
 	}
 	x.n = uint32(n)
-	return CommitLarge(c.w)
+	return CommitLarge(c.wb)
 }
 
-// WriteBack writes every changed entry to the batch, which the caller
-// commits (a checkpoint's snapshot, before it reads the store). The
-// cached entries stay.
+// WriteBack writes every changed entry back to the store, where the
+// indexed batch reads it (a checkpoint's snapshot commits that batch, and
+// then the store holds the state). The cached entries stay.
 func (c *Cache) WriteBack() error {
 	for _, u := range c.dirty {
 		kg, name := c.unitOf(&c.units[u])
@@ -628,15 +664,16 @@ func (c *Cache) WriteBack() error {
 		}
 	}
 	c.dirty = c.dirty[:0]
-	return nil
+	return c.wb.Commit()
 }
 
-// Evict writes every changed entry back, commits, and empties the cache.
+// Evict commits the indexed batch, writes every changed entry back, and
+// empties the cache.
 func (c *Cache) Evict() error {
-	if err := c.WriteBack(); err != nil {
+	if err := c.w.Commit(); err != nil {
 		return err
 	}
-	if err := c.w.Commit(); err != nil {
+	if err := c.WriteBack(); err != nil {
 		return err
 	}
 	c.reset()
@@ -645,8 +682,8 @@ func (c *Cache) Evict() error {
 
 // Forget writes back the cached prefixes of key group kg and forgets
 // their entries, so that the store alone holds the group's state: for a
-// sweep (Sweeper.SweepCache) that rewrites it there. They are read again
-// when next touched.
+// sweep (Sweeper.SweepCache) that rewrites it there through the indexed
+// batch and commits it. They are read again when next touched.
 func (c *Cache) Forget(kg uint16) error {
 	if c.mem == nil {
 		return nil
@@ -662,7 +699,7 @@ func (c *Cache) Forget(kg uint16) error {
 		x := &c.units[u]
 		x.flags, x.n = unitStale, 0
 	}
-	return nil
+	return c.wb.Commit()
 }
 
 // reset gives the arena back and forgets every unit; the index keeps its

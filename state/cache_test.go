@@ -48,7 +48,7 @@ func cacheModel(t *testing.T, seed uint64, limit int64, seg int) {
 	const uid, lo, hi = "op", 3, 6
 	names := []string{"left", "right"}
 	w := st.NewIndexedBatch()
-	c := NewCache(w, mem, limit, uid, lo, hi, names...)
+	c := NewCache(st, w, mem, limit, uid, lo, hi, names...)
 	defer c.Release()
 	model := map[modelKey][]byte{}
 	// Prefixes are one byte (prefix-free); prefix 0 gets many entries,
@@ -121,6 +121,7 @@ func cacheModel(t *testing.T, seed uint64, limit int64, seg int) {
 				w.Delete(uid, kg, names[name], g)
 				delete(model, modelKey{kg, name, string(g)})
 			}
+			check("sweep commit", w.Commit())
 		default:
 			check("write back", c.WriteBack())
 			check("commit", w.Commit())
@@ -164,7 +165,7 @@ func TestCacheKnownAbsent(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	c := NewCache(w, mem, 1<<20, "op", 0, 0, "rows")
+	c := NewCache(st, w, mem, 1<<20, "op", 0, 0, "rows")
 	defer c.Release()
 	if _, ok, err := c.Get(0, 0, []byte("a2"), 1); ok || err != nil {
 		t.Fatalf("a2: %t %v", ok, err)

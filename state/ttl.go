@@ -117,7 +117,12 @@ func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) { return s.swee
 // cached entries are written back and forgotten first (Cache.Forget), so
 // that the sweep rewrites the group in the store alone.
 func (s *Sweeper) SweepCache(t TTL, c *Cache, now int64) (int, error) {
-	return s.sweep(t, c.w, c, now)
+	n, err := s.sweep(t, c.w, c, now)
+	if err != nil {
+		return n, err
+	}
+	// The cache's next write-back must not come before the sweep's.
+	return n, c.w.Commit()
 }
 
 func (s *Sweeper) sweep(t TTL, w *Batch, c *Cache, now int64) (int, error) {
