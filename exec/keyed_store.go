@@ -14,15 +14,10 @@ import (
 // a Top-N, a group aggregate) holds in its indexed batch before it
 // commits them, within one input batch, so that a batch of many rows does
 // not hold them all on the heap.
-const CommitBytes = 4 << 20
+const CommitBytes = state.CommitBytes
 
 // CommitLarge commits w once it holds CommitBytes or more.
-func CommitLarge(w *state.Batch) error {
-	if w.Len() < CommitBytes {
-		return nil
-	}
-	return w.Commit()
-}
+func CommitLarge(w *state.Batch) error { return state.CommitLarge(w) }
 
 // OpenStore opens the state store of the operator uid's subtask: in the
 // checkpoint's work directory, emptied first (a restore fills it from the

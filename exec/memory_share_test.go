@@ -38,7 +38,7 @@ func TestMemoryShare(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		share, seg, err := memoryShare(graph(c.p, c.segs), m)
+		share, seg, _, err := memoryShare(graph(c.p, c.segs), m)
 		if c.refused {
 			if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), c.refusedBy) {
 				t.Errorf("budget %d, p%d, %d segments: %v, want ErrMemory naming %q", c.budget, c.p, c.segs, err, c.refusedBy)

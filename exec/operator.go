@@ -169,8 +169,11 @@ type TaskContext struct {
 	// MaxParallelism is the number of key groups.
 	MaxParallelism int
 	// Memory is the subtask's share of the job's managed memory, for its
-	// operators with OpSpec.MemorySegments.
+	// operators with OpSpec.MemorySegments (and OpSpec.CacheMemory).
 	Memory *memseg.Manager
+	// MemoryShare is the bytes of Memory each of those operators may
+	// take: a cache takes no more, so that the others have theirs.
+	MemoryShare int64
 	// Checkpoint is the run's checkpoint configuration, nil when the job
 	// does not checkpoint.
 	Checkpoint *Checkpointing
@@ -217,6 +220,11 @@ type OpSpec struct {
 	// gives each slot a fraction of its managed memory, so that one
 	// subtask's state never starves another's.
 	MemorySegments int
+	// CacheMemory marks an operator that caches its keyed state in
+	// managed memory (state.Cache) when the budget leaves room for it: it
+	// gets a share as one with MemorySegments if every such operator can
+	// have one, and none otherwise, working from its store alone.
+	CacheMemory bool
 	// TwoInput marks an operator that implements TwoInput: the first of
 	// its vertex's chain, which then has exactly two input edges. (A
 	// vertex with several inputs and a one-input chain reads their union,

@@ -136,7 +136,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		}
 	}
 
-	share, seg, err := memoryShare(g, opts.Memory)
+	share, seg, caches, err := memoryShare(g, opts.Memory)
 	if err != nil {
 		return nil, err
 	}
@@ -193,9 +193,10 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
 				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Scratch: opts.Scratch, match: match, vertex: vertices[i],
 			}
-			if n := memoryOps(v); n > 0 {
+			if n := memoryOps(v, caches); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.
 				tc.Memory, _ = memseg.NewManager(int64(n)*share, seg)
+				tc.MemoryShare = share
 				sm.memory = tc.Memory
 			}
 			var out output
@@ -587,11 +588,11 @@ func tidySinks(g *Graph, cp *Checkpointing) error {
 }
 
 // memoryOps is the number of v's operators that keep state in managed
-// memory.
-func memoryOps(v *Vertex) int {
+// memory, with caches those that cache it there (OpSpec.CacheMemory).
+func memoryOps(v *Vertex, caches bool) int {
 	n := 0
 	for _, op := range v.Ops {
-		if op.MemorySegments > 0 {
+		if op.MemorySegments > 0 || caches && op.CacheMemory {
 			n++
 		}
 	}
@@ -614,12 +615,22 @@ const (
 )
 
 // memoryShare divides m's budget among the subtasks of the operators that
-// keep state in managed memory. It returns the share and its segment size:
-// m's, or smaller for a small share.
-func memoryShare(g *Graph, m *memseg.Manager) (share int64, seg int, err error) {
+// keep state in managed memory, and those that cache it there if the
+// budget gives every operator its segments with them too (caches). It
+// returns the share and its segment size: m's, or smaller for a small
+// share.
+func memoryShare(g *Graph, m *memseg.Manager) (share int64, seg int, caches bool, err error) {
+	if share, seg, err := divide(g, m, true); err == nil {
+		return share, seg, true, nil
+	}
+	share, seg, err = divide(g, m, false)
+	return share, seg, false, err
+}
+
+func divide(g *Graph, m *memseg.Manager, caches bool) (share int64, seg int, err error) {
 	users, need, needy := 0, minSegments, ""
 	for _, v := range g.Vertices {
-		users += memoryOps(v) * v.Parallelism
+		users += memoryOps(v, caches) * v.Parallelism
 		for _, op := range v.Ops {
 			if op.MemorySegments > need {
 				need, needy = op.MemorySegments, op.Name

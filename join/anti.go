@@ -41,7 +41,7 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	count, _, at, ok, exists, err := j.get(side, kg, own)
+	count, _, at, ok, exists, err := j.get(side, kg, own, len(jk))
 	if err != nil {
 		return err
 	}
@@ -55,15 +55,11 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 		matches += j.cand[c].count
 	}
 	delta := 1
-	switch {
-	case accumulate:
-		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count+1, matches))
-	case count > 1:
+	if !accumulate {
 		delta = -1
-		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count-1, matches))
-	default:
-		delta = -1
-		j.writes.Delete(j.spec.UID, kg, names[side], own)
+	}
+	if err := j.write(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
+		return err
 	}
 	if side == 0 {
 		if visible(j.rows, j.nulls, null, matches) {
@@ -105,6 +101,10 @@ func (j *Join) nullAware(side int, kind exec.RowKind, r int, out exec.Emitter) e
 // emits the difference: the row's copies retracted or inserted.
 func (j *Join) rescan(rows, nulls uint64, jk []byte, delta int, out exec.Emitter) error {
 	kt, _ := memseg.TypeOf(j.spec.Left[j.spec.LeftKeys[0]].Type.Arrow()) // Spec.check has vetted it
+	// The store holds the rows once the cache has written them back.
+	if err := j.cache.WriteBack(); err != nil {
+		return err
+	}
 	for kg := j.lo; kg <= j.hi; kg++ {
 		err := j.writes.ScanPrefix(j.spec.UID, uint16(kg), names[0], nil, func(key, value []byte) error {
 			_, _, rest, err := state.Split(value)

@@ -25,12 +25,18 @@
 // Flink without a unique key. Rows are decoded from their keys for output,
 // so a -0.0 comes out as 0.0 and every NaN as the same NaN.
 //
-// Writes go through an indexed batch, read back row by row and committed
-// after each input batch; Snapshot commits and takes the store's snapshot
-// (incremental, like the window aggregate's). A restore fills the store
-// with the subtask's key groups from every old subtask (exec.RestoreView),
-// so a join rescales. State is kept on disk by Pebble (memtables and its
-// cache), not in managed memory segments. Without a state TTL a join's
+// A regular join reads and writes its rows through a write-back cache
+// in managed memory (state.Cache), one unit per join key and side: the
+// probe of a join key reads the other side's unit, loaded with one prefix
+// scan when first touched (a key without rows is cached as such), and a
+// row's own entry and the match counts it changes are updated there. The
+// cache writes its changes back to an indexed batch when it is full and
+// at each checkpoint, as the same entries as without it; Snapshot then
+// commits and takes the store's snapshot (incremental, like the window
+// aggregate's). A restore fills the store with the subtask's key groups
+// from every old subtask (exec.RestoreView), so a join rescales. The
+// interval and temporal joins go through the indexed batch directly. The
+// state is kept on disk by Pebble; the cache holds the hot part of it. Without a state TTL a join's
 // state grows with its inputs, every row of both sides kept for a match
 // that may still come; its entries (exec.StateGauge) and its store's
 // bytes are in the subtask's metrics.

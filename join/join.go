@@ -42,6 +42,8 @@ type Join struct {
 	first []int // first[r]: row r's first candidate; first[n] the end
 	pass  []bool
 	buf   []byte
+	key   []byte // recount's entry key
+	val   []byte // put's value
 
 	// A null-aware anti join's right side: its rows, and how many of
 	// them have a NULL key.
@@ -111,6 +113,7 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 	})
 	if err == nil {
 		err = j.gauge.CountKeys(j.writes, j.uid, j.lo, j.hi, names[:]...)
+		j.cache = state.NewCache(j.store, j.writes, ctx.Memory, ctx.MemoryShare, j.uid, j.lo, j.hi, names[:]...)
 	}
 	for side := range j.clock {
 		if !j.spec.NullAware {
@@ -193,7 +196,7 @@ func (j *Join) probe(side int, b arrow.RecordBatch, n int) error {
 		j.jkeys = append(j.jkeys, k)
 		jk := j.at(k)
 		kg := j.kg(jk)
-		err := j.writes.ScanPrefix(j.spec.UID, kg, names[other], jk, func(key, value []byte) error {
+		err := j.cache.Scan(kg, other, jk, func(key, value []byte) error {
 			rest, _, live, err := ttl.ReadPair(value, now, own)
 			if err != nil || !live {
 				return err
@@ -296,7 +299,7 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 	kg := j.kg(jk)
 	j.buf = append(append(j.buf[:0], jk...), mine...)
 	own := j.buf
-	count, _, at, ok, exists, err := j.get(side, kg, own)
+	count, _, at, ok, exists, err := j.get(side, kg, own, len(jk))
 	if err != nil {
 		return err
 	}
@@ -312,12 +315,8 @@ func (j *Join) apply(side int, kind exec.RowKind, r int, out exec.Emitter) error
 			matches += j.cand[c].count
 		}
 	}
-	if accumulate {
-		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count+1, matches))
-	} else if count > 1 {
-		j.writes.Set(j.spec.UID, kg, names[side], own, j.put(side, at, count-1, matches))
-	} else {
-		j.writes.Delete(j.spec.UID, kg, names[side], own)
+	if err := j.write(side, kg, own, len(jk), accumulate, at, count, matches); err != nil {
+		return err
 	}
 	if j.spec.Kind.filtering() {
 		return j.semi(side, kind, kg, jk, mine, r, matches, out)
@@ -407,8 +406,9 @@ func (j *Join) match(side int, kg uint16, jk, theirs []byte, delta int, out exec
 // other side's columns NULL) as first, losing its last emits it as last.
 func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first, last exec.RowKind, show bool, out exec.Emitter) error {
 	other := 1 - side
-	key := append(append([]byte(nil), jk...), theirs...)
-	count, degree, at, ok, _, err := j.get(other, kg, key)
+	j.key = append(append(j.key[:0], jk...), theirs...)
+	key := j.key
+	count, degree, at, ok, _, err := j.get(other, kg, key, len(jk))
 	if err != nil || !ok {
 		return err
 	}
@@ -426,15 +426,27 @@ func (j *Join) recount(side int, kg uint16, jk, theirs []byte, delta int, first,
 	if delta < 0 && degree == 0 {
 		return fmt.Errorf("%w: join match count below zero", memseg.ErrCorrupt)
 	}
-	j.writes.Set(j.spec.UID, kg, names[other], key, j.put(other, at, count, uint64(int64(degree)+int64(delta))))
-	return nil
+	return j.cache.Set(kg, other, key, len(jk), j.put(other, at, count, uint64(int64(degree)+int64(delta))))
+}
+
+// write writes side's entry own (its join key the first plen bytes)
+// after a row added (accumulate) or took back a copy of it: count copies
+// before, matches rows of the other side matching it.
+func (j *Join) write(side int, kg uint16, own []byte, plen int, accumulate bool, at int64, count, matches uint64) error {
+	switch {
+	case accumulate:
+		return j.cache.Set(kg, side, own, plen, j.put(side, at, count+1, matches))
+	case count > 1:
+		return j.cache.Set(kg, side, own, plen, j.put(side, at, count-1, matches))
+	}
+	return j.cache.Delete(kg, side, own, plen)
 }
 
 // get reads side's entry key: its counts, the time it was last written,
 // whether it is live (exists and has not expired at the applied row's
 // time), and whether it exists, expired or not.
-func (j *Join) get(side int, kg uint16, key []byte) (count, degree uint64, at int64, live, exists bool, err error) {
-	v, exists, err := j.writes.Get(j.spec.UID, kg, names[side], key)
+func (j *Join) get(side int, kg uint16, key []byte, plen int) (count, degree uint64, at int64, live, exists bool, err error) {
+	v, exists, err := j.cache.Get(kg, side, key, plen)
 	if err != nil || !exists {
 		return 0, 0, j.now, false, exists, err
 	}
@@ -463,7 +475,8 @@ func (j *Join) count(accumulate, exists bool, count uint64) {
 // of event-time order): an entry lives ttl after the latest time that
 // wrote it, as Flink's OnCreateAndWrite.
 func (j *Join) put(side int, at int64, count, degree uint64) []byte {
-	return putCounts(j.clock[side].TTL.Stamp(nil, max(at, j.now)), count, degree)
+	j.val = putCounts(j.clock[side].TTL.Stamp(j.val[:0], max(at, j.now)), count, degree)
+	return j.val
 }
 
 // OnWatermark implements exec.WatermarkHandler: by event time, each
@@ -483,7 +496,7 @@ func (j *Join) OnWatermark(wm int64, _ exec.Emitter) error {
 // sweepBoth sweeps a key group of each side's state at time now.
 func (j *Join) sweepBoth(now int64) error {
 	for side := range j.sweep {
-		n, err := j.sweep[side].Sweep(j.clock[side].TTL, j.writes, now)
+		n, err := j.sweep[side].SweepCache(j.clock[side].TTL, j.cache, now)
 		if err != nil {
 			return err
 		}

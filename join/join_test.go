@@ -11,6 +11,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/exec/expr"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -77,7 +78,15 @@ func (c *collect) Emit(b arrow.RecordBatch) error {
 
 func (c *collect) take() []string { out := c.lines; c.lines = nil; return out }
 
+// open opens a join with a small cache (state.Cache).
 func open(t *testing.T, s Spec, cp *exec.Checkpointing) *Join {
+	t.Helper()
+	return openCached(t, s, cp, 16<<10)
+}
+
+// openCached is open with a cache of share bytes of managed memory (none
+// for 0).
+func openCached(t *testing.T, s Spec, cp *exec.Checkpointing, share int64) *Join {
 	t.Helper()
 	j, err := New(s)
 	if err != nil {
@@ -88,6 +97,13 @@ func open(t *testing.T, s Spec, cp *exec.Checkpointing) *Join {
 	}
 	ctx := &exec.TaskContext{Alloc: memory.DefaultAllocator, BatchSize: 2, MaxParallelism: exec.DefaultMaxParallelism, Parallelism: 1,
 		Now: func() int64 { return 0 }, Checkpoint: cp}
+	if share > 0 {
+		mem, err := memseg.NewManager(share, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx.Memory, ctx.MemoryShare = mem, share
+	}
 	if err := j.Open(ctx); err != nil {
 		t.Fatal(err)
 	}

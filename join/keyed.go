@@ -18,6 +18,9 @@ type keyed struct {
 	store            *state.Store
 	tmp              string // the private store's directory, for a job without checkpoints
 	writes           *state.Batch
+	// cache holds a regular join's rows in managed memory in front of
+	// writes (state.Cache); nil for the other joins.
+	cache *state.Cache
 	// ingesting opens the store for ingested SSTs (a window join's).
 	ingesting bool
 	// gauge measures the store's size into the subtask's metrics.
@@ -52,6 +55,11 @@ func (k *keyed) commitSome() error { return exec.CommitLarge(k.writes) }
 // snapshot implements exec.Snapshotter: the store holds the state once
 // the pending writes are committed.
 func (k *keyed) snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if k.cache != nil {
+		if err := k.cache.WriteBack(); err != nil {
+			return exec.OperatorSnapshot{}, err
+		}
+	}
 	if err := k.writes.Commit(); err != nil {
 		return exec.OperatorSnapshot{}, err
 	}
@@ -66,6 +74,10 @@ func (k *keyed) snapshot(id int64) (exec.OperatorSnapshot, error) {
 func (k *keyed) close() error {
 	if k.store == nil {
 		return nil
+	}
+	if k.cache != nil {
+		k.cache.Release()
+		k.cache = nil
 	}
 	err := k.store.Close()
 	k.store = nil

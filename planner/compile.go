@@ -579,7 +579,7 @@ func (c *compiler) join(n *Join) (*stage, error) {
 		return nil, errorf(n.At, ErrUnsupported, "%v", err)
 	}
 	v.Ops = append(v.Ops, exec.OpSpec{Name: n.describe() + ttlName(spec.TTL[:]...) + " uid=" + spec.UID, UID: spec.UID, Fingerprint: spec.Fingerprint(), Out: out, TwoInput: true,
-		New: func() (exec.Operator, error) { return join.New(spec) }})
+		CacheMemory: true, New: func() (exec.Operator, error) { return join.New(spec) }})
 	return &stage{v: v, schema: out}, nil
 }
 

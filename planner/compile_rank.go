@@ -28,7 +28,7 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		if _, err := rank.NewDedup(spec); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)
 		}
-		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), CacheMemory: true, New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
 	} else {
 		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy(), Func: n.Func}
 		spec.Key, _ = n.UpdateFastKey()

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -65,6 +66,10 @@ type Dedup struct {
 	out   *changes
 	buf   []byte
 	val   []byte
+	// cache holds the kept rows in managed memory (state.Cache) when the
+	// state has no TTL; with one, the rows are read and written in the
+	// store directly, where the sweeps (expiring) rewrite them.
+	cache *state.Cache
 	expiring
 }
 
@@ -87,7 +92,15 @@ func (d *Dedup) Open(ctx *exec.TaskContext) error {
 	if err := d.state.open(ctx, d.spec.UID, d.spec.Fingerprint(), keptName); err != nil {
 		return err
 	}
-	return d.openTTL(ctx, &d.state, d.spec.TTL, keptName)
+	if err := d.openTTL(ctx, &d.state, d.spec.TTL, keptName); err != nil {
+		return err
+	}
+	mem := ctx.Memory
+	if d.clock.TTL.On() {
+		mem = nil
+	}
+	d.cache = state.NewCache(d.state.store, d.state.writes, mem, ctx.MemoryShare, d.spec.UID, d.state.lo, d.state.hi, keptName)
+	return nil
 }
 
 // OnWatermark implements exec.WatermarkHandler: by event time, each
@@ -110,8 +123,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			return fmt.Errorf("deduplicate: time column is %s", b.Column(d.spec.TimeCol).DataType())
 		}
 	}
-	w := d.state.writes
-	uid := d.spec.UID
+	c := d.cache
 	if err := d.bindTTL(&d.state, b); err != nil {
 		return err
 	}
@@ -120,7 +132,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
 		part := d.buf[:p]
 		kg := d.state.group(part)
-		old, found, err := w.Get(uid, kg, keptName, part)
+		old, found, err := c.Get(kg, 0, part, p)
 		if err != nil {
 			return err
 		}
@@ -137,7 +149,9 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			if ok {
 				continue
 			}
-			w.Set(uid, kg, keptName, part, d.val)
+			if err := c.Set(kg, 0, part, p, d.val); err != nil {
+				return err
+			}
 			if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
 				return err
 			}
@@ -167,8 +181,8 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			return err
 		}
 		d.val = binary.BigEndian.AppendUint64(d.val, uint64(ts))
-		w.Set(uid, kg, keptName, part, append(d.val, d.buf...))
-		if err := d.state.commitSome(); err != nil {
+		d.val = append(d.val, d.buf...)
+		if err := c.Set(kg, 0, part, p, d.val); err != nil {
 			return err
 		}
 	}
@@ -176,7 +190,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		return err
 	}
 	d.state.gauge.Measure()
-	return w.Commit()
+	return d.state.writes.Commit()
 }
 
 // replaces reports whether a row of time ts replaces a kept row of time
@@ -196,12 +210,20 @@ func (d *Dedup) replaces(ts, kept int64) bool {
 }
 
 // Snapshot implements exec.Snapshotter.
-func (d *Dedup) Snapshot(id int64) (exec.OperatorSnapshot, error) { return d.state.snapshot(id) }
+func (d *Dedup) Snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if err := d.cache.WriteBack(); err != nil {
+		return exec.OperatorSnapshot{}, err
+	}
+	return d.state.snapshot(id)
+}
 
 // Close implements exec.Closer.
 func (d *Dedup) Close() error {
 	if d.out != nil {
 		d.out.release()
+	}
+	if d.cache != nil {
+		d.cache.Release()
 	}
 	return d.state.close()
 }

@@ -74,6 +74,49 @@
 // Store, and whether storage may delete it is for retention to decide from
 // the checkpoints that remain.
 //
+// # Caches
+//
+// A Cache (cache.go) keeps the hot part of an operator's keyed state in
+// managed memory, in front of its Store's indexed batch: a regular
+// join's rows and a deduplication's kept rows, read and written row by
+// row, which through the batch cost a skiplist and memtable search per
+// access (40-45% of the CPU of Nexmark q4 and q18 went there). Its unit
+// is a prefix of a state name in a key group (a join key's rows of one
+// side, a partition): a scan of the prefix (a join's probe) loads all
+// its entries once, and from then on every read under it, of a key
+// present or absent, is answered from memory; most probes of a join are
+// of keys never written, and those are cached as known absent too. A
+// point read of a prefix not loaded (a row's own entry) reads that key
+// alone and keeps it, present or absent, in a partial unit, which a
+// later scan completes. Writes change the cached entries and mark them
+// dirty (a deletion leaves a tombstone where the store may hold the
+// key); dirty entries go back to the store, as the same keys and values
+// as without a cache, at each checkpoint's snapshot (WriteBack) and when
+// the cache is full (Evict: write back, then empty the cache in bulk).
+// So checkpoints, savepoints and rescaling do not know the cache is
+// there. Write-backs go through a plain batch of the cache's own,
+// committed at the end of each: cheaper than the indexed batch, whose
+// skiplist index only reads need.
+//
+// Memory: records (flags, key and value lengths, key, value) and each
+// prefix's sorted array of record addresses are appended to segments of
+// the subtask's memseg.Manager; a record replaced by a value of another
+// length is left behind until the cache is emptied. The index of
+// prefixes (open addressing) and their descriptors are Go slices without
+// pointers, charged to the Manager. The cache takes at most the
+// operator's share (exec.TaskContext.MemoryShare). A prefix larger than a
+// quarter of that, or one that does not fit in the emptied cache, is not
+// cached: it is written back and its accesses go to the indexed batch
+// until the cache is next emptied, as without a cache. With no managed
+// memory (a budget too small to give the cache a share,
+// exec.OpSpec.CacheMemory) every access goes to the batch.
+//
+// A TTL sweep (Sweeper.SweepCache) rewrites a key group in the store: it
+// first writes back and forgets the group's cached prefixes (Forget),
+// which are read again when next touched, and commits its own writes
+// before the cache writes back again. Values keep their TTL stamps in
+// the cache as in the store, and reads check them as before.
+//
 // # State TTL
 //
 // TTL (ttl.go) is the one mechanism behind table.exec.state.ttl for

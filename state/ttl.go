@@ -111,13 +111,27 @@ func (s *Sweeper) Wrote(n int) { s.owed += n }
 // Sweep deletes, in w, the entries of the next key groups that have
 // expired at now, stamps those written without a TTL with now, and
 // returns how many it deleted.
-func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) {
+func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) { return s.sweep(t, w, nil, now) }
+
+// SweepCache is Sweep of the state behind a Cache: each key group's
+// cached entries are written back and forgotten first (Cache.Forget), so
+// that the sweep rewrites the group in the store alone.
+func (s *Sweeper) SweepCache(t TTL, c *Cache, now int64) (int, error) {
+	n, err := s.sweep(t, c.w, c, now)
+	if err != nil {
+		return n, err
+	}
+	// The cache's next write-back must not come before the sweep's.
+	return n, c.w.Commit()
+}
+
+func (s *Sweeper) sweep(t TTL, w *Batch, c *Cache, now int64) (int, error) {
 	if !t.On() || s.Hi < s.Lo {
 		return 0, nil
 	}
 	deleted, seen := 0, 0
 	for i := 0; i <= s.Hi-s.Lo && (i == 0 || seen < 2*s.owed); i++ {
-		n, d, err := s.sweepGroup(t, w, now)
+		n, d, err := s.sweepGroup(t, w, c, now)
 		if err != nil {
 			return deleted, err
 		}
@@ -129,12 +143,17 @@ func (s *Sweeper) Sweep(t TTL, w *Batch, now int64) (int, error) {
 
 // sweepGroup sweeps the next key group: it returns the entries it looked
 // at and those it deleted.
-func (s *Sweeper) sweepGroup(t TTL, w *Batch, now int64) (seen, deleted int, err error) {
+func (s *Sweeper) sweepGroup(t TTL, w *Batch, c *Cache, now int64) (seen, deleted int, err error) {
 	if s.next < s.Lo || s.next > s.Hi {
 		s.next = s.Lo
 	}
 	kg := uint16(s.next)
 	s.next++
+	if c != nil {
+		if err := c.Forget(kg); err != nil {
+			return 0, 0, err
+		}
+	}
 	for _, name := range s.Names {
 		s.keys, s.vals = s.keys[:0], s.vals[:0]
 		err := w.ScanPrefix(s.UID, kg, name, nil, func(key, value []byte) error {

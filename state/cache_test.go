@@ -1,0 +1,181 @@
+package state
+
+import (
+	"bytes"
+	"fmt"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/memseg"
+)
+
+// modelKey is a state entry's identity in TestCacheModel's model.
+type modelKey struct {
+	kg   uint16
+	name int
+	key  string
+}
+
+// TestCacheModel applies random reads, writes, deletes, scans, sweeps
+// (Forget, then a rewrite in the store) and write-backs to a Cache with a
+// small budget, so that it evicts, bypasses prefixes too large for it and
+// reloads them, and checks every read against a plain map, and the store
+// against the map after each write-back: what the cache writes back is
+// what writing each change straight to the store would have left there.
+func TestCacheModel(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		seg   int
+	}{{0, 1024}, {8 << 10, 1024}, {32 << 10, 1024}, {1 << 20, 4096}} {
+		t.Run(fmt.Sprint(c.limit), func(t *testing.T) {
+			for seed := range uint64(4) {
+				cacheModel(t, seed, c.limit, c.seg)
+			}
+		})
+	}
+}
+
+func cacheModel(t *testing.T, seed uint64, limit int64, seg int) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	st := openStore(t, vfs.NewMem(), "/store")
+	mem, err := memseg.NewManager(max(limit, 64<<10), seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const uid, lo, hi = "op", 3, 6
+	names := []string{"left", "right"}
+	w := st.NewIndexedBatch()
+	c := NewCache(st, w, mem, limit, uid, lo, hi, names...)
+	defer c.Release()
+	model := map[modelKey][]byte{}
+	// Prefixes are one byte (prefix-free); prefix 0 gets many entries,
+	// more than the cache takes.
+	key := func() ([]byte, int) {
+		p := byte(rng.IntN(12))
+		if rng.IntN(3) == 0 {
+			p = 0
+		}
+		n := 1 + rng.IntN(6)
+		if p == 0 {
+			n = 1 + rng.IntN(400)
+		}
+		return fmt.Appendf([]byte{p}, "%03d", n), 1
+	}
+	where := func() (uint16, int) { return uint16(lo + rng.IntN(hi-lo+1)), rng.IntN(2) }
+	check := func(op string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("seed %d: %s: %v", seed, op, err)
+		}
+	}
+	for step := range 6000 {
+		kg, name := where()
+		k, plen := key()
+		mk := modelKey{kg, name, string(k)}
+		switch op := rng.IntN(100); {
+		case op < 35:
+			v := bytes.Repeat([]byte{byte(step)}, rng.IntN(40))
+			check("set", c.Set(kg, name, k, plen, v))
+			model[mk] = v
+		case op < 50:
+			check("delete", c.Delete(kg, name, k, plen))
+			delete(model, mk)
+		case op < 75:
+			v, ok, err := c.Get(kg, name, k, plen)
+			check("get", err)
+			mv, mok := model[mk]
+			if ok != mok || !bytes.Equal(v, mv) {
+				t.Fatalf("seed %d step %d: get %q = %x %t, want %x %t", seed, step, k, v, ok, mv, mok)
+			}
+		case op < 95:
+			var got []string
+			err := c.Scan(kg, name, k[:plen], func(key, value []byte) error {
+				got = append(got, fmt.Sprintf("%s=%x", key, value))
+				return nil
+			})
+			check("scan", err)
+			var want []string
+			for mk, v := range model {
+				if mk.kg == kg && mk.name == name && mk.key[0] == k[0] {
+					want = append(want, fmt.Sprintf("%s=%x", mk.key, v))
+				}
+			}
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("seed %d step %d: scan %q:\n got %v\nwant %v", seed, step, k[:plen], got, want)
+			}
+		case op < 97:
+			// A sweep: forget the key group, then delete every entry of
+			// one prefix of it in the store.
+			check("forget", c.Forget(kg))
+			var gone [][]byte
+			err := w.ScanPrefix(uid, kg, names[name], k[:plen], func(key, _ []byte) error {
+				gone = append(gone, bytes.Clone(key))
+				return nil
+			})
+			check("sweep scan", err)
+			for _, g := range gone {
+				w.Delete(uid, kg, names[name], g)
+				delete(model, modelKey{kg, name, string(g)})
+			}
+			check("sweep commit", w.Commit())
+		default:
+			check("write back", c.WriteBack())
+			check("commit", w.Commit())
+			storeEquals(t, st, uid, lo, hi, names, model)
+		}
+	}
+	check("write back", c.WriteBack())
+	check("commit", w.Commit())
+	storeEquals(t, st, uid, lo, hi, names, model)
+	if limit > 0 && mem.Used() > limit {
+		t.Fatalf("cache uses %d bytes, limit %d", mem.Used(), limit)
+	}
+}
+
+// storeEquals checks that the store holds exactly the model's entries.
+func storeEquals(t *testing.T, st *Store, uid string, lo, hi int, names []string, model map[modelKey][]byte) {
+	t.Helper()
+	got := map[modelKey][]byte{}
+	err := st.Scan(uid, uint16(lo), uint16(hi), "", func(kg uint16, name string, key, value []byte) error {
+		got[modelKey{kg, slices.Index(names, name), string(key)}] = bytes.Clone(value)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.EqualFunc(got, model, bytes.Equal) {
+		t.Fatalf("store holds %d entries, model %d", len(got), len(model))
+	}
+}
+
+// TestCacheKnownAbsent: a key never written is answered from memory once
+// its prefix is cached, and a prefix's scan reads the store once.
+func TestCacheKnownAbsent(t *testing.T) {
+	st := openStore(t, vfs.NewMem(), "/store")
+	mem, err := memseg.NewManager(1<<20, 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := st.NewIndexedBatch()
+	w.Set("op", 0, "rows", []byte("a1"), []byte("x"))
+	if err := w.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	c := NewCache(st, w, mem, 1<<20, "op", 0, 0, "rows")
+	defer c.Release()
+	if _, ok, err := c.Get(0, 0, []byte("a2"), 1); ok || err != nil {
+		t.Fatalf("a2: %t %v", ok, err)
+	}
+	// Behind the cache's back: the cache keeps answering from memory.
+	w.Set("op", 0, "rows", []byte("a2"), []byte("y"))
+	if _, ok, _ := c.Get(0, 0, []byte("a2"), 1); ok {
+		t.Fatal("a2 read from the store again")
+	}
+	if v, ok, _ := c.Get(0, 0, []byte("a1"), 1); !ok || string(v) != "x" {
+		t.Fatalf("a1 = %q %t", v, ok)
+	}
+}
