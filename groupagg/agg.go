@@ -107,6 +107,9 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 		a.dist = append(a.dist, memseg.NewHashTable(mem, distAccSize(len(d.aggs))))
 		a.distBytes += distAccSize(len(d.aggs)) + 64 // the entry's header and key, its bucket
 	}
+	if len(a.dist) > 0 {
+		a.slotBytes += 4 + 1 // gen, full
+	}
 	a.seg.init(a)
 	var err error
 	if a.store, a.tmp, err = exec.OpenStore(ctx, a.spec.UID); err != nil {

@@ -37,7 +37,8 @@ type cache struct {
 	// was last written (its TTL stamp; unstamped for a group restored
 	// without one), whether the store holds an entry for it, whether it
 	// changed since, and of its DISTINCT entries (distinct.go) their
-	// generation and whether dist holds all of them.
+	// generation and whether dist holds all of them (only with DISTINCT
+	// aggregates).
 	addrs  []uint64
 	kgs    []uint16
 	cnt    []int64
@@ -56,7 +57,7 @@ type cache struct {
 func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 	c.mem, c.accs = mem, accs
 	c.table = memseg.NewHashTable(mem, 4)
-	c.slotBytes = 8 + 2 + 8 + 8 + 2 + 4 + 1
+	c.slotBytes = 8 + 2 + 8 + 8 + 2
 	for _, a := range accs {
 		c.slotBytes += a.Size()
 	}
@@ -104,7 +105,10 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	c.n++
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	kg := uint16(exec.KeyGroup(key, a.maxPar))
-	c.addrs[g], c.kgs[g], c.dirty[g], c.gen[g] = addr, kg, false, 0
+	c.addrs[g], c.kgs[g], c.dirty[g] = addr, kg, false
+	if len(c.dist) > 0 {
+		c.gen[g] = 0
+	}
 	v, ok, err := a.writes.Get(a.spec.UID, kg, groupName, key)
 	if err != nil {
 		return 0, err
@@ -113,7 +117,10 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	if !ok {
 		// A group the store does not hold has no DISTINCT entries there
 		// either: they go when it does (clearDistinct).
-		c.cnt[g], c.at[g], c.full[g] = 0, unstamped, true
+		c.cnt[g], c.at[g] = 0, unstamped
+		if len(c.dist) > 0 {
+			c.full[g] = true
+		}
 		for _, ac := range c.accs {
 			ac.Reset(g)
 		}
@@ -140,8 +147,10 @@ func (c *cache) grow(n int) error {
 	}
 	c.addrs = agg.Grow(c.addrs, size)
 	c.kgs = agg.Grow(c.kgs, size)
-	c.gen = agg.Grow(c.gen, size)
-	c.full = agg.Grow(c.full, size)
+	if len(c.dist) > 0 {
+		c.gen = agg.Grow(c.gen, size)
+		c.full = agg.Grow(c.full, size)
+	}
 	c.cnt = agg.Grow(c.cnt, size)
 	c.at = agg.Grow(c.at, size)
 	c.stored = agg.Grow(c.stored, size)

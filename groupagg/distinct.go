@@ -63,11 +63,10 @@ var errLoadFull = errors.New("group aggregate: DISTINCT entries over the load ca
 // loadDistinct reads the DISTINCT entries of group g, of key, into the
 // cache, and marks the group full if they all fit.
 func (a *Agg) loadDistinct(g int32, key []byte) error {
-	a.full[g] = false
 	if len(a.distinct) == 0 {
-		a.full[g] = true
 		return nil
 	}
+	a.full[g] = false
 	budget := a.mem.Budget() / loadCap
 	for i := range a.distinct {
 		d, t := &a.distinct[i], a.dist[i]
