@@ -117,7 +117,12 @@ func (s *segment) newPart(b arrow.RecordBatch) *part {
 	p := &s.parts[s.np]
 	s.np++
 	p.b = b
+	n := int(b.NumRows())
 	for i := range p.updRows {
+		// A list takes up to a row each: sized at once, not by doubling.
+		if cap(p.updRows[i]) < n {
+			p.updRows[i], p.updGroups[i] = make([]int32, 0, n), make([]int32, 0, n)
+		}
 		p.updRows[i], p.updGroups[i] = p.updRows[i][:0], p.updGroups[i][:0]
 		p.retRows[i], p.retGroups[i] = p.retRows[i][:0], p.retGroups[i][:0]
 	}
@@ -272,6 +277,15 @@ func (s *segment) end(out exec.Emitter) error {
 		}
 	}
 	nb := len(s.sel)
+	// Each group has up to two results and two changes: reserving them
+	// at once spares the builders' doubling (each a zeroed allocation and
+	// a copy).
+	for _, bl := range s.aggBld {
+		bl.Reserve(2 * len(s.touched))
+	}
+	for _, bl := range s.outBld {
+		bl.Reserve(2 * len(s.touched))
+	}
 	for i, ac := range a.accs {
 		if err := ac.AppendTo(s.aggBld[i], s.sel); err != nil {
 			return err
