@@ -52,6 +52,8 @@ type cache struct {
 	charged   int
 	slotBytes int
 	buf       []byte
+	dkey      []byte // a DISTINCT entry's cache key, as loadDistinct reads it
+	skey      []byte // a DISTINCT entry's store key (storeKey)
 }
 
 func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {

@@ -10,7 +10,9 @@ import (
 )
 
 // The DISTINCT entries are cached with their groups (cache): per DISTINCT
-// column a memseg.HashTable from group key | value to an accumulator of
+// column a memseg.HashTable from the group's slot (4 bytes) | value (a
+// short key, whatever the group key's length; the store's key is group
+// key | value) to an accumulator of
 // distHeader bytes (flags, the entry's key group, its group's slot and
 // generation, its TTL stamp) and one 8-byte count per aggregate of the
 // column. When a group is first touched, one prefix scan per column
@@ -71,11 +73,12 @@ func (a *Agg) loadDistinct(g int32, key []byte) error {
 	for i := range a.distinct {
 		d, t := &a.distinct[i], a.dist[i]
 		n := 0
-		err := a.writes.ScanPrefix(a.spec.UID, a.kgs[g], d.name, key, func(dkey, v []byte) error {
+		err := a.writes.ScanPrefix(a.spec.UID, a.kgs[g], d.name, key, func(skey, v []byte) error {
 			if n++; n%64 == 1 && a.mem.Used() > budget {
 				return errLoadFull
 			}
-			acc, inserted, err := t.FindOrInsert(dkey, memseg.Hash(dkey))
+			a.dkey = append(binary.BigEndian.AppendUint32(a.dkey[:0], uint32(g)), skey[len(key):]...)
+			acc, inserted, err := t.FindOrInsert(a.dkey, memseg.Hash(a.dkey))
 			if err != nil {
 				return errLoadFull
 			}
@@ -129,8 +132,8 @@ func (a *Agg) decodeDistinct(d *distinctCol, acc, v []byte) error {
 	return nil
 }
 
-// distinctEntry returns the counts of value key dkey of DISTINCT column
-// i in group g, as a row at time now finds them: a value new to the
+// distinctEntry returns the counts of cache key dkey (g | value) of
+// DISTINCT column i in group g, as a row at time now finds them: a value new to the
 // group, or whose entry expired, counts 0. The caller writes the entry.
 func (a *Agg) distinctEntry(i int, g int32, dkey []byte, now int64) ([]byte, error) {
 	acc, inserted, err := a.dist[i].FindOrInsert(dkey, memseg.Hash(dkey))
@@ -142,7 +145,7 @@ func (a *Agg) distinctEntry(i int, g int32, dkey []byte, now int64) ([]byte, err
 		a.newEntry(acc, g)
 		if !a.full[g] {
 			d := &a.distinct[i]
-			v, ok, err := a.writes.Get(a.spec.UID, a.kgs[g], d.name, dkey)
+			v, ok, err := a.writes.Get(a.spec.UID, a.kgs[g], d.name, a.storeKey(g, dkey))
 			if err != nil {
 				return nil, err
 			}
@@ -169,6 +172,13 @@ func (a *Agg) distinctEntry(i int, g int32, dkey []byte, now int64) ([]byte, err
 	}
 	acc[0] |= entryDirty
 	return acc, nil
+}
+
+// storeKey is the store's key of cache key dkey of group g: the group
+// key | the value.
+func (a *Agg) storeKey(g int32, dkey []byte) []byte {
+	a.skey = append(append(a.skey[:0], a.table.KeyAt(a.addrs[g])...), dkey[4:]...)
+	return a.skey
 }
 
 // clearDistinct drops the DISTINCT entries of group g: its cached ones go
@@ -202,7 +212,7 @@ func (a *Agg) writeBackDistinct(evict bool) error {
 			if acc[0]&entryDirty == 0 && !(stale && acc[0]&entryStored != 0) {
 				continue
 			}
-			kg := binary.LittleEndian.Uint16(acc[distKG:])
+			kg, key := binary.LittleEndian.Uint16(acc[distKG:]), a.storeKey(int32(g), it.Key())
 			a.buf = ttl.Stamp(a.buf[:0], int64(binary.LittleEndian.Uint64(acc[distAt:])))
 			live := false
 			for j := range d.aggs {
@@ -212,10 +222,10 @@ func (a *Agg) writeBackDistinct(evict bool) error {
 			}
 			switch {
 			case live && !stale:
-				a.writes.Set(a.spec.UID, kg, d.name, it.Key(), a.buf)
+				a.writes.Set(a.spec.UID, kg, d.name, key, a.buf)
 				acc[0] = entryStored
 			case acc[0]&entryStored != 0:
-				a.writes.Delete(a.spec.UID, kg, d.name, it.Key())
+				a.writes.Delete(a.spec.UID, kg, d.name, key)
 				acc[0] = 0
 			default:
 				acc[0] = 0

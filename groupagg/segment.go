@@ -229,7 +229,7 @@ func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int3
 	if !taken {
 		return nil
 	}
-	s.dkey = s.valEnc[i](append(s.dkey[:0], s.key...), r)
+	s.dkey = s.valEnc[i](binary.BigEndian.AppendUint32(s.dkey[:0], uint32(g)), r)
 	acc, err := a.distinctEntry(i, g, s.dkey, now)
 	if err != nil {
 		return err
