@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/strandsql/strand/agg"
-	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
@@ -93,7 +92,8 @@ func (a *Agg) makeRoom(rows int) error {
 // slot returns the slot of the group of key, reading it from the store
 // if it is not cached.
 func (c *cache) slot(a *Agg, key []byte) (int32, error) {
-	addr, acc, inserted, err := c.table.Insert(key, memseg.Hash(key))
+	h := memseg.Hash(key)
+	addr, acc, inserted, err := c.table.Insert(key, h)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrMemory, err)
 	}
@@ -106,7 +106,7 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	}
 	c.n++
 	binary.LittleEndian.PutUint32(acc, uint32(g))
-	kg := uint16(exec.KeyGroup(key, a.maxPar))
+	kg := uint16(h % uint64(a.maxPar)) // exec.KeyGroup, from the hash at hand
 	c.addrs[g], c.kgs[g], c.dirty[g] = addr, kg, false
 	if len(c.dist) > 0 {
 		c.gen[g] = 0
