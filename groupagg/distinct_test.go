@@ -178,3 +178,49 @@ func TestDistinctFingerprint(t *testing.T) {
 		t.Error("DISTINCT does not change the fingerprint")
 	}
 }
+
+// A group with more DISTINCT values than half the budget is read value
+// by value after an eviction (not loaded whole); when its last row is
+// taken back (here by retractions of values it never counted, which
+// leave its values' counts as they were), its values are deleted by
+// prefix: the changes are those of a roomy cache.
+func TestDistinctPartialLoad(t *testing.T) {
+	s := spec(true)
+	s.Aggs = []agg.Call{{Kind: agg.Count, Arg: 1, Filter: -1, Distinct: true, Out: types.TBigInt.WithNotNull(true)}}
+	run := func(mem *memseg.Manager) lines {
+		a := open(t, s, mem)
+		var out lines
+		batch := func(kind, from int) arrow.RecordBatch {
+			var ts []int
+			for v := range 40 {
+				ts = append(ts, kind, 1, from+v, ins, 2+v%3, v)
+			}
+			return rows(ts...)
+		}
+		var batches []arrow.RecordBatch
+		for i := range 30 {
+			batches = append(batches, batch(ins, i*40))
+		}
+		batches = append(batches, batch(ins, 0)) // values counted before
+		for i := range 31 {
+			batches = append(batches, batch(del, 100000+i*40))
+		}
+		batches = append(batches, rows(ins, 1, 5))
+		for _, b := range batches {
+			if err := a.Process(b, &out); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		return out
+	}
+	want := run(nil)
+	small, err := memseg.NewManager(96<<10, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := run(small)
+	if !slices.Equal(got, want) || !slices.Contains(got, "-D[1, 1200]") || got[len(got)-1] != "+I[1, 1]" {
+		t.Fatalf("in 96 KiB: %d changes, ending %q; roomy: %d changes", len(got), got[max(0, len(got)-2):], len(want))
+	}
+}
