@@ -271,7 +271,7 @@ const (
 // nothing in the job's metrics.
 func (t *sourceTask) splitFloor(s Split) (int64, error) {
 	ro := t.opts
-	ro.BatchSize, ro.Metrics = peekRows, &Metrics{}
+	ro.BatchSize, ro.Metrics, ro.Peek = peekRows, &Metrics{}, true
 	r, err := t.spec.Source.Open(s, Offset{}, ro)
 	if err != nil {
 		return 0, err
