@@ -119,6 +119,10 @@ type ReadOptions struct {
 	// called from one goroutine, so a source may let them share a client
 	// (one Kafka fetch loop per subtask).
 	Subtask int
+	// Peek marks a short read of a split's first rows (an InOrder
+	// source's floor, read when the subtask opens its splits): the source
+	// reads them with small buffers, as a subtask peeks at every split.
+	Peek bool
 }
 
 // Watermarked is a SplitReader whose split carries its own watermark

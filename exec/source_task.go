@@ -268,10 +268,13 @@ const (
 // watermark, and every Fires is at least ts). Every later row is judged
 // against at least that watermark. An empty split has no floor
 // (MaxWatermark). It reads the split with a reader of its own, counting
-// nothing in the job's metrics.
+// nothing in the job's metrics. A row it cannot read or compute (a
+// malformed line without ignore-parse-errors) leaves the split without a
+// floor (MinWatermark): the error is the split's reader's, when the
+// subtask reaches it after the splits before it, as in Flink.
 func (t *sourceTask) splitFloor(s Split) (int64, error) {
 	ro := t.opts
-	ro.BatchSize, ro.Metrics = peekRows, &Metrics{}
+	ro.BatchSize, ro.Metrics, ro.Peek = peekRows, &Metrics{}, true
 	r, err := t.spec.Source.Open(s, Offset{}, ro)
 	if err != nil {
 		return 0, err
@@ -284,13 +287,16 @@ func (t *sourceTask) splitFloor(s Split) (int64, error) {
 			return floor, nil
 		}
 		if err != nil {
-			return 0, err
+			return types.MinWatermark, nil // failing where the split is read
 		}
 		read += b.NumRows()
 		var found bool
 		floor, found, err = t.firstWatermark(b, floor)
-		if err != nil || found {
-			return floor, err
+		switch {
+		case err != nil:
+			return types.MinWatermark, nil
+		case found:
+			return floor, nil
 		}
 	}
 	return types.MinWatermark, nil

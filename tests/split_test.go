@@ -308,3 +308,27 @@ func TestSplitFileMatchesReference(t *testing.T) {
 		})
 	}
 }
+
+// TestSplitBadRowFailsWhereRead: a malformed line (without
+// csv.ignore-parse-errors) fails the job when the subtask reaches it, as
+// in Flink, after the files before it were read: peeking at a file's
+// first rows for its floor (exec.InOrder) meets the line first, and
+// failed the job before a row was read.
+func TestSplitBadRowFailsWhereRead(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var a strings.Builder
+	for i := range 50 {
+		fmt.Fprintf(&a, "%s,%d,%d.25,s%d\n", types.FormatTimestamp(1704067200000+int64(i)*100), i%5, i, i%3)
+	}
+	writeFile(t, filepath.Join("in", "a.csv"), a.String())
+	writeFile(t, filepath.Join("in", "b.csv"), "bad,line\n"+a.String())
+	sess := session.New(io.Discard, io.Discard)
+	sess.Parallelism = 1
+	err := sess.ExecScript(context.Background(), strings.Replace(splitQuery, "in/big.csv", "in", 1))
+	if err == nil || !strings.Contains(err.Error(), "b.csv:1:") {
+		t.Fatalf("error %v, want one at b.csv:1", err)
+	}
+	if got := sess.LastMetrics.RowsRead.Load(); got != 50 {
+		t.Fatalf("%d rows read before the failure, want a.csv's 50", got)
+	}
+}

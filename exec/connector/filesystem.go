@@ -307,6 +307,9 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 			buf = int(max(n, 4<<10))
 		}
 	}
+	if ro.Peek {
+		buf = min(buf, peekBuffer)
+	}
 	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
 	r.start, r.end, r.skip = split.Start, split.End, skip
 	r.header = s.cfg.header && off.Pos == 0 && split.Start == 0

@@ -36,6 +36,14 @@ const defaultSplitSize = 8 << 20
 // its ranges open at once, so it is smaller than a whole file's.
 const rangeBuffer = 256 << 10
 
+// peekBuffer is the read buffer of a reader that reads a split's first
+// rows only (exec.ReadOptions.Peek): a subtask of an InOrder source peeks
+// at each of its splits when it opens them, and a directory of many small
+// files made as many 1 MB buffers, zeroed and dropped, for a few lines
+// each (5000 files of 20 lines: 41 s and 2.5 GB instead of 5 s and
+// 165 MB).
+const peekBuffer = 16 << 10
+
 // ranges appends the splits of the file at path: one for a file up to the
 // split size (or not a regular file), else one per range.
 func (s *fileSource) ranges(splits []exec.Split, path string, fi fs.FileInfo) []exec.Split {

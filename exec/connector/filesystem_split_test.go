@@ -143,3 +143,32 @@ func TestRangeOfGrowingFile(t *testing.T) {
 	}
 	b.Release()
 }
+
+// TestPeekBuffer: a reader that peeks at a split's first rows
+// (ReadOptions.Peek) reads them through a small buffer, whether the split
+// is a whole file or a range, and returns the same rows as a full read.
+func TestPeekBuffer(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f.csv")
+	want := rangeFile(t, r, path, 2000)
+	for _, size := range []int64{1 << 30, 8 << 10} {
+		tab := fsTable(path, "csv", "source.split-size", fmt.Sprint(size))
+		tab.Schema = rangeSchema
+		src := must(NewSource(tab))
+		sp := must(src.Splits())[0]
+		for _, peek := range []bool{false, true} {
+			rd := must(src.Open(sp, exec.Offset{}, exec.ReadOptions{BatchSize: 16, Peek: peek}))
+			n := rd.(*fileReader).r.Size()
+			if peek && n > peekBuffer || !peek && size > 1<<20 && n != 1<<20 {
+				t.Errorf("split size %d, peek %v: a buffer of %d bytes", size, peek, n)
+			}
+			b := must(rd.Next())
+			if got := rowsOf(b); !slices.Equal(got, want[:len(got)]) || len(got) != 16 {
+				t.Errorf("split size %d, peek %v: first rows %v", size, peek, got)
+			}
+			b.Release()
+			rd.Close()
+		}
+	}
+}
