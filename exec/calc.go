@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"reflect"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,9 +20,14 @@ type Calc struct {
 
 	filter  *expr.Program
 	project []*expr.Program
-	ctx     *expr.Ctx
-	schema  *arrow.Schema
-	sel     []int32
+	// same[i] is the earlier column that Project[i] repeats, or -1: a
+	// repeated expression (the planner's pre-projection of aggregates
+	// repeats a FILTER condition or an argument per aggregate) is
+	// computed once.
+	same   []int
+	ctx    *expr.Ctx
+	schema *arrow.Schema
+	sel    []int32
 }
 
 // NewCalc compiles a Calc; it is an OpSpec's constructor.
@@ -34,14 +40,34 @@ func NewCalc(in types.Schema, filter expr.Expr, project []expr.Expr, out types.S
 		}
 		c.filter = p
 	}
-	for _, e := range project {
+	for i, e := range project {
 		p, err := expr.Compile(e, in)
 		if err != nil {
 			return nil, err
 		}
 		c.project = append(c.project, p)
+		c.same = append(c.same, -1)
+		for j := range i {
+			if deterministic(e) && reflect.DeepEqual(e, project[j]) {
+				c.same[i] = j
+				break
+			}
+		}
 	}
 	return c, nil
+}
+
+// deterministic reports whether e gives the same result each time it is
+// computed over a batch (the clock is read once per batch): all but UUID.
+func deterministic(e expr.Expr) bool {
+	ok := true
+	expr.Walk(e, func(x expr.Expr) bool {
+		if c, isCall := x.(*expr.Call); isCall && c.Fn == expr.UUID {
+			ok = false
+		}
+		return ok
+	})
+	return ok
 }
 
 // Open implements Opener.
@@ -75,6 +101,11 @@ func (c *Calc) Process(b arrow.RecordBatch, out Emitter) error {
 	}
 	cols := make([]arrow.Array, len(c.project))
 	for i, p := range c.project {
+		if j := c.same[i]; j >= 0 {
+			cols[j].Retain()
+			cols[i] = cols[j]
+			continue
+		}
 		a, err := p.Eval(c.ctx, b)
 		if err != nil {
 			for _, x := range cols[:i] {

@@ -123,8 +123,17 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 		a.sweep.Names = append(a.sweep.Names, d.name)
 	}
 	a.gauge.Open(ctx, a.store)
-	return exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
+	err = exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
 		return name == groupName || strings.HasPrefix(name, "distinct")
+	})
+	if err != nil {
+		return err
+	}
+	// The restored groups are known (known.go): one scan of the store's
+	// group entries, which a fresh store has none of.
+	return a.store.Scan(a.spec.UID, uint16(a.lo), uint16(a.hi), groupName, func(_ uint16, _ string, key, _ []byte) error {
+		a.known.add(memseg.Hash(key))
+		return nil
 	})
 }
 

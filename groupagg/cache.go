@@ -20,7 +20,7 @@ var ErrMemory = errors.New("group aggregate: the groups of one batch do not fit 
 // group's key to its slot, and the accumulators' columns with one slot
 // per group. The store (Pebble) holds every group; the cache holds the
 // ones touched since it was last written back, each read from the store
-// when first touched, and written back, dirty ones only, at a checkpoint
+// when first touched (unless known says the store cannot hold it), and written back, dirty ones only, at a checkpoint
 // and when the cache is full (then emptied). So a hot group costs no
 // store access per row, and the state is bounded by the store's disk, not
 // by memory.
@@ -32,6 +32,8 @@ type cache struct {
 	dist      []*memseg.HashTable
 	distBytes int
 	accs      []agg.Acc
+	// known is the set of the groups the store may hold (known.go).
+	known known
 	// Per slot: its table entry and key group, its group's rows, when it
 	// was last written (its TTL stamp; unstamped for a group restored
 	// without one), whether the store holds an entry for it, whether it
@@ -57,6 +59,7 @@ type cache struct {
 
 func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 	c.mem, c.accs = mem, accs
+	c.known.mem = mem
 	c.table = memseg.NewHashTable(mem, 4)
 	c.slotBytes = 8 + 2 + 8 + 8 + 2
 	for _, a := range accs {
@@ -111,9 +114,12 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	if len(c.dist) > 0 {
 		c.gen[g] = 0
 	}
-	v, ok, err := a.writes.Get(a.spec.UID, kg, groupName, key)
-	if err != nil {
-		return 0, err
+	var v []byte
+	ok := false
+	if c.known.mayHold(h) {
+		if v, ok, err = a.writes.Get(a.spec.UID, kg, groupName, key); err != nil {
+			return 0, err
+		}
 	}
 	c.stored[g] = ok
 	if !ok {
@@ -207,6 +213,9 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 		key, kg := c.table.KeyAt(c.addrs[g]), c.kgs[g]
 		switch {
 		case c.cnt[g] > 0:
+			if !c.stored[g] { // a stored group is known already
+				c.known.add(memseg.Hash(key))
+			}
 			a.writes.Set(a.spec.UID, kg, groupName, key, c.encode(g, a.spec.TTL.TTL))
 			c.stored[g] = true
 		case c.stored[g]:
@@ -260,6 +269,7 @@ func (c *cache) expire(a *Agg, g int32, touched bool, now int64) {
 }
 
 func (c *cache) release() {
+	c.known.release()
 	if c.table != nil {
 		c.table.Release()
 		c.table = nil

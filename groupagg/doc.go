@@ -39,7 +39,9 @@
 // last written back: a group is read from the store when first touched,
 // and the dirty groups are written back at each checkpoint and, with the
 // cache emptied, whenever the next batch's groups might not fit in the
-// budget. So the state is bounded by disk, not memory, and a tiny
+// budget. A new group the store surely does not hold (a set of the
+// fingerprints of the groups written back or restored, known.go) is
+// not read. So the state is bounded by disk, not memory, and a tiny
 // memory.managed.size only means more store reads. A group's DISTINCT
 // entries are cached with it, all of them read by one prefix scan when
 // it is first touched (distinct.go), so that a new value costs no store
