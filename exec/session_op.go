@@ -69,6 +69,7 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 		return err
 	}
 	w.sessionRun = sessionRun{agg: agg, metrics: ctx.Metrics, sub: ctx.counters(), store: &w.store}
+	w.gauge.sub = w.sub
 	w.maxPar, w.scratch = ctx.MaxParallelism, ctx.Scratch
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
@@ -119,6 +120,7 @@ type sessionRun struct {
 	sub     *SubtaskMetrics
 	store   **state.Store // measured on a spill
 	spills  int64         // the spills already counted
+	gauge   StateGauge    // records the store's size in sub
 }
 
 // add folds b into the sessions.
@@ -140,7 +142,7 @@ func (r *sessionRun) countSpills() {
 		r.sub.Spills.Add(n - r.spills)
 		r.spills = n
 		if st := *r.store; st != nil {
-			r.sub.StateSpilled.Store(st.DiskUsage())
+			r.gauge.Disk(st.DiskUsage())
 		}
 	}
 }
@@ -162,7 +164,7 @@ func (w *SessionAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	if err != nil {
 		return OperatorSnapshot{}, err
 	}
-	w.sub.StateSpilled.Store(w.store.DiskUsage())
+	w.gauge.Disk(w.store.DiskUsage())
 	return OperatorSnapshot{UID: w.UID, Fingerprint: w.agg.Fingerprint(), KeyGroupLo: w.lo, KeyGroupHi: w.hi, State: sn}, nil
 }
 

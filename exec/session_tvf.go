@@ -121,6 +121,7 @@ func (t *SessionTVF) Open(ctx *TaskContext) error {
 		return err
 	}
 	t.sessionRun = sessionRun{agg: s, metrics: ctx.Metrics, sub: ctx.counters(), store: &t.store}
+	t.gauge.sub = t.sub
 	if ctx.Memory != nil {
 		s.UseMemory(ctx.Memory)
 	}

@@ -52,6 +52,22 @@ type Discovering interface {
 	DiscoverEvery() time.Duration
 }
 
+// InOrder is a bounded Source whose subtasks read their splits one after
+// another, in the order of Splits, instead of a batch of each in turn.
+// The splits of a file source (the byte ranges of a large file, the files
+// of a directory sorted by name) usually hold rows in time order: read a
+// batch of each in turn, a subtask's watermark, the least of its
+// unfinished splits', would stay at the first split's until every split
+// ended, and every window in between would be held in memory. Read in
+// order, a split not yet started holds the watermark only at its floor
+// (the watermark its first row will give it, peeked at when the subtask
+// opens it), so windows fire as the splits are read; the rows each split
+// drops as late are the same either way.
+type InOrder interface {
+	Source
+	InOrder() bool
+}
+
 // Sized is implemented by a source whose splits have a size in bytes,
 // such as files: the job then counts bytes read of the total
 // (Metrics.BytesRead and BytesTotal), so that a user can see how far a

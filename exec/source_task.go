@@ -16,9 +16,10 @@ import (
 )
 
 // sourceTask is a subtask of a source vertex. It reads its splits in turn,
-// a batch at a time, and decides lateness per split against that split's
-// own watermark, so the rows it drops depend only on the split's content:
-// never on parallelism, batch size or timing.
+// a batch at a time (one after another for an InOrder source), and
+// decides lateness per split against that split's own watermark, so the
+// rows it drops depend only on the split's content: never on parallelism,
+// batch size or timing.
 type sourceTask struct {
 	ctx   context.Context
 	spec  *SourceSpec
@@ -46,6 +47,8 @@ type sourceTask struct {
 	// drops.
 	late  lateness
 	lates []lateness
+	// inOrder reads the splits one after another (InOrder).
+	inOrder bool
 }
 
 // lateness decides which rows are late by a Fires function (SourceSpec.Fires),
@@ -89,6 +92,11 @@ type splitState struct {
 	// watermark.
 	last time.Time
 	idle bool
+	// started is false for a split of an InOrder source not read yet,
+	// which holds the watermark at floor, the watermark its first row
+	// gives it (splitFloor).
+	started bool
+	floor   int64
 }
 
 func (t *sourceTask) run() error {
@@ -97,6 +105,10 @@ func (t *sourceTask) run() error {
 	}
 	states := make([]*splitState, 0, len(t.split))
 	defer func() { closeSplits(states) }()
+	disc, discovering := t.spec.Source.(Discovering)
+	if o, ok := t.spec.Source.(InOrder); ok && o.InOrder() && t.spec.Source.Bounded() && !discovering {
+		t.inOrder = true
+	}
 	for _, s := range t.split {
 		st, err := t.open(s)
 		if err != nil {
@@ -108,7 +120,6 @@ func (t *sourceTask) run() error {
 	emitted := types.MinWatermark
 	idleSent := false // the readers were told the subtask is idle
 	live := len(states)
-	disc, discovering := t.spec.Source.(Discovering)
 	var nextDiscovery time.Time
 	if discovering {
 		nextDiscovery = time.Now().Add(disc.DiscoverEvery())
@@ -144,6 +155,13 @@ func (t *sourceTask) run() error {
 			}
 			if err := context.Cause(t.ctx); err != nil {
 				return err
+			}
+			if !st.started {
+				// Its rows are judged against what the subtask emitted,
+				// which is at most its floor: they are late exactly when
+				// they would be from the split's own start.
+				st.started = true
+				st.wm = max(st.wm, emitted)
 			}
 			b, err := st.r.Next()
 			if st.pos >= 0 {
@@ -187,6 +205,9 @@ func (t *sourceTask) run() error {
 			if stop {
 				return t.stop()
 			}
+			if t.inOrder {
+				break // the next batch is this split's again, until it ends
+			}
 		}
 	}
 	if t.spec.Source.Bounded() || len(states) == 0 {
@@ -217,12 +238,98 @@ func (t *sourceTask) open(s Split) (*splitState, error) {
 	if err != nil {
 		return nil, err
 	}
-	st := &splitState{split: s, r: r, wm: wm, pos: -1, last: time.Now()}
+	st := &splitState{split: s, r: r, wm: wm, pos: -1, last: time.Now(), started: true}
+	if t.inOrder && t.wmProg != nil && off.Pos == 0 && off.Line == 0 && wm == types.MinWatermark {
+		st.started = false
+		if st.floor, err = t.splitFloor(s); err != nil {
+			r.Close()
+			return nil, err
+		}
+	}
 	if err := t.sized(st, off); err != nil {
 		r.Close()
 		return nil, err
 	}
 	return st, nil
+}
+
+// peekRows and peekLimit bound splitFloor's reading: it reads batches of
+// peekRows until a row gives the split a watermark, and gives up (the
+// split then holds the watermark until it is read) after peekLimit rows.
+const (
+	peekRows  = 16
+	peekLimit = 1024
+)
+
+// splitFloor is the least watermark split s can hold the subtask's at
+// before it is read: the watermark of its first row with a time and a
+// watermark, and below the time of every row before and including it, so
+// that none of them is late against it (a row is late when Fires(ts) <=
+// watermark, and every Fires is at least ts). Every later row is judged
+// against at least that watermark. An empty split has no floor
+// (MaxWatermark). It reads the split with a reader of its own, counting
+// nothing in the job's metrics.
+func (t *sourceTask) splitFloor(s Split) (int64, error) {
+	ro := t.opts
+	ro.BatchSize, ro.Metrics = peekRows, &Metrics{}
+	r, err := t.spec.Source.Open(s, Offset{}, ro)
+	if err != nil {
+		return 0, err
+	}
+	defer r.Close()
+	floor := types.MaxWatermark
+	for read := int64(0); read < peekLimit; {
+		b, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return floor, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		read += b.NumRows()
+		var found bool
+		floor, found, err = t.firstWatermark(b, floor)
+		if err != nil || found {
+			return floor, err
+		}
+	}
+	return types.MinWatermark, nil
+}
+
+// firstWatermark lowers floor to below the time of each row of b up to
+// the first with a watermark, and to that watermark; found reports
+// whether there was one. It releases b.
+func (t *sourceTask) firstWatermark(b arrow.RecordBatch, floor int64) (_ int64, found bool, err error) {
+	if t.computed != nil {
+		full, err := t.compute(b)
+		b.Release()
+		if err != nil {
+			return 0, false, err
+		}
+		b = full
+	}
+	defer b.Release()
+	wmArr, err := t.wmProg.Eval(t.ectx, b)
+	if err != nil {
+		return 0, false, fmt.Errorf("watermark: %w", err)
+	}
+	defer wmArr.Release()
+	cand := wmArr.(*array.Timestamp)
+	ts := b.Column(t.spec.TimeCol).(*array.Timestamp)
+	for i := range int(b.NumRows()) {
+		if ts.IsNull(i) {
+			continue // a bad row, dropped
+		}
+		if v := int64(ts.Value(i)); v > types.MinWatermark {
+			floor = min(floor, v-1)
+		} else {
+			floor = types.MinWatermark
+		}
+		if cand.IsValid(i) {
+			return min(floor, int64(cand.Value(i))), true, nil
+		}
+	}
+	return floor, false, nil
 }
 
 // discover opens the subtask's splits the source has found since it last
@@ -597,13 +704,18 @@ func (t *sourceTask) active(st *splitState, rows bool, emitted int64) (again boo
 }
 
 // splitsWatermark is the minimum watermark over splits still being read
-// and not idle; active is false when every such split is idle.
+// and not idle, a split not started yet counting at its floor; active is
+// false when every such split is idle.
 func splitsWatermark(states []*splitState) (wm int64, active bool) {
 	m := types.MaxWatermark
 	for _, st := range states {
 		if !st.done && !st.idle {
 			active = true
-			m = min(m, st.wm)
+			if st.started {
+				m = min(m, st.wm)
+			} else {
+				m = min(m, st.floor)
+			}
 		}
 	}
 	return m, active || !slices.ContainsFunc(states, func(st *splitState) bool { return !st.done })

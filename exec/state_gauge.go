@@ -12,10 +12,17 @@ import (
 // its bytes in memtables. Pebble's metrics take a lock and allocate, so
 // it measures at most once a second of wall time; what it measures is
 // never part of a result.
+//
+// Several stateful operators may share a subtask (a chain): each has a
+// gauge of its own, which adds the change of what it last recorded to the
+// subtask's totals, so that they sum the operators' stores instead of
+// holding the last one measured.
 type StateGauge struct {
 	sub   *SubtaskMetrics
 	store *state.Store
 	next  time.Time
+	// disk and memtable are what the gauge last recorded.
+	disk, memtable int64
 }
 
 // Open attaches the gauge to the subtask's metrics and store.
@@ -58,6 +65,14 @@ func (g *StateGauge) Measure() {
 	}
 	g.next = time.Now().Add(time.Second)
 	mem, disk := g.store.Sizes()
-	g.sub.StateSpilled.Store(disk)
-	g.sub.StateMemtable.Store(mem)
+	g.Disk(disk)
+	g.sub.StateMemtable.Add(mem - g.memtable)
+	g.memtable = mem
+}
+
+// Disk records n bytes of the operator's store on disk: a window
+// operator's, measured after each spill and checkpoint.
+func (g *StateGauge) Disk(n int64) {
+	g.sub.StateSpilled.Add(n - g.disk)
+	g.disk = n
 }

@@ -27,7 +27,9 @@ type WindowAgg struct {
 	agg     *window.Aggregate
 	metrics *Metrics
 	sub     *SubtaskMetrics
-	spills  int64 // the aggregate's spills already counted in metrics
+	// gauge records the store's size in the subtask's metrics.
+	gauge  StateGauge
+	spills int64 // the aggregate's spills already counted in metrics
 
 	// Checkpointed state, or the private spill store (tmp its directory);
 	// nil until a checkpointing job opens it or a spill needs it.
@@ -48,6 +50,7 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 		return err
 	}
 	w.agg, w.metrics, w.sub, w.maxPar = agg, ctx.Metrics, ctx.counters(), ctx.MaxParallelism
+	w.gauge.sub = w.sub
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
 	}
@@ -147,7 +150,7 @@ func (w *WindowAgg) countSpills() {
 // measure records the size of the subtask's state store on disk.
 func (w *WindowAgg) measure() {
 	if w.store != nil {
-		w.sub.StateSpilled.Store(w.store.DiskUsage())
+		w.gauge.Disk(w.store.DiskUsage())
 	}
 }
 

@@ -32,6 +32,8 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 	} else {
 		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy(), Func: n.Func}
 		spec.Key, _ = n.UpdateFastKey()
+		spec.TTL = c.stateTTLs(nil, s.schema)[0]
+		ttl = ttlName(spec.TTL)
 		for _, o := range n.Order {
 			spec.Order = append(spec.Order, rank.SortKey{Col: o.Col, Desc: o.Desc, NullsLast: o.NullsLast})
 		}

@@ -362,7 +362,8 @@ func (c *compiler) materialize(n *Materialize) (*stage, error) {
 		return nil, err
 	}
 	spec := rank.MaterializeSpec{UID: n.uid(), In: s.schema, Key: n.Key}
-	return c.keyedStage(s, "SinkUpsertMaterializer", n.describe(), spec.UID, spec.Fingerprint(), n.Key,
+	spec.TTL = c.stateTTLs(nil, s.schema)[0]
+	return c.keyedStage(s, "SinkUpsertMaterializer", n.describe()+ttlName(spec.TTL), spec.UID, spec.Fingerprint(), n.Key,
 		func() (exec.Operator, error) { return rank.NewMaterialize(spec) })
 }
 

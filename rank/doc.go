@@ -49,8 +49,10 @@
 // rowtime of the row that set it (processing time without a rowtime); a
 // partition whose entry expired keeps its next row again, as +I, and
 // sweeps at the watermark delete expired entries (expiring, in keyed.go).
-// Normalize expires its keys' rows alike. Top-N and Materialize keep their
-// state without one.
+// Normalize and Materialize expire their keys' rows alike. A Top-N expires
+// a partition whole (partitionTTL, in topn_ttl.go): a stamp per partition
+// beside its rows, kept only while a TTL is set, so the TTL costs a Top-N
+// nothing when it is off.
 //
 // # Top-N
 //
@@ -77,8 +79,8 @@
 // most End rows per partition, since a row pushed out can never come
 // back; Retract, for updating input (a join's, a union's), keeps every row
 // of the partition, because a retraction of one of the first rows lets the
-// next one in: its state grows with its input, as a join's does, until a
-// state TTL exists. UpdateFast (UpdateFastTopN, Flink's
+// next one in: its state grows with its input, as a join's does, unless a
+// state TTL bounds it. UpdateFast (UpdateFastTopN, Flink's
 // UpdatableTopNFunction) is for an updating input with a unique key that
 // contains the partition and an order that only moves a row up (a COUNT
 // or MAX descending, a MIN ascending, of an aggregate over insert-only
@@ -127,5 +129,5 @@
 // savepoint of a Top-3 is refused by a Top-4 that would read 3 rows as all
 // there are.
 //
-// Flink's state TTL, mini-batches and its topn cache are not implemented.
+// Flink's mini-batches and its topn cache are not implemented.
 package rank

@@ -35,9 +35,17 @@ import (
 // order ends with the same row whatever the timing.
 //
 // State: an entry per sink key (key group of the key, which the hash
-// exchange in front routes by), whose value is the live rows as a list of
-// (uvarint length, topnKey) pairs. A key with very many live rows costs a
-// read and write of the whole list per change, as Flink's list state does.
+// exchange in front routes by), whose value is, after its TTL stamp
+// (state.TTL), the live rows as a list of (uvarint length, topnKey)
+// pairs. A key with very many live rows costs a read and write of the
+// whole list per change, as Flink's list state does.
+//
+// With a state TTL (MaterializeSpec.TTL) a key's rows expire ttl after the
+// key was last written, as Flink's SinkUpsertMaterializer keeps them in
+// TTL'd value state: a key whose rows expired is forgotten, so its next
+// insertion is +I and a retraction of it is dropped (Flink logs that the
+// state was cleared by its TTL and drops it too); what the sink holds for
+// the key stays. The clock and sweeps are Dedup's (expiring).
 type Materialize struct {
 	spec  MaterializeSpec
 	key   *topnKey
@@ -45,6 +53,8 @@ type Materialize struct {
 	out   *changes
 	buf   []byte
 	list  []byte
+	val   []byte
+	expiring
 }
 
 // MaterializeSpec is a SinkUpsertMaterializer over rows In keyed by Key,
@@ -53,10 +63,13 @@ type MaterializeSpec struct {
 	UID string
 	In  types.Schema
 	Key []int
+	// TTL is the state's time-to-live and clock; not part of the
+	// fingerprint, so a restore may change it.
+	TTL exec.StateTTL
 }
 
 // materializeFormat versions the state layout.
-const materializeFormat = "materialize/1"
+const materializeFormat = "materialize/2"
 
 // liveName names the state: per sink key, its live rows.
 const liveName = "rows"
@@ -88,12 +101,24 @@ func NewMaterialize(spec MaterializeSpec) (*Materialize, error) {
 // Open implements exec.Opener.
 func (m *Materialize) Open(ctx *exec.TaskContext) error {
 	m.out = newChanges(ctx.Alloc, m.key, m.spec.In, m.spec.In, ctx.BatchSize)
-	return m.state.open(ctx, m.spec.UID, m.spec.Fingerprint(), liveName)
+	if err := m.state.open(ctx, m.spec.UID, m.spec.Fingerprint(), liveName); err != nil {
+		return err
+	}
+	return m.openTTL(ctx, &m.state, m.spec.TTL, liveName)
+}
+
+// OnWatermark implements exec.WatermarkHandler: by event time, each
+// advance of the watermark sweeps expired keys.
+func (m *Materialize) OnWatermark(wm int64, _ exec.Emitter) error {
+	return m.watermarkTTL(&m.state, wm)
 }
 
 // Process implements exec.Operator.
 func (m *Materialize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := m.key.Bind(b); err != nil {
+		return err
+	}
+	if err := m.bindTTL(&m.state, b); err != nil {
 		return err
 	}
 	kinds := exec.Kinds(b)
@@ -103,24 +128,38 @@ func (m *Materialize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		m.buf, p = m.key.AppendSplit(m.buf[:0], r)
 		part := m.buf[:p]
 		kg := m.state.group(part)
-		old, _, err := w.Get(uid, kg, liveName, part)
+		old, found, err := w.Get(uid, kg, liveName, part)
 		if err != nil {
 			return err
 		}
-		m.list = append(m.list[:0], old...)
+		// An expired key's rows are forgotten.
+		old, at, live, err := m.read(old, found, r)
+		if err != nil {
+			return err
+		}
+		m.list = m.list[:0]
+		if live {
+			m.list = append(m.list, old...)
+		}
 		if kinds == nil || !kinds[r].Retracts() {
 			kind := exec.UpdateAfter
 			if len(m.list) == 0 {
 				kind = exec.Insert
+			}
+			if !found {
+				m.state.gauge.Keys(1)
 			}
 			m.list = binary.AppendUvarint(m.list, uint64(len(m.buf)))
 			m.list = append(m.list, m.buf...)
 			if err := m.out.add(kind, m.buf, 0, out); err != nil {
 				return err
 			}
-			w.Set(uid, kg, liveName, part, m.list)
-		} else if err := m.retract(kg, part, out); err != nil {
+			m.put(kg, part, at, r)
+		} else if err := m.retract(kg, part, at, r, out); err != nil {
 			return err
+		} else if found && !live && len(m.list) == 0 {
+			w.Delete(uid, kg, liveName, part)
+			m.state.gauge.Keys(-1)
 		}
 		if err := m.state.commitSome(); err != nil {
 			return err
@@ -132,32 +171,41 @@ func (m *Materialize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	return w.Commit()
 }
 
-// retract takes the row m.buf out of m.list, the rows of key part.
-func (m *Materialize) retract(kg uint16, part []byte, out exec.Emitter) error {
+// put writes m.list as the rows of key part, which row r writes and
+// which was last written at at.
+func (m *Materialize) put(kg uint16, part []byte, at int64, r int) {
+	m.val = append(m.stamp(m.val[:0], at, r), m.list...)
+	m.state.writes.Set(m.spec.UID, kg, liveName, part, m.val)
+}
+
+// retract takes the row m.buf out of m.list, the rows of key part, for
+// row r.
+func (m *Materialize) retract(kg uint16, part []byte, at int64, r int, out exec.Emitter) error {
 	w, uid := m.state.writes, m.spec.UID
-	var at, end, last int = -1, 0, 0 // the row's bytes, and where the last row starts
+	from, end, last := -1, 0, 0 // the row's bytes, and where the last row starts
 	for i := 0; i < len(m.list); {
 		n, k := binary.Uvarint(m.list[i:])
 		if k <= 0 || uint64(len(m.list)-i-k) < n {
 			return fmt.Errorf("%w: sink materializer list of %d bytes", memseg.ErrCorrupt, len(m.list))
 		}
 		row := m.list[i+k : i+k+int(n)]
-		if at < 0 && bytes.Equal(row, m.buf) {
-			at, end = i, i+k+int(n)
+		if from < 0 && bytes.Equal(row, m.buf) {
+			from, end = i, i+k+int(n)
 		}
 		last = i
 		i += k + int(n)
 	}
 	switch {
-	case at < 0: // not held: dropped, as Flink drops it
+	case from < 0: // not held: dropped, as Flink drops it
 		return nil
-	case at == 0 && end == len(m.list):
+	case from == 0 && end == len(m.list):
 		w.Delete(uid, kg, liveName, part)
+		m.state.gauge.Keys(-1)
 		return m.out.add(exec.Delete, m.buf, 0, out)
 	}
-	wasLast := at == last
-	m.list = append(m.list[:at], m.list[end:]...)
-	w.Set(uid, kg, liveName, part, m.list)
+	wasLast := from == last
+	m.list = append(m.list[:from], m.list[end:]...)
+	m.put(kg, part, at, r)
 	if !wasLast {
 		return nil
 	}

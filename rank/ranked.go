@@ -68,11 +68,15 @@ func (t *Ranked) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.key.Bind(b); err != nil {
 		return err
 	}
+	if err := t.bindTTL(b); err != nil {
+		return err
+	}
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
 		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		retract := kinds != nil && kinds[r].Retracts()
+		t.ttl.row = r
 		if err := t.change(t.buf, p, retract, out); err != nil {
 			return err
 		}
@@ -112,6 +116,9 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 	kg := t.state.group(part)
 	w := t.state.writes
 	uid := t.spec.UID
+	if err := t.expire(kg, part); err != nil {
+		return err
+	}
 	t.arena, t.ents = t.arena[:0], t.ents[:0]
 	rk := ranker{f: t.spec.Func}
 	complete := true
@@ -167,9 +174,11 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		}
 	}
 	if retract {
-		switch {
-		case n == 0:
+		if n == 0 {
 			return nil // never kept: nothing of it was emitted
+		}
+		t.touch(kg, part)
+		switch {
 		case n == 1:
 			w.Delete(uid, kg, rowsName, key)
 		default:
@@ -184,6 +193,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		}
 		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
 		if beyond {
+			t.touch(kg, part)
 			return t.state.commitSome()
 		}
 	}
@@ -205,6 +215,11 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if err := t.trimRanked(kg); err != nil {
 			return err
 		}
+	}
+	if !retract && (t.spec.Strategy != AppendFast || i < len(t.ents)) {
+		// Not a row that AppendFast trimmed at once: the partition
+		// changed.
+		t.touch(kg, part)
 	}
 	t.after, t.afterRank = t.ranked(t.after[:0], t.afterRank[:0])
 	if err := t.emitRanked(out); err != nil {

@@ -58,6 +58,9 @@ type Spec struct {
 	Func Func
 	// Key is the input's unique key, for UpdateFast.
 	Key []int
+	// TTL is the state's time-to-live and clock (partitionTTL); not
+	// part of the fingerprint, so a restore may change it.
+	TTL exec.StateTTL
 }
 
 // Out is the schema of the rows the Top-N emits.
@@ -114,6 +117,7 @@ type TopN struct {
 	gone    []span // emit's rows that left, and came
 	come    []span
 	scratch []byte
+	ttl     partitionTTL
 }
 
 // span is a part of the arena.
@@ -141,7 +145,10 @@ func NewTopN(spec Spec) (*TopN, error) {
 // Open implements exec.Opener.
 func (t *TopN) Open(ctx *exec.TaskContext) error {
 	t.out = newChanges(ctx.Alloc, t.key, t.spec.In, t.spec.Out(), ctx.BatchSize)
-	return t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), rowsName)
+	if err := t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), t.stateNames()...); err != nil {
+		return err
+	}
+	return t.openTTL(ctx)
 }
 
 // Process implements exec.Operator: each row, in order, changes its
@@ -151,11 +158,15 @@ func (t *TopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.key.Bind(b); err != nil {
 		return err
 	}
+	if err := t.bindTTL(b); err != nil {
+		return err
+	}
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
 		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		retract := kinds != nil && kinds[r].Retracts()
+		t.ttl.row = r
 		if err := t.change(t.buf, p, retract, out); err != nil {
 			return err
 		}
@@ -181,6 +192,9 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	kg := t.state.group(part)
 	w := t.state.writes
 	uid := t.spec.UID
+	if err := t.expire(kg, part); err != nil {
+		return err
+	}
 	t.arena, t.ents = t.arena[:0], t.ents[:0]
 	limit := uint64(t.spec.End) + 1
 	var rows uint64
@@ -224,6 +238,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			// emitted (as the join, which emits nothing either).
 			return nil
 		}
+		t.touch(kg, part)
 		if n == 1 {
 			w.Delete(uid, kg, rowsName, key)
 		} else {
@@ -242,6 +257,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			// be among them.
 			return nil
 		}
+		t.touch(kg, part)
 		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
 		t.before = t.ranks(t.before[:0])
 		if found {

@@ -68,7 +68,10 @@ func NewUpdateFast(spec Spec) (*UpdateFastTopN, error) {
 // Open implements exec.Opener.
 func (t *UpdateFastTopN) Open(ctx *exec.TaskContext) error {
 	t.out = newChanges(ctx.Alloc, t.key, t.spec.In, t.spec.Out(), ctx.BatchSize)
-	return t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), rowsName, keysName)
+	if err := t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), t.stateNames(keysName)...); err != nil {
+		return err
+	}
+	return t.openTTL(ctx)
 }
 
 // Process implements exec.Operator: each +I or +U row replaces its unique
@@ -79,6 +82,9 @@ func (t *UpdateFastTopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		return err
 	}
 	if err := t.unique.Reset(b, t.spec.Key); err != nil {
+		return err
+	}
+	if err := t.bindTTL(b); err != nil {
 		return err
 	}
 	kinds := exec.Kinds(b)
@@ -94,6 +100,7 @@ func (t *UpdateFastTopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		var p int
 		t.buf, p = t.key.AppendSplit(t.buf[:0], r)
 		t.uk = t.unique.Append(t.uk[:0], r)
+		t.ttl.row = r
 		if err := t.upsert(t.buf, p, out); err != nil {
 			return err
 		}
@@ -110,6 +117,9 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 	part := key[:p]
 	kg := t.state.group(part)
 	w, uid := t.state.writes, t.spec.UID
+	if err := t.expire(kg, part); err != nil {
+		return err
+	}
 	old, had, err := w.Get(uid, kg, keysName, t.uk)
 	if err != nil {
 		return err
@@ -148,6 +158,9 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		}
 	}
 	i, _ := slices.BinarySearchFunc(t.ents, key, func(e entry, k []byte) int { return bytes.Compare(t.at(e.span), k) })
+	if i < int(t.spec.End) || had {
+		t.touch(kg, part)
+	}
 	if i < int(t.spec.End) {
 		w.Set(uid, kg, rowsName, key, append(binary.AppendUvarint(t.scratch[:0], 1), t.uk...))
 		w.Set(uid, kg, keysName, t.uk, key)

@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"bytes"
 	"fmt"
 	"math/rand"
 	"os"
@@ -123,7 +122,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		}
 		cmd := exec.Command(strandBinary(t), args(par)...)
 		cmd.Dir = dir
-		var errb bytes.Buffer
+		var errb syncBuffer
 		cmd.Stderr = &errb
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -138,6 +137,14 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			wait := time.Duration(rng.Int63n(int64(maxWait)))
 			if i%3 == 2 {
 				wait = time.Duration(rng.Intn(80)) * time.Millisecond
+			}
+			if i == kills-1 {
+				// The last kill comes after a checkpoint completed in its
+				// run, so that the final run resumes from one (a rescale
+				// is tested) however slow checkpoints are on a loaded
+				// machine.
+				untilCheckpoint(&errb, done)
+				wait = time.Duration(rng.Intn(100)) * time.Millisecond
 			}
 			select {
 			case err := <-done:
@@ -168,6 +175,23 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		case <-time.After(2 * time.Minute):
 			_ = cmd.Process.Kill()
 			t.Fatalf("run did not finish:\n%s", errb.String())
+		}
+	}
+}
+
+// untilCheckpoint waits until the run writing errb logs a completed
+// checkpoint, or ends (done, which it leaves for the caller to read), or
+// two minutes pass.
+func untilCheckpoint(errb *syncBuffer, done chan error) {
+	for start := time.Now(); time.Since(start) < 2*time.Minute; {
+		if strings.Contains(errb.String(), " completed in ") {
+			return
+		}
+		select {
+		case err := <-done:
+			done <- err
+			return
+		case <-time.After(10 * time.Millisecond):
 		}
 	}
 }

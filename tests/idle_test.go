@@ -1,37 +1,17 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 )
-
-// lockedBuffer is a bytes.Buffer a process writes while the test reads.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestIdleTimeout reads a 2-partition topic whose partition 1 stops
 // getting records after its first second of event time, while partition
@@ -94,7 +74,7 @@ GROUP BY window_start, window_end;
 		writeFile(t, filepath.Join(dir, "q.sql"), q)
 		cmd := exec.Command(strandBinary(t), "run", "q.sql", "--parallelism", p)
 		cmd.Dir = dir
-		var out, errb lockedBuffer
+		var out, errb syncBuffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)

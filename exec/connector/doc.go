@@ -231,7 +231,12 @@
 // the option, never on the parallelism; a range is a split like any other,
 // so its watermark is its own, computed from its rows alone as if the
 // range were a file, lateness is decided against it, and the subtask's
-// watermark is the least of its unfinished splits'. Results are therefore
+// watermark is the least of its unfinished splits'. A subtask reads its
+// splits one after another, in order (exec.InOrder): one not yet started
+// counts at its floor, the watermark its first row gives it (read ahead
+// when the subtask opens it, lowered below the time of any row before
+// it), so a file in time order fires its windows as it is read instead
+// of holding them all until its last range ends. Results are therefore
 // the same at any parallelism (tests/split_test.go), but a row may be late
 // or not depending on the split size, as it depends on how rows are spread
 // over files. A file of one range has its path as split ID; ranges are

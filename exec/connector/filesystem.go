@@ -228,6 +228,10 @@ func (s *fileSource) Schema() types.Schema { return s.schema }
 
 func (s *fileSource) Bounded() bool { return true }
 
+// InOrder makes each subtask read its files and byte ranges one after
+// another (exec.InOrder).
+func (s *fileSource) InOrder() bool { return true }
+
 // Splits lists the file, or the visible regular files under the directory,
 // sorted by path. Names starting with '.' or '_' are hidden, as in Flink
 // and Hadoop: in-progress part files and _SUCCESS markers are not data.
