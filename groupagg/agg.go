@@ -104,7 +104,11 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 	}
 	a.cache.init(mem, a.accs)
 	for _, d := range a.distinct {
-		a.dist = append(a.dist, memseg.NewHashTable(mem, 8+8*len(d.aggs)))
+		a.dist = append(a.dist, memseg.NewHashTable(mem, distAccSize(len(d.aggs))))
+		a.distBytes += distAccSize(len(d.aggs)) + 64 // the entry's header and key, its bucket
+	}
+	if len(a.dist) > 0 {
+		a.slotBytes += 4 + 1 // gen, full
 	}
 	a.seg.init(a)
 	var err error
@@ -115,6 +119,9 @@ func (a *Agg) Open(ctx *exec.TaskContext) error {
 	a.clock.StateTTL = a.spec.TTL
 	a.clock.Open(ctx)
 	a.sweep = state.Sweeper{UID: a.spec.UID, Lo: a.lo, Hi: a.hi, Names: []string{groupName}}
+	for _, d := range a.distinct {
+		a.sweep.Names = append(a.sweep.Names, d.name)
+	}
 	a.gauge.Open(ctx, a.store)
 	return exec.RestoreKeyed(ctx, a.spec.UID, a.spec.Fingerprint(), a.lo, a.hi, a.writes, func(name string) bool {
 		return name == groupName || strings.HasPrefix(name, "distinct")

@@ -7,7 +7,6 @@ import (
 	"math"
 
 	"github.com/strandsql/strand/agg"
-	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
@@ -28,29 +27,38 @@ var ErrMemory = errors.New("group aggregate: the groups of one batch do not fit 
 type cache struct {
 	mem   *memseg.Manager
 	table *memseg.HashTable // key -> slot, 4 bytes
-	// dist caches the entries of each DISTINCT column (distinct.go).
-	dist []*memseg.HashTable
-	accs []agg.Acc
-	// Per slot: its table entry, its group's rows, when it was last
-	// written (its TTL stamp; unstamped for a group restored without
-	// one), whether the store holds an entry for it, and whether it
-	// changed since.
+	// dist caches the entries of each DISTINCT column (distinct.go);
+	// distBytes estimates the bytes a row's new values take in them.
+	dist      []*memseg.HashTable
+	distBytes int
+	accs      []agg.Acc
+	// Per slot: its table entry and key group, its group's rows, when it
+	// was last written (its TTL stamp; unstamped for a group restored
+	// without one), whether the store holds an entry for it, whether it
+	// changed since, and of its DISTINCT entries (distinct.go) their
+	// generation and whether dist holds all of them (only with DISTINCT
+	// aggregates).
 	addrs  []uint64
+	kgs    []uint16
 	cnt    []int64
 	at     []int64
 	stored []bool
 	dirty  []bool
+	gen    []uint32
+	full   []bool
 	n      int // slots in use
 	// charged is the bytes of the columns reserved in mem.
 	charged   int
 	slotBytes int
 	buf       []byte
+	dkey      []byte // a DISTINCT entry's cache key, as loadDistinct reads it
+	skey      []byte // a DISTINCT entry's store key (storeKey)
 }
 
 func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 	c.mem, c.accs = mem, accs
 	c.table = memseg.NewHashTable(mem, 4)
-	c.slotBytes = 8 + 8 + 8 + 2
+	c.slotBytes = 8 + 2 + 8 + 8 + 2
 	for _, a := range accs {
 		c.slotBytes += a.Size()
 	}
@@ -58,7 +66,9 @@ func (c *cache) init(mem *memseg.Manager, accs []agg.Acc) {
 
 // perGroup estimates a cached group's bytes: its slot and its table
 // entry, with a key of a few words.
-func (c *cache) perGroup() int { return c.slotBytes + 64 + 64*len(c.dist) }
+func (c *cache) perGroup() int {
+	return c.slotBytes + 64 + c.distBytes
+}
 
 // heap is the bytes the accumulators hold outside their columns.
 func (c *cache) heap() int {
@@ -82,7 +92,8 @@ func (a *Agg) makeRoom(rows int) error {
 // slot returns the slot of the group of key, reading it from the store
 // if it is not cached.
 func (c *cache) slot(a *Agg, key []byte) (int32, error) {
-	addr, acc, inserted, err := c.table.Insert(key, memseg.Hash(key))
+	h := memseg.Hash(key)
+	addr, acc, inserted, err := c.table.Insert(key, h)
 	if err != nil {
 		return 0, fmt.Errorf("%w: %w", ErrMemory, err)
 	}
@@ -95,21 +106,32 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	}
 	c.n++
 	binary.LittleEndian.PutUint32(acc, uint32(g))
-	c.addrs[g], c.dirty[g] = addr, false
-	kg := uint16(exec.KeyGroup(key, a.maxPar))
+	kg := uint16(h % uint64(a.maxPar)) // exec.KeyGroup, from the hash at hand
+	c.addrs[g], c.kgs[g], c.dirty[g] = addr, kg, false
+	if len(c.dist) > 0 {
+		c.gen[g] = 0
+	}
 	v, ok, err := a.writes.Get(a.spec.UID, kg, groupName, key)
 	if err != nil {
 		return 0, err
 	}
 	c.stored[g] = ok
 	if !ok {
+		// A group the store does not hold has no DISTINCT entries there
+		// either: they go when it does (clearDistinct).
 		c.cnt[g], c.at[g] = 0, unstamped
+		if len(c.dist) > 0 {
+			c.full[g] = true
+		}
 		for _, ac := range c.accs {
 			ac.Reset(g)
 		}
 		return g, nil
 	}
-	return g, c.decode(g, v)
+	if err := c.decode(g, v); err != nil {
+		return 0, err
+	}
+	return g, a.loadDistinct(g, key)
 }
 
 // grow makes room for n slots, charging their columns to the budget.
@@ -126,6 +148,11 @@ func (c *cache) grow(n int) error {
 		ac.Grow(size)
 	}
 	c.addrs = agg.Grow(c.addrs, size)
+	c.kgs = agg.Grow(c.kgs, size)
+	if len(c.dist) > 0 {
+		c.gen = agg.Grow(c.gen, size)
+		c.full = agg.Grow(c.full, size)
+	}
 	c.cnt = agg.Grow(c.cnt, size)
 	c.at = agg.Grow(c.at, size)
 	c.stored = agg.Grow(c.stored, size)
@@ -177,8 +204,7 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 		if !c.dirty[g] {
 			continue
 		}
-		key := c.table.KeyAt(c.addrs[g])
-		kg := uint16(exec.KeyGroup(key, a.maxPar))
+		key, kg := c.table.KeyAt(c.addrs[g]), c.kgs[g]
 		switch {
 		case c.cnt[g] > 0:
 			a.writes.Set(a.spec.UID, kg, groupName, key, c.encode(g, a.spec.TTL.TTL))
@@ -213,9 +239,10 @@ func (c *cache) writeBack(a *Agg, evict bool) error {
 // next write stamps it.
 const unstamped = math.MinInt64
 
-// expire starts group g afresh if it has expired at now, which is then
-// the time it was last written; a group touched earlier in the segment
-// (of a mini-batch) was written then and lives on.
+// expire starts group g afresh, its DISTINCT values too, if it has
+// expired at now, which is then the time it was last written; a group
+// touched earlier in the segment (of a mini-batch) was written then and
+// lives on.
 func (c *cache) expire(a *Agg, g int32, touched bool, now int64) {
 	ttl := a.spec.TTL.TTL
 	if !ttl.On() {
@@ -227,6 +254,7 @@ func (c *cache) expire(a *Agg, g int32, touched bool, now int64) {
 			ac.Reset(g)
 		}
 		c.dirty[g] = true
+		a.clearDistinct(g)
 	}
 	c.at[g] = max(c.at[g], now)
 }

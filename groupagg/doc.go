@@ -25,10 +25,13 @@
 // TTL stamp (state.TTL), the group's count of rows, then each
 // accumulator's state (agg.Acc.Put). A
 // DISTINCT argument column has entries of its own, "distinct<col>": user
-// key group key | value, value one count per DISTINCT aggregate of that
-// column (they differ by FILTER) of the group's rows with that value; a
-// value is folded in when its count becomes 1 and retracted when it falls
-// to 0. Flink keeps the same in a MapView.
+// key group key | value, value its TTL stamp, then one count per DISTINCT
+// aggregate of that column (they differ by FILTER) of the group's rows
+// with that value; a value is folded in when its count becomes 1 and
+// retracted when it falls to 0. Flink keeps the same in a MapView. The
+// planner hands the aggregates of one DISTINCT column (that its
+// pre-projection repeats per aggregate) one argument column, so they
+// share their entries, as Flink's share a MapView.
 //
 // In front of the store, a write-back cache in managed memory
 // (memseg.HashTable from group key to slot, accumulator columns charged
@@ -37,8 +40,10 @@
 // and the dirty groups are written back at each checkpoint and, with the
 // cache emptied, whenever the next batch's groups might not fit in the
 // budget. So the state is bounded by disk, not memory, and a tiny
-// memory.managed.size only means more store reads. DISTINCT entries go to
-// the store directly (through its indexed batch).
+// memory.managed.size only means more store reads. A group's DISTINCT
+// entries are cached with it, all of them read by one prefix scan when
+// it is first touched (distinct.go), so that a new value costs no store
+// read.
 //
 // Checkpoints snapshot the store (incremental, as the join's and the
 // window's); a restore fills it with the subtask's key groups from every
@@ -55,8 +60,10 @@
 // as in Flink. A group written by an earlier row of the same mini-batch
 // lives on. Each slot keeps its group's stamp; the store's expired groups
 // are deleted by sweeps (state.Sweeper) at each watermark advance (by
-// processing time, per batch). DISTINCT entries carry no stamp, so a
-// group aggregate with DISTINCT aggregates refuses a TTL.
+// processing time, per batch). Each DISTINCT entry has its own stamp, as
+// each entry of Flink's MapView state has: a value not counted for ttl
+// counts as new again, though its group lives on; an expired group's
+// values have all expired with it.
 //
 // # Changes
 //

@@ -28,9 +28,16 @@ type segment struct {
 	np      int
 
 	filters []*array.Boolean
-	valEnc  []func(dst []byte, row int) []byte
-	key     []byte
-	dkey    []byte
+	// list[i] is the rows list of aggregate i in a part: the aggregates
+	// that take a row by one FILTER (or none), DISTINCT ones aside, share
+	// one, so a row is listed once for them all; listFilter is each
+	// list's FILTER column (-1: none), or -2 for a DISTINCT aggregate's.
+	list       []int
+	listFilter []int
+	lfilters   []*array.Boolean
+	valEnc     []func(dst []byte, row int) []byte
+	key        []byte
+	dkey       []byte
 
 	// aggBld receives each segment's results before and after; outBld
 	// the changes, keys then results, emitted as one batch per input
@@ -44,8 +51,9 @@ type segment struct {
 	ea, eb         []byte
 }
 
-// part is one input batch's rows in a segment: per aggregate, the rows
-// (and their slots) to fold in and to take back.
+// part is one input batch's rows in a segment: per rows list
+// (segment.list), the rows (and their slots) to fold in and to take
+// back.
 type part struct {
 	b                  arrow.RecordBatch
 	updRows, updGroups [][]int32
@@ -76,6 +84,21 @@ func (s *segment) init(a *Agg) {
 		}
 	}
 	s.filters = make([]*array.Boolean, len(a.spec.Aggs))
+	byFilter := map[int]int{}
+	for _, c := range a.spec.Aggs {
+		l, ok := byFilter[c.Filter]
+		switch {
+		case c.Distinct && c.Arg >= 0:
+			l = len(s.listFilter)
+			s.listFilter = append(s.listFilter, -2)
+		case !ok:
+			l = len(s.listFilter)
+			byFilter[c.Filter] = l
+			s.listFilter = append(s.listFilter, c.Filter)
+		}
+		s.list = append(s.list, l)
+	}
+	s.lfilters = make([]*array.Boolean, len(s.listFilter))
 	s.valEnc = make([]func([]byte, int) []byte, len(a.distinct))
 }
 
@@ -88,13 +111,18 @@ func (s *segment) release() {
 
 func (s *segment) newPart(b arrow.RecordBatch) *part {
 	if s.np == len(s.parts) {
-		n := len(s.a.spec.Aggs)
+		n := len(s.listFilter)
 		s.parts = append(s.parts, part{updRows: make([][]int32, n), updGroups: make([][]int32, n), retRows: make([][]int32, n), retGroups: make([][]int32, n)})
 	}
 	p := &s.parts[s.np]
 	s.np++
 	p.b = b
+	n := int(b.NumRows())
 	for i := range p.updRows {
+		// A list takes up to a row each: sized at once, not by doubling.
+		if cap(p.updRows[i]) < n {
+			p.updRows[i], p.updGroups[i] = make([]int32, 0, n), make([]int32, 0, n)
+		}
 		p.updRows[i], p.updGroups[i] = p.updRows[i][:0], p.updGroups[i][:0]
 		p.retRows[i], p.retGroups[i] = p.retRows[i][:0], p.retGroups[i][:0]
 	}
@@ -112,6 +140,12 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 		s.filters[i] = nil
 		if c.Filter >= 0 {
 			s.filters[i] = b.Column(c.Filter).(*array.Boolean)
+		}
+	}
+	for l, f := range s.listFilter {
+		s.lfilters[l] = nil
+		if f >= 0 {
+			s.lfilters[l] = b.Column(f).(*array.Boolean)
 		}
 	}
 	for i, d := range a.distinct {
@@ -141,7 +175,8 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 			}
 			p = s.newPart(b)
 		}
-		a.expire(a, g, s.mark[g] == s.id, a.clock.At(r))
+		now := a.clock.At(r)
+		a.expire(a, g, s.mark[g] == s.id, now)
 		if s.mark[g] != s.id {
 			s.mark[g], s.cnt0[g] = s.id, a.cnt[g]
 			s.touched = append(s.touched, g)
@@ -156,14 +191,14 @@ func (s *segment) add(b arrow.RecordBatch, split bool, out exec.Emitter) error {
 			a.cnt[g]++
 		}
 		a.dirty[g] = true
-		for i, c := range a.spec.Aggs {
-			if c.Distinct && c.Arg >= 0 || !passes(s.filters[i], r) {
+		for l, f := range s.listFilter {
+			if f == -2 || !passes(s.lfilters[l], r) {
 				continue
 			}
-			p.take(i, retract, int32(r), g)
+			p.take(l, retract, int32(r), g)
 		}
 		for i := range a.distinct {
-			if err := s.distinctRow(p, i, b, r, g, retract); err != nil {
+			if err := s.distinctRow(p, i, b, r, g, retract, now); err != nil {
 				return err
 			}
 		}
@@ -179,8 +214,9 @@ func (p *part) take(i int, retract bool, r, g int32) {
 	p.updRows[i], p.updGroups[i] = append(p.updRows[i], r), append(p.updGroups[i], g)
 }
 
-// distinctRow counts row r's value of DISTINCT column i in its group.
-func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int32, retract bool) error {
+// distinctRow counts row r's value of DISTINCT column i in its group,
+// at time now.
+func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int32, retract bool, now int64) error {
 	a := s.a
 	d := &a.distinct[i]
 	if b.Column(d.col).IsNull(r) {
@@ -193,9 +229,8 @@ func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int3
 	if !taken {
 		return nil
 	}
-	s.dkey = s.valEnc[i](append(s.dkey[:0], s.key...), r)
-	kg := uint16(exec.KeyGroup(s.key, a.maxPar))
-	acc, err := a.distinctEntry(i, kg, s.dkey)
+	s.dkey = s.valEnc[i](binary.BigEndian.AppendUint32(s.dkey[:0], uint32(g)), r)
+	acc, err := a.distinctEntry(i, g, s.dkey, now)
 	if err != nil {
 		return err
 	}
@@ -203,20 +238,19 @@ func (s *segment) distinctRow(p *part, i int, b arrow.RecordBatch, r int, g int3
 		if !passes(s.filters[ai], r) {
 			continue
 		}
-		c := binary.LittleEndian.Uint64(acc[8+8*j:])
+		c := binary.LittleEndian.Uint64(acc[distHeader+8*j:])
 		switch {
 		case !retract:
 			if c++; c == 1 {
-				p.take(ai, false, int32(r), g)
+				p.take(s.list[ai], false, int32(r), g)
 			}
 		case c > 0:
 			if c--; c == 0 {
-				p.take(ai, true, int32(r), g)
+				p.take(s.list[ai], true, int32(r), g)
 			}
 		}
-		binary.LittleEndian.PutUint64(acc[8+8*j:], c)
+		binary.LittleEndian.PutUint64(acc[distHeader+8*j:], c)
 	}
-	acc[0] |= entryDirty
 	return nil
 }
 
@@ -243,6 +277,15 @@ func (s *segment) end(out exec.Emitter) error {
 		}
 	}
 	nb := len(s.sel)
+	// Each group has up to two results and two changes: reserving them
+	// at once spares the builders' doubling (each a zeroed allocation and
+	// a copy).
+	for _, bl := range s.aggBld {
+		bl.Reserve(2 * len(s.touched))
+	}
+	for _, bl := range s.outBld {
+		bl.Reserve(2 * len(s.touched))
+	}
 	for i, ac := range a.accs {
 		if err := ac.AppendTo(s.aggBld[i], s.sel); err != nil {
 			return err
@@ -251,8 +294,8 @@ func (s *segment) end(out exec.Emitter) error {
 	parts := s.parts[:s.np]
 	for i, ac := range a.accs {
 		for _, p := range parts {
-			if len(p.updRows[i]) > 0 {
-				ac.Update(col(p.b, a.spec.Aggs[i].Arg), p.updRows[i], p.updGroups[i])
+			if l := s.list[i]; len(p.updRows[l]) > 0 {
+				ac.Update(col(p.b, a.spec.Aggs[i].Arg), p.updRows[l], p.updGroups[l])
 			}
 		}
 	}
@@ -260,8 +303,8 @@ func (s *segment) end(out exec.Emitter) error {
 	// loses a value a later row of the segment brought back.
 	for i := range a.rets {
 		for _, p := range parts {
-			if len(p.retRows[i]) > 0 {
-				a.rets[i].Retract(col(p.b, a.spec.Aggs[i].Arg), p.retRows[i], p.retGroups[i])
+			if l := s.list[i]; len(p.retRows[l]) > 0 {
+				a.rets[i].Retract(col(p.b, a.spec.Aggs[i].Arg), p.retRows[l], p.retGroups[l])
 			}
 		}
 	}
@@ -320,6 +363,9 @@ func (s *segment) end(out exec.Emitter) error {
 			for _, ac := range a.accs {
 				ac.Reset(g) // no trace of the group's last rows is kept
 			}
+		}
+		if !after {
+			a.clearDistinct(g)
 		}
 		if err != nil {
 			return err

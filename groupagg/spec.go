@@ -53,8 +53,13 @@ func (s *Spec) Out() types.Schema {
 }
 
 // fingerprintVersion versions the state layout (doc.go): the group
-// entry's value and the DISTINCT entries.
-const fingerprintVersion = "groupagg/2"
+// entry's value and the DISTINCT entries. Version 3 stamps the DISTINCT
+// entries (state.TTL); an aggregate without them keeps version 2, whose
+// layout is the same, so its older checkpoints restore.
+const (
+	fingerprintVersion         = "groupagg/2"
+	fingerprintVersionDistinct = "groupagg/3"
+)
 
 // Fingerprint identifies the layout of the state: the key columns' types,
 // each aggregate with its argument's type (which fixes its accumulator's
@@ -63,7 +68,13 @@ const fingerprintVersion = "groupagg/2"
 // of it.
 func (s *Spec) Fingerprint() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s retract=%t\n", fingerprintVersion, s.Retract)
+	version := fingerprintVersion
+	for _, a := range s.Aggs {
+		if a.Distinct && a.Arg >= 0 {
+			version = fingerprintVersionDistinct
+		}
+	}
+	fmt.Fprintf(&b, "%s retract=%t\n", version, s.Retract)
 	for _, k := range s.Keys {
 		fmt.Fprintf(&b, "key %s\n", s.In[k].Type.Plain().Nullable())
 	}
@@ -95,9 +106,6 @@ func (s *Spec) check() error {
 		}
 	}
 	for _, a := range s.Aggs {
-		if a.Distinct && a.Arg >= 0 && s.TTL.TTL.On() {
-			return fmt.Errorf("%s: DISTINCT aggregates with a state TTL are not supported yet", a.Name)
-		}
 		if a.Distinct && a.Arg >= 0 {
 			if _, err := memseg.TypeOf(s.In[a.Arg].Type.Arrow()); err != nil {
 				return fmt.Errorf("%s: DISTINCT of type %s is not supported", a.Name, s.In[a.Arg].Type)

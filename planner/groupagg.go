@@ -67,9 +67,43 @@ func (g *GroupAgg) describe() string {
 	return fmt.Sprintf("GroupAggregate(groupBy=[%s], select=[%s])", strings.Join(sel[:len(g.Keys)], ", "), strings.Join(sel, ", "))
 }
 
-// spec is the operator's spec over its input's schema in.
+// spec is the operator's spec over its input's schema in. DISTINCT
+// aggregates of one column that the pre-projection repeats (one copy per
+// aggregate) read its first copy, so that they share their DISTINCT
+// state, as Flink's share a MapView: one look-up per row and column, not
+// per aggregate.
 func (g *GroupAgg) spec(in types.Schema) groupagg.Spec {
-	return groupagg.Spec{UID: UID(g), In: in, Keys: g.Keys, Aggs: g.Aggs, Retract: !ChangelogMode(g.Input).InsertOnly()}
+	aggs := slices.Clone(g.Aggs)
+	for i := range aggs {
+		for j := range i {
+			if aggs[i].Distinct && aggs[j].Distinct && aggs[i].Arg >= 0 && aggs[j].Arg >= 0 && sameColumn(g.Input, aggs[i].Arg, aggs[j].Arg) {
+				aggs[i].Arg = aggs[j].Arg
+				break
+			}
+		}
+	}
+	return groupagg.Spec{UID: UID(g), In: in, Keys: g.Keys, Aggs: aggs, Retract: !ChangelogMode(g.Input).InsertOnly()}
+}
+
+// sameColumn reports whether columns i and j of n are one column of a
+// node below, read as it is through projections and filters.
+func sameColumn(n Node, i, j int) bool {
+	for i != j {
+		switch x := n.(type) {
+		case *Filter:
+			n = x.Input
+		case *Project:
+			ci, ok := x.Exprs[i].(*expr.Col)
+			cj, ok2 := x.Exprs[j].(*expr.Col)
+			if !ok || !ok2 {
+				return false
+			}
+			n, i, j = x.Input, ci.Index, cj.Index
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // groupAggCanon is the canonical encoding of a group aggregate: its keys
