@@ -78,8 +78,8 @@
 //
 // A Cache (cache.go) keeps the hot part of an operator's keyed state in
 // managed memory, in front of its Store's indexed batch: a regular
-// join's rows and a deduplication's kept rows, read and written row by
-// row, which through the batch cost a skiplist and memtable search per
+// join's rows, a deduplication's kept rows and a Top-N's partitions,
+// read and written row by row, which through the batch cost a skiplist and memtable search per
 // access (40-45% of the CPU of Nexmark q4 and q18 went there). Its unit
 // is a prefix of a state name in a key group (a join key's rows of one
 // side, a partition): a scan of the prefix (a join's probe) loads all
