@@ -29,10 +29,9 @@ func TestJoinAgainstModel(t *testing.T) {
 			t.Run(fmt.Sprintf("%d/residual=%v", kind, residual), func(t *testing.T) {
 				for seed := range uint64(20) {
 					// Without a cache, with one that evicts every few
-					// rows, and with one that holds everything.
-					for _, share := range []int64{0, 4 << 10, 1 << 20} {
-						modelRun(t, kind, residual, share, rand.New(rand.NewPCG(seed, 7)))
-					}
+					// rows, or with one that holds everything.
+					share := []int64{0, 4 << 10, 1 << 20}[seed%3]
+					modelRun(t, kind, residual, share, rand.New(rand.NewPCG(seed, 7)))
 				}
 			})
 		}
@@ -171,7 +170,7 @@ func modelJoin(kind Kind, residual bool, present [2][]row) map[string]int {
 // savepoints and rescaling see no difference.
 func TestJoinCacheWritesWhatStoreWould(t *testing.T) {
 	for _, kind := range []Kind{Inner, FullOuter, Semi, Anti, nullAwareAnti} {
-		for seed := range uint64(10) {
+		for seed := range uint64(4) {
 			rng := rand.New(rand.NewPCG(seed, 11))
 			s := spec(min(kind, Anti))
 			s.NullAware = kind == nullAwareAnti
@@ -216,7 +215,7 @@ func TestJoinCacheWritesWhatStoreWould(t *testing.T) {
 						t.Fatalf("kind %d seed %d step %d: cache of %d bytes emitted\n  %v\nwithout a cache\n  %v", kind, seed, step, shares[i], outs[i], outs[0])
 					}
 				}
-				if step%10 == 9 {
+				if step%20 == 19 {
 					want := stored(t, joins[0], int64(step))
 					for i := 1; i < len(joins); i++ {
 						if got := stored(t, joins[i], int64(step)); !slices.Equal(got, want) {

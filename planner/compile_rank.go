@@ -28,7 +28,7 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		if _, err := rank.NewDedup(spec); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)
 		}
-		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), CacheMemory: true, New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), CacheMemory: !spec.TTL.TTL.On(), New: func() (exec.Operator, error) { return rank.NewDedup(spec) }}
 	} else {
 		spec := rank.Spec{UID: uid, In: s.schema, Partition: n.Partition, Start: n.Start, End: n.End, RowNum: n.RowNum, RowName: n.RowName, Strategy: n.Strategy(), Func: n.Func}
 		spec.Key, _ = n.UpdateFastKey()
@@ -47,7 +47,9 @@ func (c *compiler) rank(n *Rank) (*stage, error) {
 		if _, err := newOp(); err != nil {
 			return nil, errorf(n.At, ErrUnsupported, "%v", err)
 		}
-		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), New: newOp}
+		// A ROW_NUMBER Top-N without a TTL caches its rows (rank.TopN).
+		cached := spec.Func == rank.RowNumber && spec.Strategy != rank.UpdateFast && !spec.TTL.TTL.On()
+		op = exec.OpSpec{Fingerprint: spec.Fingerprint(), CacheMemory: cached, New: newOp}
 	}
 	v := c.keyedVertex(name, s.v, n.Partition)
 	out := n.Schema()

@@ -117,12 +117,16 @@
 // Writes go through an indexed batch, read back row by row and committed
 // after each input batch; Snapshot commits and snapshots the store
 // (incremental). A restore takes each subtask's key groups from every old
-// subtask, so the operators rescale. The state lives on disk in Pebble
-// (memtables and its block cache), not in managed memory segments: its
-// size is bounded by the disk, not the Go heap, which holds only one input
-// batch's scratch. Reading it costs a Pebble lookup per row (a prefix scan
-// of the partition for a Top-N), which is what bounds the rates of
-// Nexmark q18 and q19 (docs/performance.md). The uid (rank-<hash>) is
+// subtask, so the operators rescale. The state lives on disk in Pebble;
+// a deduplication and a ROW_NUMBER Top-N without a state TTL read and
+// write it through a write-back cache in managed memory (state.Cache, one
+// unit per partition: a Top-N's rows loaded with one scan, a
+// deduplication's kept row with one point read), which writes its
+// changes back, as the same entries, at each checkpoint and when it is
+// full, so a partition's rows cost no store access while they are
+// cached. With a TTL, and for RANK, DENSE_RANK and UpdateFast, whose
+// expiry and sweeps rewrite partitions in the store, every row reads the
+// store (a prefix scan of the partition for a Top-N). The uid (rank-<hash>) is
 // derived from the input columns, partitioning, order and strategy
 // (planner.UID); the fingerprint also covers the operator's kind (which
 // row a deduplication keeps, by which time) and the rank range's End, so a

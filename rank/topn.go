@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
 
@@ -118,6 +119,10 @@ type TopN struct {
 	come    []span
 	scratch []byte
 	ttl     partitionTTL
+	// cache holds a ROW_NUMBER Top-N's rows in managed memory
+	// (state.Cache) when its state has no TTL; nil for Ranked and
+	// UpdateFastTopN, which read and write the store directly.
+	cache *state.Cache
 }
 
 // span is a part of the arena.
@@ -148,7 +153,17 @@ func (t *TopN) Open(ctx *exec.TaskContext) error {
 	if err := t.state.open(ctx, t.spec.UID, t.spec.Fingerprint(), t.stateNames()...); err != nil {
 		return err
 	}
-	return t.openTTL(ctx)
+	if err := t.openTTL(ctx); err != nil {
+		return err
+	}
+	if t.spec.Func == RowNumber && t.spec.Strategy != UpdateFast {
+		mem := ctx.Memory
+		if t.spec.TTL.TTL.On() {
+			mem = nil // the TTL's expiry and sweeps rewrite rows in the store
+		}
+		t.cache = state.NewCache(t.state.store, t.state.writes, mem, ctx.MemoryShare, t.spec.UID, t.state.lo, t.state.hi, rowsName)
+	}
+	return nil
 }
 
 // Process implements exec.Operator: each row, in order, changes its
@@ -190,15 +205,14 @@ var errEnough = errors.New("enough rows")
 func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	part := key[:p]
 	kg := t.state.group(part)
-	w := t.state.writes
-	uid := t.spec.UID
+	c := t.cache
 	if err := t.expire(kg, part); err != nil {
 		return err
 	}
 	t.arena, t.ents = t.arena[:0], t.ents[:0]
 	limit := uint64(t.spec.End) + 1
 	var rows uint64
-	err := w.ScanPrefix(uid, kg, rowsName, part, func(k, v []byte) error {
+	err := c.Scan(kg, 0, part, func(k, v []byte) error {
 		c, err := count(v)
 		if err != nil {
 			return err
@@ -222,7 +236,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	case found:
 		n = t.ents[i].count
 	case i == len(t.ents) && !complete:
-		v, ok, err := w.Get(uid, kg, rowsName, key)
+		v, ok, err := c.Get(kg, 0, key, p)
 		if err != nil {
 			return err
 		}
@@ -240,9 +254,12 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 		}
 		t.touch(kg, part)
 		if n == 1 {
-			w.Delete(uid, kg, rowsName, key)
+			err = c.Delete(kg, 0, key, p)
 		} else {
-			w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n-1))
+			err = c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n-1))
+		}
+		if err != nil {
+			return err
 		}
 		if !found {
 			return t.state.commitSome() // beyond the first rows: no change there
@@ -258,7 +275,9 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			return nil
 		}
 		t.touch(kg, part)
-		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
+		if err := c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n+1)); err != nil {
+			return err
+		}
 		t.before = t.ranks(t.before[:0])
 		if found {
 			t.ents[i].count++
@@ -269,7 +288,9 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			t.ents = slices.Insert(t.ents, i, e)
 		}
 		if t.spec.Strategy == AppendFast {
-			t.trim(kg)
+			if err := t.trim(kg, p); err != nil {
+				return err
+			}
 		}
 	}
 	t.after = t.ranks(t.after[:0])
@@ -281,22 +302,22 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 
 // trim keeps an AppendFast partition's first End rows: the one row an
 // insertion pushed past them leaves the state.
-func (t *TopN) trim(kg uint16) {
+// p is the length of the partition key.
+func (t *TopN) trim(kg uint16, p int) error {
 	var rows uint64
 	for _, e := range t.ents {
 		rows += e.count
 	}
 	if rows <= uint64(t.spec.End) {
-		return
+		return nil
 	}
 	last := &t.ents[len(t.ents)-1]
-	w := t.state.writes
 	if last.count--; last.count == 0 {
-		w.Delete(t.spec.UID, kg, rowsName, t.at(last.span))
+		k := t.at(last.span)
 		t.ents = t.ents[:len(t.ents)-1]
-		return
+		return t.cache.Delete(kg, 0, k, p)
 	}
-	w.Set(t.spec.UID, kg, rowsName, t.at(last.span), binary.AppendUvarint(t.scratch[:0], last.count))
+	return t.cache.Set(kg, 0, t.at(last.span), p, binary.AppendUvarint(t.scratch[:0], last.count))
 }
 
 // ranks appends the rows numbered 1..End of the partition's entries, in
@@ -393,12 +414,23 @@ func count(v []byte) (uint64, error) {
 }
 
 // Snapshot implements exec.Snapshotter.
-func (t *TopN) Snapshot(id int64) (exec.OperatorSnapshot, error) { return t.state.snapshot(id) }
+func (t *TopN) Snapshot(id int64) (exec.OperatorSnapshot, error) {
+	if t.cache != nil {
+		if err := t.cache.WriteBack(); err != nil {
+			return exec.OperatorSnapshot{}, err
+		}
+	}
+	return t.state.snapshot(id)
+}
 
 // Close implements exec.Closer.
 func (t *TopN) Close() error {
 	if t.out != nil {
 		t.out.release()
+	}
+	if t.cache != nil {
+		t.cache.Release()
+		t.cache = nil
 	}
 	return t.state.close()
 }

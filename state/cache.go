@@ -60,6 +60,7 @@ type unit struct {
 	bytes int    // bytes of records, for maxUnit
 	next  int32  // the previous unit of the same key group
 	flags uint8
+	miss  uint8 // point reads of a partial unit that went to the store
 }
 
 // Unit flags.
@@ -248,7 +249,7 @@ func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, full, last bool) (in
 	}
 	x := &c.units[u]
 	if x.flags&unitStale != 0 {
-		x.flags, x.n, x.bytes = unitPartial, 0, 8*int(x.cap)
+		x.flags, x.n, x.bytes, x.miss = unitPartial, 0, 8*int(x.cap), 0
 	}
 	if full && x.flags&unitPartial != 0 {
 		err := c.fill(u, kg, name, prefix)
@@ -428,7 +429,20 @@ func (c *Cache) Get(kg uint16, name int, key []byte, plen int) (value []byte, ok
 func (c *Cache) tryGet(u int32, kg uint16, name int, key []byte) ([]byte, bool, error) {
 	x := &c.units[u]
 	i, found := c.search(x, key)
+	if !found && x.flags&unitPartial != 0 && x.miss > 0 {
+		// A second key read from the store: load them all, so that
+		// the prefix's next new keys are known absent.
+		if err := c.fill(u, kg, name, c.bytes(x.key, int(x.klen))[3:]); err != nil {
+			return nil, false, err
+		}
+		if c.units[u].flags&unitBypass != 0 {
+			return c.w.Get(c.uid, kg, c.names[name], key)
+		}
+		x = &c.units[u]
+		i, found = c.search(x, key)
+	}
 	if !found && x.flags&unitPartial != 0 {
+		x.miss++
 		v, ok, err := c.w.Get(c.uid, kg, c.names[name], key)
 		if err != nil {
 			return nil, false, err

@@ -78,8 +78,8 @@
 //
 // A Cache (cache.go) keeps the hot part of an operator's keyed state in
 // managed memory, in front of its Store's indexed batch: a regular
-// join's rows and a deduplication's kept rows, read and written row by
-// row, which through the batch cost a skiplist and memtable search per
+// join's rows, a deduplication's kept rows and a Top-N's partitions,
+// read and written row by row, which through the batch cost a skiplist and memtable search per
 // access (40-45% of the CPU of Nexmark q4 and q18 went there). Its unit
 // is a prefix of a state name in a key group (a join key's rows of one
 // side, a partition): a scan of the prefix (a join's probe) loads all
@@ -88,7 +88,9 @@
 // of keys never written, and those are cached as known absent too. A
 // point read of a prefix not loaded (a row's own entry) reads that key
 // alone and keeps it, present or absent, in a partial unit, which a
-// later scan completes. Writes change the cached entries and mark them
+// later scan, or a second point read that goes to the store, completes
+// (so that a join key's next new rows are known absent: 17-30% more
+// events per CPU-second on q4, q7 and q20 than point reads alone). Writes change the cached entries and mark them
 // dirty (a deletion leaves a tombstone where the store may hold the
 // key); dirty entries go back to the store, as the same keys and values
 // as without a cache, at each checkpoint's snapshot (WriteBack) and when
