@@ -3,6 +3,7 @@ package tests
 import (
 	"fmt"
 	"math/rand"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -113,7 +114,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		// it, which starts afresh by design. A kill after the final
 		// checkpoint but before the end is a crash like any other: the
 		// next run only finishes the commit.
-		if i > 0 && ended(t, dir) {
+		if i > 0 && endedIn(t, checkpointsOf(dir, extra)) {
 			return landed, last
 		}
 		par := p
@@ -219,7 +220,27 @@ func listCheckpoints(dir string) string {
 // after its final checkpoint, as the engine records it.
 func ended(t *testing.T, dir string) bool {
 	t.Helper()
-	st, err := checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, ".strand", "checkpoints", "q_1"))
+	return endedIn(t, filepath.Join(dir, ".strand", "checkpoints", "q_1"))
+}
+
+// checkpointsOf is where the crash query's job in dir keeps its
+// checkpoints: its state directory's, or a file:// state.checkpoints.dir
+// given with --set among the run's extra arguments.
+func checkpointsOf(dir string, extra []string) string {
+	for i := 0; i+1 < len(extra); i++ {
+		if v, ok := strings.CutPrefix(extra[i+1], "state.checkpoints.dir="); ok && extra[i] == "--set" {
+			if u, err := url.Parse(v); err == nil && u.Scheme == "file" {
+				return filepath.Join(filepath.FromSlash(u.Path), "checkpoints", "q_1")
+			}
+		}
+	}
+	return filepath.Join(dir, ".strand", "checkpoints", "q_1")
+}
+
+// endedIn is ended for the job whose checkpoints are in cpDir.
+func endedIn(t *testing.T, cpDir string) bool {
+	t.Helper()
+	st, err := checkpoint.OpenStorage(vfs.Default, cpDir)
 	if err != nil {
 		t.Fatal(err)
 	}
