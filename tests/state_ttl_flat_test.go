@@ -131,8 +131,11 @@ func TestJoinStateTTLFlat(t *testing.T) {
 	t.Run("none", func(t *testing.T) {
 		s := runTTLFlat(t, "", min(run, 10*time.Second))
 		t.Logf("without a TTL, each second (entries, store bytes, heap): %v", s)
+		// Growing by a fifth after warm-up is growth: under the race
+		// detector the join slows as its store outgrows its cache (from
+		// 25K to 2K entries a second in one run; 40K steady without it).
 		warm, end := s[len(s)/3], s[len(s)-1]
-		if end.keys < warm.keys*3/2 {
+		if end.keys < warm.keys*6/5 {
 			t.Errorf("entries grew only from %d after warm-up to %d: %v", warm.keys, end.keys, s)
 		}
 		for _, x := range s {
