@@ -181,6 +181,13 @@ func (c *Cache) reserve(n int) error {
 	return nil
 }
 
+// keyHash is the hash of a whole key, as the filter of what the store may
+// hold (held) takes it beside the prefixes: a point read of a partial
+// unit's key that the store surely does not hold reads nothing.
+func (c *Cache) keyHash(kg uint16, name int, key []byte) uint64 {
+	return memseg.Hash(c.unitKey(kg, name, key))
+}
+
 // unitKey builds the index key of a prefix in c.key.
 func (c *Cache) unitKey(kg uint16, name int, prefix []byte) []byte {
 	c.key = append(binary.BigEndian.AppendUint16(c.key[:0], kg), byte(name))
@@ -447,6 +454,14 @@ func (c *Cache) Get(kg uint16, name int, key []byte, plen int) (value []byte, ok
 func (c *Cache) tryGet(u int32, kg uint16, name int, key []byte) ([]byte, bool, error) {
 	x := &c.units[u]
 	i, found := c.search(x, key)
+	if !found && x.flags&unitPartial != 0 && !c.held.may(c.keyHash(kg, name, key)) {
+		// Surely not in the store: known absent, no read.
+		a, err := c.record(key, nil, entDeleted)
+		if err != nil {
+			return nil, false, err
+		}
+		return nil, false, c.insertRef(u, i, a)
+	}
 	if !found && x.flags&unitPartial != 0 && x.miss > 0 {
 		// A second key read from the store: load them all, so that
 		// the prefix's next new keys are known absent.
@@ -545,6 +560,7 @@ func (c *Cache) change(kg uint16, name int, key []byte, plen int, value []byte, 
 			} else {
 				if c.mem != nil {
 					c.held.add(c, memseg.Hash(c.unitKey(kg, name, key[:plen])))
+					c.held.add(c, c.keyHash(kg, name, key))
 				}
 				c.w.Set(c.uid, kg, c.names[name], key, value)
 			}
@@ -682,6 +698,9 @@ func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
 			if !added {
 				c.held.add(c, x.hash)
 				added = true
+			}
+			if len(k) != int(x.klen)-3 { // a key that is its prefix has its hash
+				c.held.add(c, c.keyHash(kg, name, k))
 			}
 			c.wb.Set(c.uid, kg, c.names[name], k, v)
 			hdr[0] = entStored
