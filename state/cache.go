@@ -709,8 +709,17 @@ func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
 		n++
 	}
 	x.n = uint32(n)
-	return CommitLarge(c.wb)
+	if c.wb.Len() < writeBackBytes {
+		return nil
+	}
+	return c.wb.Commit()
 }
+
+// writeBackBytes is the most a write-back holds before it commits its
+// batch: less than the 1 MiB a Pebble batch keeps for reuse across
+// commits, so that it does not grow its buffer again from nothing (as
+// CommitBytes would: memmove took 6% of q9's CPU).
+const writeBackBytes = 768 << 10
 
 // WriteBack writes every changed entry back to the store, where the
 // indexed batch reads it (a checkpoint's snapshot commits that batch, and
