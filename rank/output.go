@@ -89,8 +89,14 @@ func (c *changes) flush(out exec.Emitter) error {
 		a.Release()
 	}
 	kinds := c.kinds
-	c.kinds = nil // handed over with the batch
-	return out.Emit(exec.WithKinds(b, kinds))
+	withKinds := exec.WithKinds(b, kinds)
+	if exec.Kinds(withKinds) != nil {
+		// Handed over with the batch: the next rows take a new slice.
+		c.kinds = make([]exec.RowKind, 0, c.batch+c.batch/8)
+	} else {
+		c.kinds = kinds[:0] // only insertions: the batch carries no kinds
+	}
+	return out.Emit(withKinds)
 }
 
 // numbers returns the rows' numbers as a column, and forgets them.

@@ -2,7 +2,6 @@ package rank
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -183,7 +182,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		case n == 1:
 			w.Delete(uid, kg, rowsName, key)
 		default:
-			w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n-1))
+			w.Set(uid, kg, rowsName, key, t.countValue(n-1))
 		}
 		if !found {
 			return t.state.commitSome()
@@ -192,7 +191,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if beyond && t.spec.Strategy == AppendFast {
 			return nil // ranked beyond End, for good
 		}
-		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
+		w.Set(uid, kg, rowsName, key, t.countValue(n+1))
 		if beyond {
 			t.touch(kg, part)
 			return t.state.commitSome()

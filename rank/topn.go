@@ -270,6 +270,11 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	}
 	complete := rows < limit
 	i, found := slices.BinarySearchFunc(t.ents, key, func(e entry, k []byte) int { return bytes.Compare(t.at(e.span), k) })
+	if !retract && t.spec.Strategy == AppendFast && !found && i == len(t.ents) && rows >= uint64(t.spec.End) {
+		// After the first End rows, which are here: it can never be
+		// among them (nor is it in the state, which keeps no more).
+		return nil
+	}
 	var n uint64 // copies of the row the state holds
 	switch {
 	case found:
@@ -295,7 +300,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 		if n == 1 {
 			err = c.Delete(kg, 0, key, p)
 		} else {
-			err = c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n-1))
+			err = c.Set(kg, 0, key, p, t.countValue(n-1))
 		}
 		if err != nil {
 			return err
@@ -308,13 +313,8 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			t.ents = slices.Delete(t.ents, i, i+1)
 		}
 	} else {
-		if t.spec.Strategy == AppendFast && !found && i == len(t.ents) && rows >= uint64(t.spec.End) {
-			// After the first End rows, which are here: it can never
-			// be among them.
-			return nil
-		}
 		t.touch(kg, part)
-		if err := c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n+1)); err != nil {
+		if err := c.Set(kg, 0, key, p, t.countValue(n+1)); err != nil {
 			return err
 		}
 		t.before = t.ranks(t.before[:0])
@@ -354,7 +354,7 @@ func (t *TopN) trim(kg uint16, p int) error {
 		t.ents = t.ents[:len(t.ents)-1]
 		return t.cache.Delete(kg, 0, k, p)
 	}
-	return t.cache.Set(kg, 0, t.at(last.span), p, binary.AppendUvarint(t.scratch[:0], last.count))
+	return t.cache.Set(kg, 0, t.at(last.span), p, t.countValue(last.count))
 }
 
 // ranks appends the rows numbered 1..End of the partition's entries, in
@@ -426,6 +426,13 @@ func (t *TopN) emit() {
 	for _, s := range come {
 		t.out.addRef(exec.Insert, t.ref(s), 0)
 	}
+}
+
+// countValue returns the value of an entry of n copies, in t.scratch, valid
+// until the next call.
+func (t *TopN) countValue(n uint64) []byte {
+	t.scratch = binary.AppendUvarint(t.scratch[:0], n)
+	return t.scratch
 }
 
 // count decodes an entry's value.

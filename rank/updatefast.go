@@ -163,7 +163,7 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		t.touch(kg, part)
 	}
 	if i < int(t.spec.End) {
-		w.Set(uid, kg, rowsName, key, append(binary.AppendUvarint(t.scratch[:0], 1), t.uk...))
+		w.Set(uid, kg, rowsName, key, append(t.countValue(1), t.uk...))
 		w.Set(uid, kg, keysName, t.uk, key)
 		t.ents = slices.Insert(t.ents, i, t.newEntry(key, 1, exec.InputRow(t.ttl.row)))
 	} else if had {
