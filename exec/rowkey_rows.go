@@ -59,15 +59,17 @@ func NewKeyRows(k *RowKey) *KeyRows {
 	return &KeyRows{key: k, dec: make([]decoded, len(k.cols))}
 }
 
-// Bind makes b the batch InputRow refers to; its columns must be the
-// RowKey's. It holds b, without a reference, until Unbind, which must come
-// before b is released.
+// Bind makes b the batch InputRow refers to; its columns must be of the
+// RowKey's types, as far as their values' layout goes (a TIMESTAMP's
+// zone is the output's, as when its rows are encoded and decoded). It
+// holds b, without a reference, until Unbind, which must come before b is
+// released.
 func (k *KeyRows) Bind(b arrow.RecordBatch) error {
 	if int(b.NumCols()) != len(k.key.types) {
 		return fmt.Errorf("key rows: batch of %d columns, want %d", b.NumCols(), len(k.key.types))
 	}
 	for i, c := range b.Columns() {
-		if !arrow.TypeEqual(c.DataType(), k.key.types[i]) {
+		if c.DataType().ID() != k.key.types[i].ID() {
 			return fmt.Errorf("key rows: column %d is %s, want %s", i, c.DataType(), k.key.types[i])
 		}
 	}

@@ -158,8 +158,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			if err := c.Set(kg, 0, part, p, d.val); err != nil {
 				return err
 			}
-			d.out.addRef(exec.Insert, exec.InputRow(r), 0)
-			if err := d.out.flushFull(out); err != nil {
+			if err := d.out.addInput(exec.Insert, r, out); err != nil {
 				return err
 			}
 			continue

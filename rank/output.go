@@ -48,6 +48,12 @@ func (c *changes) add(kind exec.RowKind, key []byte, rownum int64, out exec.Emit
 	return c.flushFull(out)
 }
 
+// addInput appends row r of the bound input batch as kind, as add.
+func (c *changes) addInput(kind exec.RowKind, r int, out exec.Emitter) error {
+	c.addRef(kind, exec.InputRow(r), 0)
+	return c.flushFull(out)
+}
+
 // key stores the key of a row to add, and returns its reference, valid
 // until the next flush.
 func (c *changes) key(key []byte) exec.Ref { return c.rows.Key(key) }
