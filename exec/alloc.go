@@ -2,7 +2,9 @@ package exec
 
 import (
 	"math/bits"
+	"os"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -45,14 +47,24 @@ func class(n int) int {
 }
 
 func (a *poolAlloc) Allocate(n int) []byte {
-	b := a.AllocateNoZero(n)
+	b := a.get(n)
 	clear(b)
 	return b
 }
 
 // AllocateNoZero is Allocate without the zeroing, for a writer that
-// fills every byte it hands on (AllocNoZero).
+// fills every byte it hands on (AllocNoZero). Under STRAND_ALLOC_POISON
+// the bytes are garbage, so that tests catch a writer that leaves some.
 func (a *poolAlloc) AllocateNoZero(n int) []byte {
+	b := a.get(n)
+	if poison.Load() {
+		fillPoison(b)
+	}
+	return b
+}
+
+// get returns n bytes as they come: zero if new, stale if reused.
+func (a *poolAlloc) get(n int) []byte {
 	c := class(n)
 	if c >= poolClasses {
 		return memory.DefaultAllocator.Allocate(n)
@@ -69,6 +81,8 @@ func (a *poolAlloc) AllocateNoZero(n int) []byte {
 	return raw[shift : shift+n : shift+size]
 }
 
+// Reallocate zeroes only the bytes it adds: a grown buffer's old bytes
+// are copied over, so zeroing them first (as Allocate would) is wasted.
 func (a *poolAlloc) Reallocate(n int, b []byte) []byte {
 	if n <= cap(b) {
 		if n > len(b) {
@@ -76,8 +90,8 @@ func (a *poolAlloc) Reallocate(n int, b []byte) []byte {
 		}
 		return b[:n]
 	}
-	nb := a.Allocate(n)
-	copy(nb, b)
+	nb := a.AllocateNoZero(n)
+	clear(nb[copy(nb, b):])
 	a.Free(b)
 	return nb
 }
@@ -95,6 +109,25 @@ func (a *poolAlloc) Free(b []byte) {
 	a.free[bits.Len(uint(c))-1].Put(h)
 }
 
+// poison, set by the environment variable STRAND_ALLOC_POISON or by
+// SetAllocPoison, fills the memory AllocNoZero hands out with garbage: a
+// debug mode for tests (make test-poison runs the SQL tests and the
+// oracle with it), which then fail where a writer leaves bytes unwritten
+// that a reader relies on.
+var poison atomic.Bool
+
+func init() { poison.Store(os.Getenv("STRAND_ALLOC_POISON") != "") }
+
+// SetAllocPoison turns the poison debug mode on or off and returns
+// whether it was on.
+func SetAllocPoison(on bool) bool { return poison.Swap(on) }
+
+func fillPoison(b []byte) {
+	for i := range b {
+		b[i] = byte(0xa5 ^ i*7)
+	}
+}
+
 // AllocNoZero allocates n bytes from a without zeroing them when a can
 // (the run's pool can; Go's allocator always zeroes): for buffers whose
 // every byte the caller writes before anyone reads it.
@@ -102,5 +135,16 @@ func AllocNoZero(a memory.Allocator, n int) []byte {
 	if nz, ok := a.(interface{ AllocateNoZero(int) []byte }); ok {
 		return nz.AllocateNoZero(n)
 	}
-	return a.Allocate(n)
+	b := a.Allocate(n)
+	if poison.Load() {
+		fillPoison(b)
+	}
+	return b
+}
+
+// NewBufferNoZero returns an Arrow buffer of n bytes of a's memory,
+// unzeroed as AllocNoZero's, which a releases when the buffer's last
+// reference goes: for a column whose every byte the caller writes.
+func NewBufferNoZero(a memory.Allocator, n int) *memory.Buffer {
+	return memory.NewBufferWithAllocator(AllocNoZero(a, n), a)
 }

@@ -100,3 +100,38 @@ func TestAllocNoZero(t *testing.T) {
 		t.Fatalf("Go's allocator: len %d", len(b))
 	}
 }
+
+// TestPoolAllocPoison: under the poison debug mode AllocNoZero hands out
+// garbage, from the pool and from any other allocator, while Allocate
+// and Reallocate still give zeroes where Arrow's builders read them.
+func TestPoolAllocPoison(t *testing.T) {
+	defer SetAllocPoison(SetAllocPoison(true))
+	dirty := func(b []byte) bool {
+		for _, x := range b {
+			if x != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	a := newPoolAlloc()
+	for _, al := range []memory.Allocator{a, memory.NewGoAllocator()} {
+		if b := AllocNoZero(al, 200); !dirty(b) {
+			t.Errorf("%T: AllocNoZero under poison gave zeroes", al)
+		}
+	}
+	for range 20 {
+		b := a.Allocate(100)
+		if dirty(b) {
+			t.Fatal("Allocate under poison is not zeroed")
+		}
+		for i := range b {
+			b[i] = 7
+		}
+		g := a.Reallocate(5000, b)
+		if g[99] != 7 || dirty(g[100:]) {
+			t.Fatal("Reallocate under poison lost bytes or did not zero the rest")
+		}
+		a.Free(g)
+	}
+}
