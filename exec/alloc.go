@@ -2,12 +2,11 @@ package exec
 
 import (
 	"math/bits"
-	"os"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // poolAlloc is the Arrow allocator of a run: it keeps the buffers that
@@ -47,38 +46,47 @@ func class(n int) int {
 }
 
 func (a *poolAlloc) Allocate(n int) []byte {
-	b := a.get(n)
-	clear(b)
-	return b
-}
-
-// AllocateNoZero is Allocate without the zeroing, for a writer that
-// fills every byte it hands on (AllocNoZero). Under STRAND_ALLOC_POISON
-// the bytes are garbage, so that tests catch a writer that leaves some.
-func (a *poolAlloc) AllocateNoZero(n int) []byte {
-	b := a.get(n)
-	if poison.Load() {
-		fillPoison(b)
+	b, fresh := a.get(n)
+	if !fresh {
+		clear(b)
 	}
 	return b
 }
 
-// get returns n bytes as they come: zero if new, stale if reused.
-func (a *poolAlloc) get(n int) []byte {
+// AllocateNoZero is Allocate without the zeroing, for a writer that
+// fills every byte it hands on (expr.AllocNoZero). Under the poison
+// debug mode the bytes are garbage, so that tests catch a writer that
+// leaves some.
+func (a *poolAlloc) AllocateNoZero(n int) []byte {
+	b, _ := a.get(n)
+	expr.Poison(b)
+	return b
+}
+
+// get returns n bytes as they come: stale if reused, and zero if fresh
+// from Go's allocator, which zeroes what it hands out.
+func (a *poolAlloc) get(n int) (b []byte, fresh bool) {
 	c := class(n)
 	if c >= poolClasses {
-		return memory.DefaultAllocator.Allocate(n)
+		return memory.DefaultAllocator.Allocate(n), true
 	}
 	if h, ok := a.free[c].Get().(*[]byte); ok {
 		b := (*h)[:n]
 		*h = nil
 		a.holders.Put(h)
-		return b
+		return b, false
 	}
 	size := 1 << c
-	raw := make([]byte, size+poolAlign)
+	// Go places an object of a power-of-two size class at a multiple of
+	// its size within a page-aligned span, and a large one at a page:
+	// aligned without padding, which would take the next size class up.
+	raw := make([]byte, size)
+	if uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%poolAlign == 0 {
+		return raw[:n], true
+	}
+	raw = make([]byte, size+poolAlign)
 	shift := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (poolAlign - 1))
-	return raw[shift : shift+n : shift+size]
+	return raw[shift : shift+n : shift+size], true
 }
 
 // Reallocate zeroes only the bytes it adds: a grown buffer's old bytes
@@ -107,44 +115,4 @@ func (a *poolAlloc) Free(b []byte) {
 	}
 	*h = b[:0]
 	a.free[bits.Len(uint(c))-1].Put(h)
-}
-
-// poison, set by the environment variable STRAND_ALLOC_POISON or by
-// SetAllocPoison, fills the memory AllocNoZero hands out with garbage: a
-// debug mode for tests (make test-poison runs the SQL tests and the
-// oracle with it), which then fail where a writer leaves bytes unwritten
-// that a reader relies on.
-var poison atomic.Bool
-
-func init() { poison.Store(os.Getenv("STRAND_ALLOC_POISON") != "") }
-
-// SetAllocPoison turns the poison debug mode on or off and returns
-// whether it was on.
-func SetAllocPoison(on bool) bool { return poison.Swap(on) }
-
-func fillPoison(b []byte) {
-	for i := range b {
-		b[i] = byte(0xa5 ^ i*7)
-	}
-}
-
-// AllocNoZero allocates n bytes from a without zeroing them when a can
-// (the run's pool can; Go's allocator always zeroes): for buffers whose
-// every byte the caller writes before anyone reads it.
-func AllocNoZero(a memory.Allocator, n int) []byte {
-	if nz, ok := a.(interface{ AllocateNoZero(int) []byte }); ok {
-		return nz.AllocateNoZero(n)
-	}
-	b := a.Allocate(n)
-	if poison.Load() {
-		fillPoison(b)
-	}
-	return b
-}
-
-// NewBufferNoZero returns an Arrow buffer of n bytes of a's memory,
-// unzeroed as AllocNoZero's, which a releases when the buffer's last
-// reference goes: for a column whose every byte the caller writes.
-func NewBufferNoZero(a memory.Allocator, n int) *memory.Buffer {
-	return memory.NewBufferWithAllocator(AllocNoZero(a, n), a)
 }

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // TestPoolAllocReuse checks what Arrow expects of an allocator: zeroed,
@@ -78,14 +79,15 @@ func TestPoolAllocConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestAllocNoZero checks that AllocNoZero gives aligned buffers of the
+// TestAllocNoZero checks that expr.AllocNoZero gives aligned buffers of the
 // pool's capacities, reused without being zeroed, and plain Go memory
 // from another allocator.
 func TestAllocNoZero(t *testing.T) {
+	defer expr.SetAllocPoison(expr.SetAllocPoison(false))
 	a := newPoolAlloc()
 	dirty := false
 	for range 100 {
-		b := AllocNoZero(a, 1000)
+		b := expr.AllocNoZero(a, 1000)
 		if len(b) != 1000 || cap(b) != 1024 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%poolAlign != 0 {
 			t.Fatalf("AllocNoZero(1000): len %d cap %d", len(b), cap(b))
 		}
@@ -96,7 +98,7 @@ func TestAllocNoZero(t *testing.T) {
 	if !dirty {
 		t.Error("no buffer was reused unzeroed in 100 rounds")
 	}
-	if b := AllocNoZero(memory.DefaultAllocator, 10); len(b) != 10 {
+	if b := expr.AllocNoZero(memory.DefaultAllocator, 10); len(b) != 10 {
 		t.Fatalf("Go's allocator: len %d", len(b))
 	}
 }
@@ -105,7 +107,7 @@ func TestAllocNoZero(t *testing.T) {
 // garbage, from the pool and from any other allocator, while Allocate
 // and Reallocate still give zeroes where Arrow's builders read them.
 func TestPoolAllocPoison(t *testing.T) {
-	defer SetAllocPoison(SetAllocPoison(true))
+	defer expr.SetAllocPoison(expr.SetAllocPoison(true))
 	dirty := func(b []byte) bool {
 		for _, x := range b {
 			if x != 0 {
@@ -116,7 +118,7 @@ func TestPoolAllocPoison(t *testing.T) {
 	}
 	a := newPoolAlloc()
 	for _, al := range []memory.Allocator{a, memory.NewGoAllocator()} {
-		if b := AllocNoZero(al, 200); !dirty(b) {
+		if b := expr.AllocNoZero(al, 200); !dirty(b) {
 			t.Errorf("%T: AllocNoZero under poison gave zeroes", al)
 		}
 	}

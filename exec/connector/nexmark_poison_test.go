@@ -9,10 +9,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // TestNexmarkPoisoned: the generator writes every byte of the buffers it
-// takes unzeroed (exec.NewBufferNoZero), so its batches out of garbage
+// takes unzeroed (expr.NewBufferNoZero), so its batches out of garbage
 // filled memory (the poison debug mode) equal those out of Go's zeroed
 // memory, in the flat shapes and Flink's, with NULL rows spread out.
 func TestNexmarkPoisoned(t *testing.T) {
@@ -28,7 +29,7 @@ func TestNexmarkPoisoned(t *testing.T) {
 		flinkTable(all),
 		flinkTable(map[string][]string{"bid": all["bid"]}),
 	}
-	defer exec.SetAllocPoison(exec.SetAllocPoison(true))
+	defer expr.SetAllocPoison(expr.SetAllocPoison(true))
 	pool := exec.NewPoolAlloc()
 	for _, tab := range tabs {
 		src := must(NewSource(tab))
