@@ -2,7 +2,7 @@
 GO ?= go
 BIN := bin/strand
 
-.PHONY: build demo test test-oracle test-ui soak fuzz clean bench bench-files
+.PHONY: build demo test test-oracle test-poison test-ui soak fuzz clean bench bench-files
 
 build:
 	$(GO) build -o $(BIN) ./cmd/strand
@@ -28,6 +28,13 @@ test:
 # no room for; .ci/run runs it after test.
 test-oracle: build
 	cd tests/oracle && STRAND_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m -v ./...
+
+# The SQL tests and the oracle with the allocator's poison debug mode:
+# memory taken unzeroed (exec.AllocNoZero) comes filled with garbage, so
+# that a writer leaving bytes unwritten that a reader relies on fails.
+test-poison: build
+	STRAND_ALLOC_POISON=1 $(GO) test -count=1 -timeout 10m -run TestSQL ./tests
+	cd tests/oracle && STRAND_ALLOC_POISON=1 STRAND_BIN=$(CURDIR)/$(BIN) $(GO) test -count=1 -timeout 15m ./...
 
 # The web dashboard in headless Chromium, driven with chromedp against the
 # real binary running a job (tests/ui, a module of its own, so chromedp is

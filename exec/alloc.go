@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // poolAlloc is the Arrow allocator of a run: it keeps the buffers that
@@ -45,30 +46,51 @@ func class(n int) int {
 }
 
 func (a *poolAlloc) Allocate(n int) []byte {
-	b := a.AllocateNoZero(n)
-	clear(b)
+	b, fresh := a.get(n)
+	if !fresh {
+		clear(b)
+	}
 	return b
 }
 
 // AllocateNoZero is Allocate without the zeroing, for a writer that
-// fills every byte it hands on (AllocNoZero).
+// fills every byte it hands on (expr.AllocNoZero). Under the poison
+// debug mode the bytes are garbage, so that tests catch a writer that
+// leaves some.
 func (a *poolAlloc) AllocateNoZero(n int) []byte {
+	b, _ := a.get(n)
+	expr.Poison(b)
+	return b
+}
+
+// get returns n bytes as they come: stale if reused, and zero if fresh
+// from Go's allocator, which zeroes what it hands out.
+func (a *poolAlloc) get(n int) (b []byte, fresh bool) {
 	c := class(n)
 	if c >= poolClasses {
-		return memory.DefaultAllocator.Allocate(n)
+		return memory.DefaultAllocator.Allocate(n), true
 	}
 	if h, ok := a.free[c].Get().(*[]byte); ok {
 		b := (*h)[:n]
 		*h = nil
 		a.holders.Put(h)
-		return b
+		return b, false
 	}
 	size := 1 << c
-	raw := make([]byte, size+poolAlign)
+	// Go places an object of a power-of-two size class at a multiple of
+	// its size within a page-aligned span, and a large one at a page:
+	// aligned without padding, which would take the next size class up.
+	raw := make([]byte, size)
+	if uintptr(unsafe.Pointer(unsafe.SliceData(raw)))%poolAlign == 0 {
+		return raw[:n], true
+	}
+	raw = make([]byte, size+poolAlign)
 	shift := int(-uintptr(unsafe.Pointer(unsafe.SliceData(raw))) & (poolAlign - 1))
-	return raw[shift : shift+n : shift+size]
+	return raw[shift : shift+n : shift+size], true
 }
 
+// Reallocate zeroes only the bytes it adds: a grown buffer's old bytes
+// are copied over, so zeroing them first (as Allocate would) is wasted.
 func (a *poolAlloc) Reallocate(n int, b []byte) []byte {
 	if n <= cap(b) {
 		if n > len(b) {
@@ -76,8 +98,8 @@ func (a *poolAlloc) Reallocate(n int, b []byte) []byte {
 		}
 		return b[:n]
 	}
-	nb := a.Allocate(n)
-	copy(nb, b)
+	nb := a.AllocateNoZero(n)
+	clear(nb[copy(nb, b):])
 	a.Free(b)
 	return nb
 }
@@ -93,14 +115,4 @@ func (a *poolAlloc) Free(b []byte) {
 	}
 	*h = b[:0]
 	a.free[bits.Len(uint(c))-1].Put(h)
-}
-
-// AllocNoZero allocates n bytes from a without zeroing them when a can
-// (the run's pool can; Go's allocator always zeroes): for buffers whose
-// every byte the caller writes before anyone reads it.
-func AllocNoZero(a memory.Allocator, n int) []byte {
-	if nz, ok := a.(interface{ AllocateNoZero(int) []byte }); ok {
-		return nz.AllocateNoZero(n)
-	}
-	return a.Allocate(n)
 }

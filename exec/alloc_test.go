@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // TestPoolAllocReuse checks what Arrow expects of an allocator: zeroed,
@@ -78,14 +79,15 @@ func TestPoolAllocConcurrent(t *testing.T) {
 	wg.Wait()
 }
 
-// TestAllocNoZero checks that AllocNoZero gives aligned buffers of the
+// TestAllocNoZero checks that expr.AllocNoZero gives aligned buffers of the
 // pool's capacities, reused without being zeroed, and plain Go memory
 // from another allocator.
 func TestAllocNoZero(t *testing.T) {
+	defer expr.SetAllocPoison(expr.SetAllocPoison(false))
 	a := newPoolAlloc()
 	dirty := false
 	for range 100 {
-		b := AllocNoZero(a, 1000)
+		b := expr.AllocNoZero(a, 1000)
 		if len(b) != 1000 || cap(b) != 1024 || uintptr(unsafe.Pointer(unsafe.SliceData(b)))%poolAlign != 0 {
 			t.Fatalf("AllocNoZero(1000): len %d cap %d", len(b), cap(b))
 		}
@@ -96,7 +98,42 @@ func TestAllocNoZero(t *testing.T) {
 	if !dirty {
 		t.Error("no buffer was reused unzeroed in 100 rounds")
 	}
-	if b := AllocNoZero(memory.DefaultAllocator, 10); len(b) != 10 {
+	if b := expr.AllocNoZero(memory.DefaultAllocator, 10); len(b) != 10 {
 		t.Fatalf("Go's allocator: len %d", len(b))
+	}
+}
+
+// TestPoolAllocPoison: under the poison debug mode AllocNoZero hands out
+// garbage, from the pool and from any other allocator, while Allocate
+// and Reallocate still give zeroes where Arrow's builders read them.
+func TestPoolAllocPoison(t *testing.T) {
+	defer expr.SetAllocPoison(expr.SetAllocPoison(true))
+	dirty := func(b []byte) bool {
+		for _, x := range b {
+			if x != 0 {
+				return true
+			}
+		}
+		return false
+	}
+	a := newPoolAlloc()
+	for _, al := range []memory.Allocator{a, memory.NewGoAllocator()} {
+		if b := expr.AllocNoZero(al, 200); !dirty(b) {
+			t.Errorf("%T: AllocNoZero under poison gave zeroes", al)
+		}
+	}
+	for range 20 {
+		b := a.Allocate(100)
+		if dirty(b) {
+			t.Fatal("Allocate under poison is not zeroed")
+		}
+		for i := range b {
+			b[i] = 7
+		}
+		g := a.Reallocate(5000, b)
+		if g[99] != 7 || dirty(g[100:]) {
+			t.Fatal("Reallocate under poison lost bytes or did not zero the rest")
+		}
+		a.Free(g)
 	}
 }

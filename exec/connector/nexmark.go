@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 )
 
@@ -717,11 +718,10 @@ func (r *nexReader) column(dt arrow.DataType, f nexField, n int) arrow.Array {
 	var data *array.Data
 	switch nexFields[f].t {
 	case nString:
-		ob := memory.NewResizableBuffer(alloc)
-		ob.Resize((n + 1) * 4)
+		ob := expr.NewBufferNoZero(alloc, (n+1)*4)
 		offs := arrow.Int32Traits.CastFromBytes(ob.Bytes())
 		offs[0] = 0
-		db := memory.NewResizableBuffer(alloc)
+		var db *memory.Buffer
 		switch f {
 		case bExtra:
 			// Pass 1: sizes and pool positions; pass 2: copy.
@@ -732,7 +732,7 @@ func (r *nexReader) column(dt arrow.DataType, f nexField, n int) arrow.Array {
 				r.start = append(r.start, uint32(draw(&w, nexPoolSpan)))
 				offs[j+1] = offs[j] + int32(size)
 			}
-			db.Resize(int(offs[n]))
+			db = expr.NewBufferNoZero(alloc, int(offs[n]))
 			buf := db.Bytes()
 			for j, st := range r.start {
 				copy(buf[offs[j]:offs[j+1]], g.pool[st:])
@@ -751,7 +751,7 @@ func (r *nexReader) column(dt arrow.DataType, f nexField, n int) arrow.Array {
 			for j, c := range r.chanIdx {
 				offs[j+1] = offs[j] + t.offs[c+1] - t.offs[c]
 			}
-			db.Resize(int(offs[n]))
+			db = expr.NewBufferNoZero(alloc, int(offs[n]))
 			buf := db.Bytes()
 			for j, c := range r.chanIdx {
 				copy(buf[offs[j]:offs[j+1]], t.data[t.offs[c]:])
@@ -763,15 +763,14 @@ func (r *nexReader) column(dt arrow.DataType, f nexField, n int) arrow.Array {
 				offs[j+1] = int32(len(buf))
 			}
 			r.str = buf
-			db.Resize(len(buf))
+			db = expr.NewBufferNoZero(alloc, len(buf))
 			copy(db.Bytes(), buf)
 		}
 		data = array.NewData(dt, n, []*memory.Buffer{nil, ob, db}, nil, 0, 0)
 		ob.Release()
 		db.Release()
 	default:
-		vb := memory.NewResizableBuffer(alloc)
-		vb.Resize(n * 8)
+		vb := expr.NewBufferNoZero(alloc, n*8)
 		g.ints(f, &r.ev, arrow.Int64Traits.CastFromBytes(vb.Bytes()))
 		data = array.NewData(dt, n, []*memory.Buffer{nil, vb}, nil, 0, 0)
 		vb.Release()

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 )
 
@@ -183,8 +184,7 @@ func (r *nexReader) flinkBatch(cols []arrow.Array, n int) {
 	for i, col := range c.cols {
 		dt := s.arrow.Field(i).Type
 		if col.eventType {
-			vb := memory.NewResizableBuffer(alloc)
-			vb.Resize(n * 4)
+			vb := expr.NewBufferNoZero(alloc, n*4)
 			kinds := arrow.Int32Traits.CastFromBytes(vb.Bytes())
 			for j, e := range r.ev.n {
 				if c.onlySet {
@@ -249,8 +249,7 @@ func (r *nexReader) flinkRow(dt *arrow.StructType, col flinkCol, n int) arrow.Ar
 	}
 	r.ev, r.chanIdx = *sub, r.chanIdx[:0]
 	defer func() { r.ev, r.chanIdx = all, r.chanIdx[:0] }()
-	valid := memory.NewResizableBuffer(alloc)
-	valid.Resize(int(bitutil.BytesForBits(int64(n))))
+	valid := expr.NewBufferNoZero(alloc, int(bitutil.BytesForBits(int64(n))))
 	bits := valid.Bytes()
 	clear(bits)
 	for _, j := range pos {
@@ -278,8 +277,7 @@ func spreadOut(alloc memory.Allocator, a arrow.Array, pos []int32, n int, valid 
 	bufs := d.Buffers()
 	switch a.DataType().ID() {
 	case arrow.STRING:
-		ob := memory.NewResizableBuffer(alloc)
-		ob.Resize((n + 1) * 4)
+		ob := expr.NewBufferNoZero(alloc, (n+1)*4)
 		src := arrow.Int32Traits.CastFromBytes(bufs[1].Bytes())
 		dst := arrow.Int32Traits.CastFromBytes(ob.Bytes())[:n+1]
 		at, k := int32(0), 0
@@ -294,8 +292,7 @@ func spreadOut(alloc memory.Allocator, a arrow.Array, pos []int32, n int, valid 
 		defer ob.Release()
 		return array.NewData(a.DataType(), n, []*memory.Buffer{valid, ob, bufs[2]}, nil, nulls, 0)
 	}
-	vb := memory.NewResizableBuffer(alloc)
-	vb.Resize(n * 8)
+	vb := expr.NewBufferNoZero(alloc, n*8)
 	src := arrow.Int64Traits.CastFromBytes(bufs[1].Bytes())
 	dst := arrow.Int64Traits.CastFromBytes(vb.Bytes())
 	clear(dst)

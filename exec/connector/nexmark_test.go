@@ -720,12 +720,13 @@ func nexCPU() float64 {
 	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
 
-// BenchmarkNexmarkBidsReused is BenchmarkNexmarkBids with an allocator that
-// reuses released buffers: the generator's own cost, without the Go
-// allocator's zeroing, page faults and garbage collection.
+// BenchmarkNexmarkBidsReused is BenchmarkNexmarkBids with a run's
+// allocator (exec.NewPoolAlloc), which reuses released buffers: the
+// generator's own cost, without the Go allocator's zeroing, page faults
+// and garbage collection.
 func BenchmarkNexmarkBidsReused(b *testing.B) {
 	src := must(NewSource(Table{Name: "bid", Schema: nexBidSchema, Options: map[string]string{"connector": "nexmark", "event-type": "bid"}}))
-	r := must(src.Open(exec.Split{}, exec.Offset{}, exec.ReadOptions{BatchSize: 4096, Alloc: &reuseAlloc{free: map[int][][]byte{}}}))
+	r := must(src.Open(exec.Split{}, exec.Offset{}, exec.ReadOptions{BatchSize: 4096, Alloc: exec.NewPoolAlloc()}))
 	b.ReportAllocs()
 	cpu0 := nexCPU()
 	start := time.Now()
@@ -739,34 +740,6 @@ func BenchmarkNexmarkBidsReused(b *testing.B) {
 	b.ReportMetric(float64(rows)/wall, "events/s")
 	b.ReportMetric(float64(rows)/cpu, "events/cpu-s")
 }
-
-// reuseAlloc keeps freed buffers by capacity (powers of two) and hands
-// them out again; single goroutine only.
-type reuseAlloc struct{ free map[int][][]byte }
-
-func (a *reuseAlloc) Allocate(n int) []byte {
-	c := 64
-	for c < n {
-		c <<= 1
-	}
-	if l := a.free[c]; len(l) > 0 {
-		a.free[c] = l[:len(l)-1]
-		return l[len(l)-1][:n]
-	}
-	return make([]byte, n, c)
-}
-
-func (a *reuseAlloc) Reallocate(n int, b []byte) []byte {
-	if n <= cap(b) {
-		return b[:n]
-	}
-	nb := a.Allocate(n)
-	copy(nb, b)
-	a.Free(b)
-	return nb
-}
-
-func (a *reuseAlloc) Free(b []byte) { a.free[cap(b)] = append(a.free[cap(b)], b) }
 
 // TestNexmarkPriceFormula checks the table-and-series price against
 // Flink's Math.round(Math.pow(10, u*6) * 100).

@@ -5,12 +5,12 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
 )
 
 // vec holds a column's values of one fixed width in memory of the batch's
 // Arrow allocator, so that a batch hands its buffers to the record it
-// makes instead of copying them. Memory comes unzeroed (exec.AllocNoZero):
+// makes instead of copying them. Memory comes unzeroed (expr.AllocNoZero):
 // every value is written before the record is made. Values are appended
 // only within the capacity that push, reserve or grow make in the
 // allocator's memory: a plain append past it would move them to Go's heap.
@@ -39,7 +39,7 @@ func (x *vec[T]) reserve(a memory.Allocator, n int) {
 func (x *vec[T]) grow(a memory.Allocator, need int) {
 	size := int(unsafe.Sizeof(*new(T)))
 	n := max(need, 2*cap(x.v), x.hint, minVec)
-	raw := exec.AllocNoZero(a, n*size)
+	raw := expr.AllocNoZero(a, n*size)
 	nv := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(raw))), cap(raw)/size)[:len(x.v)]
 	copy(nv, x.v)
 	x.free(a)

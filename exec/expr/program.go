@@ -94,8 +94,8 @@ func (p *Program) Eval(ctx *Ctx, b arrow.RecordBatch) (arrow.Array, error) {
 	// Let the root write straight into the result buffer.
 	var direct *memory.Buffer
 	if w := p.root.p.width(); w > 0 && !p.root.fixed {
-		direct = memory.NewResizableBuffer(alloc)
-		direct.Resize(n * w)
+		// materialize writes every byte: the root's values, or a copy.
+		direct = NewBufferNoZero(alloc, n*w)
 		p.root.own.fixed = direct.Bytes()
 		defer func() { p.root.own.fixed = nil }()
 	}
@@ -202,7 +202,7 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 	var bufs []*memory.Buffer
 	switch p.root.p {
 	case pBool:
-		vals := newBuffer(alloc, words(n)*8)
+		vals := NewBufferNoZero(alloc, words(n)*8)
 		w := view[uint64](vals.Bytes())
 		if v.konst {
 			fill(w, v.bitsWord(0))
@@ -218,7 +218,7 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 		w := p.root.p.width()
 		buf := direct
 		if buf == nil {
-			buf = newBuffer(alloc, n*w)
+			buf = NewBufferNoZero(alloc, n*w)
 		}
 		dst := buf.Bytes()[:n*w]
 		switch {
@@ -266,17 +266,18 @@ func validity(alloc memory.Allocator, v *vec, n int) (*memory.Buffer, int) {
 			return nil, 0
 		}
 	}
-	buf := newBuffer(alloc, words(n)*8)
-	w := view[uint64](buf.Bytes())
-	if !v.konst {
-		copy(w, v.valid[:len(w)])
-		w[len(w)-1] &= tail(n)
+	if v.konst {
+		return newBuffer(alloc, words(n)*8), nulls // all NULL: zeroes
 	}
+	buf := NewBufferNoZero(alloc, words(n)*8)
+	w := view[uint64](buf.Bytes())
+	copy(w, v.valid[:len(w)])
+	w[len(w)-1] &= tail(n)
 	return buf, nulls
 }
 
 func strBuffers(alloc memory.Allocator, v *vec, n int) (*memory.Buffer, *memory.Buffer) {
-	offBuf := newBuffer(alloc, (n+1)*4)
+	offBuf := NewBufferNoZero(alloc, (n+1)*4)
 	offs := view[int32](offBuf.Bytes())[:n+1]
 	var size int
 	if v.konst {
@@ -284,7 +285,7 @@ func strBuffers(alloc memory.Allocator, v *vec, n int) (*memory.Buffer, *memory.
 	} else {
 		size = int(v.offs[n] - v.offs[0])
 	}
-	dataBuf := newBuffer(alloc, size)
+	dataBuf := NewBufferNoZero(alloc, size)
 	data := dataBuf.Bytes()
 	if v.konst {
 		s := v.str(0)

@@ -96,7 +96,7 @@ func take(alloc memory.Allocator, a arrow.Array, sel []int32) arrow.Array {
 	case *arrow.StructType, *arrow.ListType, *arrow.MapType:
 		return takeNested(alloc, a, sel, valid, nulls)
 	case arrow.FixedWidthDataType:
-		vals := newBuffer(alloc, n*dt.BitWidth()/8)
+		vals := NewBufferNoZero(alloc, n*dt.BitWidth()/8)
 		src, dst := bufs[1].Bytes(), vals.Bytes()
 		switch w := dt.BitWidth() / 8; w {
 		case 1:
@@ -138,7 +138,7 @@ func gather[T any](dst, src []T, sel []int32) {
 // takeBits gathers bits of an Arrow bitmap, returning them and how many
 // are set.
 func takeBits(alloc memory.Allocator, src []byte, off int, sel []int32) (*memory.Buffer, int) {
-	buf := newBuffer(alloc, words(len(sel))*8)
+	buf := NewBufferNoZero(alloc, words(len(sel))*8)
 	dst := view[uint64](buf.Bytes())
 	clear(dst)
 	set := 0
@@ -163,8 +163,8 @@ func takeStrings(alloc memory.Allocator, a arrow.Array, sel []int32) (*memory.Bu
 	for _, i := range sel {
 		size += int(offs[i+1] - offs[i])
 	}
-	ob := newBuffer(alloc, (len(sel)+1)*4)
-	db := newBuffer(alloc, size)
+	ob := NewBufferNoZero(alloc, (len(sel)+1)*4)
+	db := NewBufferNoZero(alloc, size)
 	o, dst := view[int32](ob.Bytes())[:len(sel)+1], db.Bytes()
 	at := 0
 	o[0] = 0

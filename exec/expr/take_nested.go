@@ -31,7 +31,7 @@ func takeNested(alloc memory.Allocator, a arrow.Array, sel []int32, valid *memor
 		case *array.Map:
 			vals = a.ListValues()
 		}
-		ob := newBuffer(alloc, (n+1)*4)
+		ob := NewBufferNoZero(alloc, (n+1)*4)
 		o := view[int32](ob.Bytes())[:n+1]
 		var elems []int32
 		o[0] = 0
