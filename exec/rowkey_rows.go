@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 )
 
@@ -289,7 +290,7 @@ func inValues[T any](bufs []*memory.Buffer, off int, cast func([]byte) []T) []T 
 
 // newBuf returns a buffer of n bytes of alloc, not zeroed.
 func newBuf(alloc memory.Allocator, n int) (*memory.Buffer, []byte) {
-	raw := AllocNoZero(alloc, n)[:n]
+	raw := expr.AllocNoZero(alloc, n)[:n]
 	return memory.NewBufferWithAllocator(raw, alloc), raw
 }
 

@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/types"
 )
 
@@ -107,7 +108,7 @@ func (c *changes) flush(out exec.Emitter) error {
 
 // numbers returns the rows' numbers as a column, and forgets them.
 func (c *changes) numbers() arrow.Array {
-	raw := exec.AllocNoZero(c.alloc, 8*len(c.nums))[:8*len(c.nums)]
+	raw := expr.AllocNoZero(c.alloc, 8*len(c.nums))[:8*len(c.nums)]
 	copy(arrow.Int64Traits.CastFromBytes(raw), c.nums)
 	buf := memory.NewBufferWithAllocator(raw, c.alloc)
 	defer buf.Release()
