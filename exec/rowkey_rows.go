@@ -254,7 +254,7 @@ func (k *KeyRows) column(alloc memory.Allocator, c *keyCol, d *decoded, in arrow
 	case memseg.String:
 		offs, data := k.strings(alloc, d, in)
 		out := []*memory.Buffer{valid, offs, data}
-		return makeArray(dt, n, out, nulls)
+		return expr.MakeArray(dt, n, out, nulls)
 	case memseg.Decimal128:
 		vals = fixed(alloc, k.rows, d.num, inValues(bufs, off, arrow.Decimal128Traits.CastFromBytes))
 	default:
@@ -264,19 +264,7 @@ func (k *KeyRows) column(alloc memory.Allocator, c *keyCol, d *decoded, in arrow
 			vals = fixed(alloc, k.rows, d.u64, inValues(bufs, off, arrow.Uint64Traits.CastFromBytes))
 		}
 	}
-	return makeArray(dt, n, []*memory.Buffer{valid, vals}, nulls)
-}
-
-// makeArray makes an array of bufs, which it takes over.
-func makeArray(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.Array {
-	d := array.NewData(dt, n, bufs, nil, nulls, 0)
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-	defer d.Release()
-	return array.MakeFromData(d)
+	return expr.MakeArray(dt, n, []*memory.Buffer{valid, vals}, nulls)
 }
 
 // inValues is the values of an input column of fixed width, from its
