@@ -2,18 +2,20 @@ package state
 
 import "math/bits"
 
-// held is what a Cache's store may hold under its names, by prefix: a
-// prefix it surely does not hold starts complete and empty in the cache,
-// with no store read (most of a join's probes are of join keys never seen,
-// most of a deduplication's reads of keys never seen).
+// held is what a Cache's store may hold under its names, by prefix and by
+// key: a prefix it surely does not hold starts complete and empty in the
+// cache, with no store read (most of a join's probes are of join keys
+// never seen, most of a deduplication's reads of keys never seen), and a
+// point read of a key it surely does not hold, in a partial unit, reads
+// nothing (a join's new row at a join key written back before).
 //
-// It is a blocked Bloom filter of the prefixes' hashes (memseg.Hash of
-// key group, name and prefix, as the cache's index uses): a prefix added
-// is always found, one never added is found by mistake about once in a
-// hundred (a mistake costs the store read there was without the filter).
-// A prefix is added whenever the store may get an entry under it: the
-// cache writes an entry back or writes it to the store directly (a
-// bypassed prefix). Prefixes are never removed: a prefix deleted from the
+// It is a blocked Bloom filter of hashes (memseg.Hash of key group, name
+// and prefix, as the cache's index uses, or of key group, name and whole
+// key): a hash added is always found, one never added is found by mistake
+// about once in a hundred (a mistake costs the store read there was
+// without the filter). A prefix and a key are added whenever the store
+// may get the key: the cache writes it back or writes it to the store
+// directly (a bypassed prefix). Nothing is removed: a key deleted from the
 // store only costs a read when it comes back. The store's other writers
 // for the cache's names rewrite or delete entries it holds already (a TTL
 // sweep), so they add nothing.
