@@ -94,7 +94,10 @@
 // dirty (a deletion leaves a tombstone where the store may hold the
 // key); dirty entries go back to the store, as the same keys and values
 // as without a cache, at each checkpoint's snapshot (WriteBack) and when
-// the cache is full (Evict: write back, then empty the cache in bulk).
+// the cache is full (Evict: write back, then empty the cache but for the
+// prefixes used since the last eviction, up to half the limit, copied into
+// fresh segments: a second chance, so hot join keys and partitions are not
+// read again).
 // So checkpoints, savepoints and rescaling do not know the cache is
 // there. Write-backs go through a plain batch of the cache's own,
 // committed at the end of each: cheaper than the indexed batch, whose
@@ -112,6 +115,14 @@
 // until the cache is next emptied, as without a cache. With no managed
 // memory (a budget too small to give the cache a share,
 // exec.OpSpec.CacheMemory) every access goes to the batch.
+//
+// A Bloom filter of the prefixes and keys written to the store through
+// the cache (held.go) tells a prefix or key that the store surely does not
+// hold: a new prefix starts complete and empty, a new key of a partial
+// one is absent, with no store read (a prefix scan cannot use Pebble's
+// own filters, and the probes of new join keys went to Pebble's blocks).
+// It is off after a restore (the restored keys' prefixes are not known)
+// and once saturated.
 //
 // A TTL sweep (Sweeper.SweepCache) rewrites a key group in the store: it
 // first writes back and forgets the group's cached prefixes (Forget),

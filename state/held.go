@@ -2,43 +2,48 @@ package state
 
 import "math/bits"
 
-// held is what a Cache's store may hold under its names, by prefix: a
-// prefix it surely does not hold starts complete and empty in the cache,
-// with no store read (most of a join's probes are of join keys never seen,
-// most of a deduplication's reads of keys never seen).
+// held is what a Cache's store may hold under its names, by prefix and by
+// key: a prefix it surely does not hold starts complete and empty in the
+// cache, with no store read (most of a join's probes are of join keys
+// never seen, most of a deduplication's reads of keys never seen), and a
+// point read of a key it surely does not hold, in a partial unit, reads
+// nothing (a join's new row at a join key written back before).
 //
-// It is a blocked Bloom filter of the prefixes' hashes (memseg.Hash of
-// key group, name and prefix, as the cache's index uses): a prefix added
-// is always found, one never added is found by mistake about once in a
-// hundred (a mistake costs the store read there was without the filter).
-// A prefix is added whenever the store may get an entry under it: the
-// cache writes an entry back or writes it to the store directly (a
-// bypassed prefix). Prefixes are never removed: a prefix deleted from the
+// It is a blocked Bloom filter of hashes (memseg.Hash of key group, name
+// and prefix, as the cache's index uses, or of key group, name and whole
+// key): a hash added is always found, one never added is found by mistake
+// about once in a hundred while the filter has 10 bits a hash, once in
+// five at heldBits (a mistake costs the store read there was without the
+// filter). A prefix and a key are added whenever the store
+// may get the key: the cache writes it back or writes it to the store
+// directly (a bypassed prefix). Nothing is removed: a key deleted from the
 // store only costs a read when it comes back. The store's other writers
 // for the cache's names rewrite or delete entries it holds already (a TTL
 // sweep), so they add nothing.
 //
 // Its size is fixed when the cache is made (1/heldShare of the cache's
 // limit, charged to it: it must not wait for the first write-back, which
-// comes when the cache is full). Once it holds more prefixes than it answers well for
-// (heldBits per prefix) it is dropped for good (off), and every new
-// prefix is read from the store as without it. It is off from the start
+// comes when the cache is full). Once it holds more hashes than it
+// answers well for (fewer than heldBits bits a hash) it is dropped for
+// good (off), and every new prefix is read from the store as without it.
+// (Dropped at 10 bits a hash, with a 32nd of the limit, q7's filters went
+// off before 3M events, and its rate fell fourfold.) It is off from the start
 // when the store held entries of the cache's names when the cache was
 // made (a restore): their prefixes are not known (the cache knows a
 // prefix's length only from its caller), and scanning them to find out
 // would read the whole restored state.
 type held struct {
 	words []uint64 // blocks of 8 words
-	n     int      // prefixes added that set a bit
-	max   int      // prefixes past which the filter is dropped
+	n     int      // hashes added that set a bit
+	max   int      // hashes past which the filter is dropped
 	bytes int      // bytes charged for words
 	off   bool     // the store may hold any prefix
 }
 
 const (
-	heldShare = 32 // the filter takes 1/heldShare of the cache's limit
-	heldBits  = 10 // bits per prefix: about 1% false positives
-	heldProbe = 6  // bits set per prefix, in one block of 512
+	heldShare = 16 // the filter takes 1/heldShare of the cache's limit
+	heldBits  = 4  // fewest bits a hash: about 20% false positives
+	heldProbe = 6  // bits set per hash, in one block of 512
 )
 
 // may reports whether the store may hold entries under the prefix of
