@@ -46,6 +46,10 @@ type Cache struct {
 	dirty   []int32 // the units with entries not written back
 	charged int     // bytes reserved for slots, units and heads
 	held    held    // the prefixes the store may hold
+	// direct: w may hold writes of a prefix that had no unit (no room
+	// even after an eviction); w is committed before a unit is made, so
+	// that a unit's write-back never comes before them.
+	direct bool
 
 	key []byte // scratch: a unit's key
 }
@@ -233,7 +237,8 @@ func (c *Cache) unit(kg uint16, name int, prefix []byte, full bool) (int32, erro
 	}
 	u, err = c.tryUnit(kg, name, prefix, full, true)
 	if errors.Is(err, errFull) {
-		return -1, nil // does not fit even in an empty cache
+		c.direct = true
+		return -1, nil // does not fit even in an emptied cache
 	}
 	return u, err
 }
@@ -244,6 +249,12 @@ func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, full, last bool) (in
 	h := memseg.Hash(c.unitKey(kg, name, prefix))
 	u, slot := c.find(h)
 	if u < 0 {
+		if c.direct {
+			if err := c.w.Commit(); err != nil {
+				return -1, err
+			}
+			c.direct = false
+		}
 		if (len(c.units)+1)*4 > len(c.slots)*3 {
 			if err := c.growIndex(); err != nil {
 				return -1, err
