@@ -34,6 +34,7 @@ type RowKey struct {
 	// the partition and the ORDER BY.
 	part, order int
 	layout      *memseg.Layout
+	types       []arrow.DataType // of the input columns
 	enc         []func(dst []byte, row int) []byte
 	str         []byte // scratch for decoding strings
 }
@@ -62,6 +63,9 @@ type SortKey struct {
 // rest.
 func NewRowKey(in types.Schema, lead int, partition []int, order []SortKey) (*RowKey, error) {
 	k := &RowKey{}
+	for _, f := range in {
+		k.types = append(k.types, f.Type.Arrow())
+	}
 	used := make([]bool, len(in))
 	var floats []keyCol // the bits to append after the other columns
 	add := func(c int, o memseg.Order, tail bool) error {

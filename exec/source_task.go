@@ -81,9 +81,14 @@ func (l *lateness) late(ts, wm int64) bool {
 // splitState is one split being read.
 type splitState struct {
 	split Split
-	r     SplitReader
-	wm    int64
-	done  bool
+	// r reads the split; nil while an InOrder source's split waits its
+	// turn and once a split is done, so that a subtask holds one file
+	// open at a time however many it reads. off is where r opens, or
+	// where it ended.
+	r    SplitReader
+	off  Offset
+	wm   int64
+	done bool
 	// pos is the split's offset counted in Metrics.BytesRead, or -1 if
 	// its source is not sized; size is its Size.
 	pos, size int64
@@ -116,10 +121,15 @@ func (t *sourceTask) run() error {
 		}
 		states = append(states, st)
 	}
+	var ahead *floorsAhead
+	if t.inOrder {
+		ahead = newFloorsAhead(states)
+	}
 
 	emitted := types.MinWatermark
 	idleSent := false // the readers were told the subtask is idle
 	live := len(states)
+	first := 0 // every split before it is done
 	var nextDiscovery time.Time
 	if discovering {
 		nextDiscovery = time.Now().Add(disc.DiscoverEvery())
@@ -149,12 +159,22 @@ func (t *sourceTask) run() error {
 			}
 			continue
 		}
-		for _, st := range states {
+		for first < len(states) && states[first].done {
+			first++
+		}
+		for _, st := range states[first:] {
 			if st.done {
 				continue
 			}
 			if err := context.Cause(t.ctx); err != nil {
 				return err
+			}
+			if st.r == nil {
+				r, err := t.spec.Source.Open(st.split, st.off, t.opts)
+				if err != nil {
+					return err
+				}
+				st.r = r
 			}
 			if !st.started {
 				// Its rows are judged against what the subtask emitted,
@@ -185,7 +205,16 @@ func (t *sourceTask) run() error {
 			if r, ok := st.r.(Watermarked); ok {
 				st.wm = max(st.wm, r.Watermark())
 			}
-			wm, active := splitsWatermark(states)
+			if st.done {
+				st.close()
+			}
+			var wm int64
+			var active bool
+			if ahead != nil {
+				wm, active = ahead.watermark(states, first)
+			} else {
+				wm, active = splitsWatermark(states[first:])
+			}
 			if wm > emitted && live > 0 && active {
 				emitted = wm
 				if err := t.advance(wm); err != nil {
@@ -234,20 +263,23 @@ func (t *sourceTask) open(s Split) (*splitState, error) {
 	} else if _, ok := t.spec.Source.(Discovering); ok && t.restored != nil {
 		s.New = true
 	}
-	r, err := t.spec.Source.Open(s, off, t.opts)
-	if err != nil {
-		return nil, err
+	st := &splitState{split: s, off: off, wm: wm, pos: -1, last: time.Now(), started: true}
+	if !t.inOrder {
+		r, err := t.spec.Source.Open(s, off, t.opts)
+		if err != nil {
+			return nil, err
+		}
+		st.r = r
 	}
-	st := &splitState{split: s, r: r, wm: wm, pos: -1, last: time.Now(), started: true}
 	if t.inOrder && t.wmProg != nil && off.Pos == 0 && off.Line == 0 && wm == types.MinWatermark {
 		st.started = false
+		var err error
 		if st.floor, err = t.splitFloor(s); err != nil {
-			r.Close()
 			return nil, err
 		}
 	}
 	if err := t.sized(st, off); err != nil {
-		r.Close()
+		st.close()
 		return nil, err
 	}
 	return st, nil
@@ -460,7 +492,7 @@ func (t *sourceTask) checkpoint(b checkpoint.Barrier, states []*splitState) (sto
 	}
 	src := &checkpoint.SourceState{UID: t.spec.UID}
 	for _, st := range states {
-		off := st.r.Offset()
+		off := st.offset()
 		src.Splits = append(src.Splits, checkpoint.SplitState{ID: st.split.ID, Pos: off.Pos, Line: off.Line, Watermark: st.wm, State: off.State})
 	}
 	if err := takeCheckpoint(t.coord, t.tc.Subtask, b, t.chain, t.out, src); err != nil {
@@ -730,7 +762,24 @@ func splitsWatermark(states []*splitState) (wm int64, active bool) {
 func closeSplits(states []*splitState) {
 	for _, st := range states {
 		if st != nil {
-			st.r.Close()
+			st.close()
 		}
+	}
+}
+
+// offset is where the split resumes.
+func (st *splitState) offset() Offset {
+	if st.r != nil {
+		return st.r.Offset()
+	}
+	return st.off
+}
+
+// close closes the split's reader, keeping its offset.
+func (st *splitState) close() {
+	if st.r != nil {
+		st.off = st.r.Offset()
+		st.r.Close()
+		st.r = nil
 	}
 }

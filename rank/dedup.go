@@ -111,7 +111,9 @@ func (d *Dedup) OnWatermark(wm int64, _ exec.Emitter) error {
 
 // Process implements exec.Operator: each row, in order, either replaces
 // its partition's kept row, which it then retracts (-U) and replaces (+U),
-// or is dropped. A partition's first row is inserted (+I).
+// or is dropped. A partition's first row is inserted (+I). The rows
+// emitted as they came are copied from b; only the retracted ones are
+// decoded from their keys.
 func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := d.key.Bind(b); err != nil {
 		return err
@@ -127,6 +129,10 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := d.bindTTL(&d.state, b); err != nil {
 		return err
 	}
+	if err := d.out.bind(b); err != nil {
+		return err
+	}
+	defer d.out.unbind()
 	for r := range int(b.NumRows()) {
 		var p int
 		d.buf, p = d.key.AppendSplit(d.buf[:0], r)
@@ -152,7 +158,7 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			if err := c.Set(kg, 0, part, p, d.val); err != nil {
 				return err
 			}
-			if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
+			if err := d.out.addInput(exec.Insert, r, out); err != nil {
 				return err
 			}
 			continue
@@ -171,18 +177,17 @@ func (d *Dedup) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			if !d.replaces(ts, int64(binary.BigEndian.Uint64(old))) {
 				continue
 			}
-			if err := d.out.add(exec.UpdateBefore, old[8:], 0, out); err != nil {
-				return err
-			}
-			if err := d.out.add(exec.UpdateAfter, d.buf, 0, out); err != nil {
-				return err
-			}
-		} else if err := d.out.add(exec.Insert, d.buf, 0, out); err != nil {
-			return err
+			d.out.addRef(exec.UpdateBefore, d.out.key(old[8:]), 0)
+			d.out.addRef(exec.UpdateAfter, exec.InputRow(r), 0)
+		} else {
+			d.out.addRef(exec.Insert, exec.InputRow(r), 0)
 		}
 		d.val = binary.BigEndian.AppendUint64(d.val, uint64(ts))
 		d.val = append(d.val, d.buf...)
 		if err := c.Set(kg, 0, part, p, d.val); err != nil {
+			return err
+		}
+		if err := d.out.flushFull(out); err != nil {
 			return err
 		}
 	}

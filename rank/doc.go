@@ -133,5 +133,17 @@
 // savepoint of a Top-3 is refused by a Top-4 that would read 3 rows as all
 // there are.
 //
+// # Output
+//
+// Every operator here builds its output batches with changes (output.go)
+// over exec.KeyRows: a row to emit is a kept row's key, decoded when the
+// batch is built, each key once however many times the batch holds its
+// row (a Top-N's row moving down one number is -U at one and +U at the
+// next), or a row of the input batch being processed, copied as it is
+// (a deduplication's or a Top-N's new row, ChangelogNormalize's and the
+// sink materializer's rows): most of a deduplication's output is decoded
+// from nothing. Columns are built one at a time, never row by row through
+// Arrow builders.
+//
 // Flink's mini-batches and its topn cache are not implemented.
 package rank

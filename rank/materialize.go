@@ -121,6 +121,10 @@ func (m *Materialize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := m.bindTTL(&m.state, b); err != nil {
 		return err
 	}
+	if err := m.out.bind(b); err != nil {
+		return err
+	}
+	defer m.out.unbind()
 	kinds := exec.Kinds(b)
 	w, uid := m.state.writes, m.spec.UID
 	for r := range int(b.NumRows()) {
@@ -151,7 +155,7 @@ func (m *Materialize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			}
 			m.list = binary.AppendUvarint(m.list, uint64(len(m.buf)))
 			m.list = append(m.list, m.buf...)
-			if err := m.out.add(kind, m.buf, 0, out); err != nil {
+			if err := m.out.addInput(kind, r, out); err != nil {
 				return err
 			}
 			m.put(kg, part, at, r)
@@ -201,7 +205,7 @@ func (m *Materialize) retract(kg uint16, part []byte, at int64, r int, out exec.
 	case from == 0 && end == len(m.list):
 		w.Delete(uid, kg, liveName, part)
 		m.state.gauge.Keys(-1)
-		return m.out.add(exec.Delete, m.buf, 0, out)
+		return m.out.addInput(exec.Delete, r, out) // the row m.buf is
 	}
 	wasLast := from == last
 	m.list = append(m.list[:from], m.list[end:]...)

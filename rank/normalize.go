@@ -99,6 +99,10 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := n.bindTTL(&n.state, b); err != nil {
 		return err
 	}
+	if err := n.out.bind(b); err != nil {
+		return err
+	}
+	defer n.out.unbind()
 	kinds := exec.Kinds(b)
 	w, uid := n.state.writes, n.spec.UID
 	for r := range int(b.NumRows()) {
@@ -131,7 +135,7 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 		}
 		switch {
 		case !ok:
-			err = n.out.add(exec.Insert, n.buf, 0, out)
+			err = n.out.addInput(exec.Insert, r, out)
 		case bytes.Equal(old, n.buf) && !n.clock.TTL.On():
 			continue
 		case bytes.Equal(old, n.buf):
@@ -139,7 +143,7 @@ func (n *Normalize) Process(b arrow.RecordBatch, out exec.Emitter) error {
 			// Flink's ChangelogNormalize refreshes its TTL.
 		default:
 			if err = n.out.add(exec.UpdateBefore, old, 0, out); err == nil {
-				err = n.out.add(exec.UpdateAfter, n.buf, 0, out)
+				err = n.out.addInput(exec.UpdateAfter, r, out)
 			}
 		}
 		if err != nil {

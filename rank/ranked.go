@@ -2,7 +2,6 @@ package rank
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"slices"
 
@@ -71,6 +70,10 @@ func (t *Ranked) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.bindTTL(b); err != nil {
 		return err
 	}
+	if err := t.out.bind(b); err != nil {
+		return err
+	}
+	defer t.out.unbind()
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
@@ -119,7 +122,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 	if err := t.expire(kg, part); err != nil {
 		return err
 	}
-	t.arena, t.ents = t.arena[:0], t.ents[:0]
+	t.forget()
 	rk := ranker{f: t.spec.Func}
 	complete := true
 	err := w.ScanPrefix(uid, kg, rowsName, part, func(k, v []byte) error {
@@ -135,10 +138,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 			complete = false
 			return errEnough
 		}
-		e := entry{span: span{off: len(t.arena)}, count: c}
-		t.arena = append(t.arena, k...)
-		e.end = len(t.arena)
-		t.ents = append(t.ents, e)
+		t.ents = append(t.ents, t.newEntry(k, c, noRef))
 		return nil
 	})
 	if err != nil && !errors.Is(err, errEnough) {
@@ -182,7 +182,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		case n == 1:
 			w.Delete(uid, kg, rowsName, key)
 		default:
-			w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n-1))
+			w.Set(uid, kg, rowsName, key, t.countValue(n-1))
 		}
 		if !found {
 			return t.state.commitSome()
@@ -191,7 +191,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		if beyond && t.spec.Strategy == AppendFast {
 			return nil // ranked beyond End, for good
 		}
-		w.Set(uid, kg, rowsName, key, binary.AppendUvarint(t.scratch[:0], n+1))
+		w.Set(uid, kg, rowsName, key, t.countValue(n+1))
 		if beyond {
 			t.touch(kg, part)
 			return t.state.commitSome()
@@ -206,10 +206,7 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 	case found:
 		t.ents[i].count++
 	default:
-		e := entry{span: span{off: len(t.arena)}, count: 1}
-		t.arena = append(t.arena, key...)
-		e.end = len(t.arena)
-		t.ents = slices.Insert(t.ents, i, e)
+		t.ents = slices.Insert(t.ents, i, t.newEntry(key, 1, exec.InputRow(t.ttl.row)))
 	}
 	if !retract && t.spec.Strategy == AppendFast {
 		if err := t.trimRanked(kg); err != nil {
@@ -222,7 +219,8 @@ func (t *Ranked) change(key []byte, p int, retract bool, out exec.Emitter) error
 		t.touch(kg, part)
 	}
 	t.after, t.afterRank = t.ranked(t.after[:0], t.afterRank[:0])
-	if err := t.emitRanked(out); err != nil {
+	t.emitRanked()
+	if err := t.out.flushFull(out); err != nil {
 		return err
 	}
 	return t.state.commitSome()
@@ -274,7 +272,7 @@ func (t *Ranked) trimRanked(kg uint16) error {
 // emitRanked emits the difference between the rows ranked Start..End
 // before and after a change. Both lists are in key order, so a merge
 // pairs the rows they share.
-func (t *Ranked) emitRanked(out exec.Emitter) error {
+func (t *Ranked) emitRanked() {
 	before, bRank := t.inRange(t.before, t.beforeRank)
 	after, aRank := t.inRange(t.after, t.afterRank)
 	i, j := 0, 0
@@ -288,27 +286,21 @@ func (t *Ranked) emitRanked(out exec.Emitter) error {
 		default:
 			c = bytes.Compare(t.at(before[i]), t.at(after[j]))
 		}
-		var err error
 		switch {
 		case c < 0:
-			err = t.out.add(exec.Delete, t.at(before[i]), bRank[i], out)
+			t.out.addRef(exec.Delete, t.ref(before[i]), bRank[i])
 			i++
 		case c > 0:
-			err = t.out.add(exec.Insert, t.at(after[j]), aRank[j], out)
+			t.out.addRef(exec.Insert, t.ref(after[j]), aRank[j])
 			j++
 		default:
 			if t.spec.RowNum && bRank[i] != aRank[j] {
-				if err = t.out.add(exec.UpdateBefore, t.at(before[i]), bRank[i], out); err == nil {
-					err = t.out.add(exec.UpdateAfter, t.at(after[j]), aRank[j], out)
-				}
+				t.out.addRef(exec.UpdateBefore, t.ref(before[i]), bRank[i])
+				t.out.addRef(exec.UpdateAfter, t.ref(after[j]), aRank[j])
 			}
 			i, j = i+1, j+1
 		}
-		if err != nil {
-			return err
-		}
 	}
-	return nil
 }
 
 // inRange drops the rows ranked before Start.

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -118,15 +119,23 @@ type TopN struct {
 	gone    []span // emit's rows that left, and came
 	come    []span
 	scratch []byte
-	ttl     partitionTTL
+	// refs holds, by entry id, how the output refers to the rows of
+	// the partition read (changes): the key stored when the row is
+	// first emitted (noRef before), or the input row that is the row.
+	refs []exec.Ref
+	ttl  partitionTTL
 	// cache holds a ROW_NUMBER Top-N's rows in managed memory
 	// (state.Cache) when its state has no TTL; nil for Ranked and
 	// UpdateFastTopN, which read and write the store directly.
 	cache *state.Cache
 }
 
-// span is a part of the arena.
-type span struct{ off, end int }
+// span is a part of the arena: the key of an entry, which id numbers
+// (TopN.refs).
+type span struct {
+	off, end int
+	id       int32
+}
 
 // entry is one distinct row of a partition, as the state holds it.
 type entry struct {
@@ -176,6 +185,10 @@ func (t *TopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.bindTTL(b); err != nil {
 		return err
 	}
+	if err := t.out.bind(b); err != nil {
+		return err
+	}
+	defer t.out.unbind()
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		var p int
@@ -194,6 +207,35 @@ func (t *TopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 
 func (t *TopN) at(s span) []byte { return t.arena[s.off:s.end:s.end] }
 
+// noRef is the reference of a row not yet emitted.
+const noRef exec.Ref = math.MinInt32
+
+// forget empties the partition read, for the next.
+func (t *TopN) forget() { t.arena, t.ents, t.refs = t.arena[:0], t.ents[:0], t.refs[:0] }
+
+// newEntry returns an entry of the partition read, count copies of the row
+// of key k, which it copies; ref is how the output refers to the row.
+func (t *TopN) newEntry(k []byte, count uint64, ref exec.Ref) entry {
+	e := entry{span: span{off: len(t.arena), id: int32(len(t.refs))}, count: count}
+	t.arena = append(t.arena, k...)
+	e.end = len(t.arena)
+	t.refs = append(t.refs, ref)
+	return e
+}
+
+// ref returns the output's reference of the row of s, storing its key the
+// first time: a row emitted twice (-U at one number, +U at the next) is
+// decoded once. The references are valid until the output flushes, which
+// it does after the change (flushFull).
+func (t *TopN) ref(s span) exec.Ref {
+	r := t.refs[s.id]
+	if r == noRef {
+		r = t.out.key(t.at(s))
+		t.refs[s.id] = r
+	}
+	return r
+}
+
 // errEnough stops a partition scan.
 var errEnough = errors.New("enough rows")
 
@@ -209,7 +251,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	if err := t.expire(kg, part); err != nil {
 		return err
 	}
-	t.arena, t.ents = t.arena[:0], t.ents[:0]
+	t.forget()
 	limit := uint64(t.spec.End) + 1
 	var rows uint64
 	err := c.Scan(kg, 0, part, func(k, v []byte) error {
@@ -217,10 +259,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 		if err != nil {
 			return err
 		}
-		e := entry{span: span{off: len(t.arena)}, count: c}
-		t.arena = append(t.arena, k...)
-		e.end = len(t.arena)
-		t.ents = append(t.ents, e)
+		t.ents = append(t.ents, t.newEntry(k, c, noRef))
 		if rows += c; rows >= limit {
 			return errEnough
 		}
@@ -231,6 +270,11 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 	}
 	complete := rows < limit
 	i, found := slices.BinarySearchFunc(t.ents, key, func(e entry, k []byte) int { return bytes.Compare(t.at(e.span), k) })
+	if !retract && t.spec.Strategy == AppendFast && !found && i == len(t.ents) && rows >= uint64(t.spec.End) {
+		// After the first End rows, which are here: it can never be
+		// among them (nor is it in the state, which keeps no more).
+		return nil
+	}
 	var n uint64 // copies of the row the state holds
 	switch {
 	case found:
@@ -256,7 +300,7 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 		if n == 1 {
 			err = c.Delete(kg, 0, key, p)
 		} else {
-			err = c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n-1))
+			err = c.Set(kg, 0, key, p, t.countValue(n-1))
 		}
 		if err != nil {
 			return err
@@ -269,23 +313,15 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 			t.ents = slices.Delete(t.ents, i, i+1)
 		}
 	} else {
-		if t.spec.Strategy == AppendFast && !found && i == len(t.ents) && rows >= uint64(t.spec.End) {
-			// After the first End rows, which are here: it can never
-			// be among them.
-			return nil
-		}
 		t.touch(kg, part)
-		if err := c.Set(kg, 0, key, p, binary.AppendUvarint(t.scratch[:0], n+1)); err != nil {
+		if err := c.Set(kg, 0, key, p, t.countValue(n+1)); err != nil {
 			return err
 		}
 		t.before = t.ranks(t.before[:0])
 		if found {
 			t.ents[i].count++
 		} else if i < len(t.ents) || complete {
-			e := entry{span: span{off: len(t.arena)}, count: 1}
-			t.arena = append(t.arena, key...)
-			e.end = len(t.arena)
-			t.ents = slices.Insert(t.ents, i, e)
+			t.ents = slices.Insert(t.ents, i, t.newEntry(key, 1, exec.InputRow(t.ttl.row)))
 		}
 		if t.spec.Strategy == AppendFast {
 			if err := t.trim(kg, p); err != nil {
@@ -294,7 +330,8 @@ func (t *TopN) change(key []byte, p int, retract bool, out exec.Emitter) error {
 		}
 	}
 	t.after = t.ranks(t.after[:0])
-	if err := t.emit(out); err != nil {
+	t.emit()
+	if err := t.out.flushFull(out); err != nil {
 		return err
 	}
 	return t.state.commitSome()
@@ -317,7 +354,7 @@ func (t *TopN) trim(kg uint16, p int) error {
 		t.ents = t.ents[:len(t.ents)-1]
 		return t.cache.Delete(kg, 0, k, p)
 	}
-	return t.cache.Set(kg, 0, t.at(last.span), p, binary.AppendUvarint(t.scratch[:0], last.count))
+	return t.cache.Set(kg, 0, t.at(last.span), p, t.countValue(last.count))
 }
 
 // ranks appends the rows numbered 1..End of the partition's entries, in
@@ -340,7 +377,7 @@ func (t *TopN) ranks(dst []span) []span {
 // new one, +I for a number that had no row, -D for one that has none any
 // more. Without, the rows that left are deleted and those that came
 // inserted.
-func (t *TopN) emit(out exec.Emitter) error {
+func (t *TopN) emit() {
 	lo := int(t.spec.Start) - 1
 	before, after := t.before[min(lo, len(t.before)):], t.after[min(lo, len(t.after)):]
 	if t.spec.RowNum {
@@ -348,23 +385,15 @@ func (t *TopN) emit(out exec.Emitter) error {
 			n := t.spec.Start + int64(r)
 			switch {
 			case r >= len(after):
-				if err := t.out.add(exec.Delete, t.at(before[r]), n, out); err != nil {
-					return err
-				}
+				t.out.addRef(exec.Delete, t.ref(before[r]), n)
 			case r >= len(before):
-				if err := t.out.add(exec.Insert, t.at(after[r]), n, out); err != nil {
-					return err
-				}
+				t.out.addRef(exec.Insert, t.ref(after[r]), n)
 			case !bytes.Equal(t.at(before[r]), t.at(after[r])):
-				if err := t.out.add(exec.UpdateBefore, t.at(before[r]), n, out); err != nil {
-					return err
-				}
-				if err := t.out.add(exec.UpdateAfter, t.at(after[r]), n, out); err != nil {
-					return err
-				}
+				t.out.addRef(exec.UpdateBefore, t.ref(before[r]), n)
+				t.out.addRef(exec.UpdateAfter, t.ref(after[r]), n)
 			}
 		}
-		return nil
+		return
 	}
 	// Both are sorted: a merge finds the rows only one of them has.
 	gone, come := t.gone[:0], t.come[:0]
@@ -392,16 +421,18 @@ func (t *TopN) emit(out exec.Emitter) error {
 	}
 	t.gone, t.come = gone, come
 	for _, s := range gone {
-		if err := t.out.add(exec.Delete, t.at(s), 0, out); err != nil {
-			return err
-		}
+		t.out.addRef(exec.Delete, t.ref(s), 0)
 	}
 	for _, s := range come {
-		if err := t.out.add(exec.Insert, t.at(s), 0, out); err != nil {
-			return err
-		}
+		t.out.addRef(exec.Insert, t.ref(s), 0)
 	}
-	return nil
+}
+
+// countValue returns the value of an entry of n copies, in t.scratch, valid
+// until the next call.
+func (t *TopN) countValue(n uint64) []byte {
+	t.scratch = binary.AppendUvarint(t.scratch[:0], n)
+	return t.scratch
 }
 
 // count decodes an entry's value.

@@ -87,6 +87,10 @@ func (t *UpdateFastTopN) Process(b arrow.RecordBatch, out exec.Emitter) error {
 	if err := t.bindTTL(b); err != nil {
 		return err
 	}
+	if err := t.out.bind(b); err != nil {
+		return err
+	}
+	defer t.out.unbind()
 	kinds := exec.Kinds(b)
 	for r := range int(b.NumRows()) {
 		if kinds != nil {
@@ -128,7 +132,7 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 	if had && bytes.Equal(t.old, key) {
 		return nil // the same row again: nothing changes
 	}
-	t.arena, t.ents = t.arena[:0], t.ents[:0]
+	t.forget()
 	limit := uint64(t.spec.End) + 1
 	var rows uint64
 	err = w.ScanPrefix(uid, kg, rowsName, part, func(k, v []byte) error {
@@ -136,10 +140,7 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		if err != nil {
 			return err
 		}
-		e := entry{span: span{off: len(t.arena)}, count: c}
-		t.arena = append(t.arena, k...)
-		e.end = len(t.arena)
-		t.ents = append(t.ents, e)
+		t.ents = append(t.ents, t.newEntry(k, c, noRef))
 		if rows += c; rows >= limit {
 			return errEnough
 		}
@@ -162,12 +163,9 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		t.touch(kg, part)
 	}
 	if i < int(t.spec.End) {
-		w.Set(uid, kg, rowsName, key, append(binary.AppendUvarint(t.scratch[:0], 1), t.uk...))
+		w.Set(uid, kg, rowsName, key, append(t.countValue(1), t.uk...))
 		w.Set(uid, kg, keysName, t.uk, key)
-		e := entry{span: span{off: len(t.arena)}, count: 1}
-		t.arena = append(t.arena, key...)
-		e.end = len(t.arena)
-		t.ents = slices.Insert(t.ents, i, e)
+		t.ents = slices.Insert(t.ents, i, t.newEntry(key, 1, exec.InputRow(t.ttl.row)))
 	} else if had {
 		// Moved out of the first rows, which a monotonic order never
 		// does; it is gone for good, as Flink's.
@@ -177,7 +175,8 @@ func (t *UpdateFastTopN) upsert(key []byte, p int, out exec.Emitter) error {
 		return err
 	}
 	t.after = t.ranks(t.after[:0])
-	if err := t.emit(out); err != nil {
+	t.emit()
+	if err := t.out.flushFull(out); err != nil {
 		return err
 	}
 	return t.state.commitSome()

@@ -91,7 +91,6 @@ func (s *WindowSpec) Fingerprint() string {
 type WindowTopN struct {
 	spec    WindowSpec
 	key     *topnKey
-	out     *arrow.Schema
 	alloc   memory.Allocator
 	batch   int
 	mem     *memseg.Manager
@@ -129,7 +128,7 @@ func NewWindowTopN(spec WindowSpec) (*WindowTopN, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &WindowTopN{spec: spec, key: k, out: spec.Out().Arrow(), wm: types.MinWatermark}, nil
+	return &WindowTopN{spec: spec, key: k, wm: types.MinWatermark}, nil
 }
 
 // Open implements Opener.
@@ -350,25 +349,18 @@ func (t *WindowTopN) fire(out exec.Emitter) error {
 	return nil
 }
 
-// topnEmitter turns sorted keys into output batches.
+// topnEmitter turns sorted keys into output batches (changes, whose
+// rows are all insertions).
 type topnEmitter struct {
 	t     *WindowTopN
 	out   exec.Emitter
-	bld   *array.RecordBuilder
-	cols  []array.Builder
-	rn    *array.Int64Builder // rownum, or nil
-	rows  int
+	c     *changes
 	part  []byte // the current partition
 	count int64  // rows of the current partition so far
 }
 
 func (t *WindowTopN) emitter(out exec.Emitter) *topnEmitter {
-	e := &topnEmitter{t: t, out: out, bld: array.NewRecordBuilder(t.alloc, t.out)}
-	e.cols = e.bld.Fields()[:len(t.spec.In)]
-	if t.spec.RowNum {
-		e.rn = e.bld.Field(len(t.spec.In)).(*array.Int64Builder)
-	}
-	return e
+	return &topnEmitter{t: t, out: out, c: newChanges(t.alloc, t.key, t.spec.In, t.spec.Out(), t.batch)}
 }
 
 // row emits key's row if it is among the first Limit of its partition.
@@ -385,27 +377,12 @@ func (e *topnEmitter) row(key []byte) error {
 	if lim := e.t.spec.Limit; lim > 0 && e.count > lim {
 		return nil
 	}
-	if err := e.t.key.Decode(key, e.cols); err != nil {
-		return err
-	}
-	if e.rn != nil {
-		e.rn.Append(e.count)
-	}
-	if e.rows++; e.rows == e.t.batch {
-		return e.flush()
-	}
-	return nil
+	return e.c.add(exec.Insert, key, e.count, e.out)
 }
 
-func (e *topnEmitter) flush() error {
-	if e.rows == 0 {
-		return nil
-	}
-	e.rows = 0
-	return e.out.Emit(e.bld.NewRecordBatch())
-}
+func (e *topnEmitter) flush() error { return e.c.flush(e.out) }
 
-func (e *topnEmitter) release() { e.bld.Release() }
+func (e *topnEmitter) release() { e.c.release() }
 
 // Close implements Closer: it gives back the managed memory, removes any
 // sort runs and closes the store. It may be called more than once.

@@ -232,6 +232,47 @@ func (b *Batch) ScanPrefix(uid string, kg uint16, name string, prefix []byte, fn
 	return err
 }
 
+// Holds reports whether the store, as the indexed batch b reads it,
+// holds any entry of the state names of operator uid in key groups
+// lo..hi. It seeks from key group to key group that holds state, so a
+// wide range with little state is cheap.
+func (b *Batch) Holds(uid string, lo, hi uint16, names ...string) (bool, error) {
+	head := appendUID(nil, uid)
+	upper := successor(head)
+	if hi < 0xffff {
+		upper = binary.BigEndian.AppendUint16(bytes.Clone(head), hi+1)
+	}
+	it, err := b.b.NewIter(&pebble.IterOptions{LowerBound: binary.BigEndian.AppendUint16(bytes.Clone(head), lo), UpperBound: upper})
+	if err != nil {
+		return false, fmt.Errorf("state: scan: %w", err)
+	}
+	found := false
+	for ok := it.First(); ok && !found; {
+		var kg uint16
+		if kg, _, _, err = decodeKey(it.Key(), len(head)); err != nil {
+			break
+		}
+		for _, name := range names {
+			p := encodeKey(nil, uid, kg, name, nil)
+			if it.SeekGE(p) && bytes.HasPrefix(it.Key(), p) {
+				found = true
+				break
+			}
+		}
+		if kg == 0xffff {
+			break
+		}
+		ok = it.SeekGE(binary.BigEndian.AppendUint16(bytes.Clone(head), kg+1))
+	}
+	if ierr := it.Error(); err == nil && ierr != nil {
+		err = fmt.Errorf("state: scan: %w", ierr)
+	}
+	if cerr := it.Close(); err == nil && cerr != nil {
+		err = fmt.Errorf("state: scan: %w", cerr)
+	}
+	return found, err
+}
+
 // Set records that key of state name in key group kg of operator uid holds
 // value. The batch copies key and value. name must not be empty: Scan
 // takes "" to mean every name.

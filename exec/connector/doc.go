@@ -236,7 +236,9 @@
 // counts at its floor, the watermark its first row gives it (read ahead
 // when the subtask opens it, lowered below the time of any row before
 // it), so a file in time order fires its windows as it is read instead
-// of holding them all until its last range ends. Results are therefore
+// of holding them all until its last range ends; it opens a split's file
+// when it starts reading it and closes it at its end, so it holds one open
+// at a time. Results are therefore
 // the same at any parallelism (tests/split_test.go), but a row may be late
 // or not depending on the split size, as it depends on how rows are spread
 // over files. A file of one range has its path as split ID; ranges are

@@ -310,10 +310,17 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 	if ro.Peek {
 		buf = min(buf, peekBuffer)
 	}
+	fi, err := f.Stat()
+	regular := err == nil && fi.Mode().IsRegular()
+	if regular {
+		// A small file needs no large buffer: a directory of many small
+		// files is read one file after another, each allocating its own.
+		buf = min(buf, int(max(fi.Size()-off.Pos, 4<<10)))
+	}
 	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
 	r.start, r.end, r.skip = split.Start, split.End, skip
 	r.header = s.cfg.header && off.Pos == 0 && split.Start == 0
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+	if regular {
 		r.stat = f.Stat // a pipe's end is final: only a file can grow
 	}
 	if len(s.file) < len(s.schema) {

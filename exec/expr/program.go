@@ -233,6 +233,12 @@ func (p *Program) materialize(alloc memory.Allocator, v *vec, n int, direct *mem
 		}
 		bufs = []*memory.Buffer{valid, buf}
 	}
+	return MakeArray(dt, n, bufs, nulls)
+}
+
+// MakeArray makes an array of n values of type dt, nulls of them NULL,
+// over bufs, which it takes over.
+func MakeArray(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.Array {
 	d := array.NewData(dt, n, bufs, nil, nulls, 0)
 	for _, b := range bufs {
 		if b != nil {
