@@ -17,8 +17,15 @@ import (
 // lists are sync.Pools, which also drop what they hold at a garbage
 // collection, so an idle job does not keep memory.
 //
-// Like Go's allocator it returns zeroed, 64-byte aligned memory (Arrow's
-// builders expect zeroes), and the bytes a Reallocate adds are zero too.
+// Like Go's allocator it returns zeroed, 64-byte aligned memory: Arrow
+// relies on Allocate's zeroes (MakeArrayOfNull's bitmaps and offsets).
+// The bytes a Reallocate adds are not zeroed: only Arrow's builders grow
+// buffers that hold data (strand's own code sizes its buffers once), and
+// they write what they read, zeroing a grown validity bitmap themselves;
+// a NULL row's value is left as it comes, which Arrow allows and readers
+// ignore (the evaluator's scratch and the JSON decoder leave such values
+// too). The poison debug mode fills the added bytes with garbage, so
+// that the tests run under it catch a reader relying on zeroes there.
 type poolAlloc struct {
 	free [poolClasses]sync.Pool // *[]byte of capacity 1 << class
 	// holders recycles the *[]byte boxes, so that Free does not allocate.
@@ -89,17 +96,18 @@ func (a *poolAlloc) get(n int) (b []byte, fresh bool) {
 	return raw[shift : shift+n : shift+size], true
 }
 
-// Reallocate zeroes only the bytes it adds: a grown buffer's old bytes
-// are copied over, so zeroing them first (as Allocate would) is wasted.
+// Reallocate keeps b's bytes and leaves the ones it adds unzeroed (see
+// poolAlloc): a builder growing a buffer by doubling would otherwise
+// zero as many bytes as it copies.
 func (a *poolAlloc) Reallocate(n int, b []byte) []byte {
 	if n <= cap(b) {
 		if n > len(b) {
-			clear(b[len(b):n])
+			expr.Poison(b[len(b):n])
 		}
 		return b[:n]
 	}
 	nb := a.AllocateNoZero(n)
-	clear(nb[copy(nb, b):])
+	copy(nb, b)
 	a.Free(b)
 	return nb
 }
