@@ -37,13 +37,8 @@ func (a *floorsAhead) watermark(states []*splitState, first int) (wm int64, acti
 	}
 	st := states[first]
 	wm, active = a.floor[first+1], a.any[first+1]
-	if !st.done && !st.idle {
-		active = true
-		if st.started {
-			wm = min(wm, st.wm)
-		} else {
-			wm = min(wm, st.floor)
-		}
+	if w, ok := st.watermark(); ok {
+		wm, active = min(wm, w), true
 	}
 	return wm, active || st.done && !a.any[first+1]
 }

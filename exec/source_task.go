@@ -741,19 +741,28 @@ func (t *sourceTask) active(st *splitState, rows bool, emitted int64) (again boo
 	return false
 }
 
+// watermark is what the split holds the subtask's watermark at, its floor
+// until it starts; ok is false for a split done or idle, which holds
+// nothing.
+func (st *splitState) watermark() (wm int64, ok bool) {
+	switch {
+	case st.done || st.idle:
+		return 0, false
+	case st.started:
+		return st.wm, true
+	default:
+		return st.floor, true
+	}
+}
+
 // splitsWatermark is the minimum watermark over splits still being read
 // and not idle, a split not started yet counting at its floor; active is
 // false when every such split is idle.
 func splitsWatermark(states []*splitState) (wm int64, active bool) {
 	m := types.MaxWatermark
 	for _, st := range states {
-		if !st.done && !st.idle {
-			active = true
-			if st.started {
-				m = min(m, st.wm)
-			} else {
-				m = min(m, st.floor)
-			}
+		if w, ok := st.watermark(); ok {
+			m, active = min(m, w), true
 		}
 	}
 	return m, active || !slices.ContainsFunc(states, func(st *splitState) bool { return !st.done })
