@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // Defaults of a Manager.
@@ -25,10 +27,17 @@ var ErrNoMemory = errors.New("memseg: managed memory budget exhausted")
 // the budget instead of growing the Go heap; the owner of a structure must
 // Release it.
 //
-// Freed segments go on a free list and are handed out again rather than
-// left to the garbage collector, so a steady workload allocates nothing.
-// The free list never holds more than the budget. A Manager is safe for
-// concurrent use.
+// Segments are cut from chunks of 2 MiB (less for a smaller budget) that
+// the manager maps from the kernel outside the Go heap, backed by huge pages
+// where the kernel grants them (see mapChunk). The chunks are unmapped when
+// the Manager is garbage: a segment must not be used once its Manager is
+// unreachable, which holds as long as whatever holds a segment holds its
+// Manager too, as every structure in this package does.
+//
+// Freed segments go on a free list and are handed out again, so a steady
+// workload allocates nothing. The free list never holds more than the
+// budget; what it must give up goes back to the kernel (release). A Manager
+// is safe for concurrent use.
 type Manager struct {
 	segSize int
 	shift   uint // log2(segSize)
@@ -38,7 +47,13 @@ type Manager struct {
 		sync.Mutex
 		used int64    // bytes handed out: segments and reservations
 		free [][]byte // freed segments, ready for reuse
+		idle [][]byte // freed segments whose memory went back to the kernel
+		rest []byte   // the part of the last chunk not yet cut into segments
 	}
+	// chunks are the mapped chunks, unmapped by a cleanup when the Manager
+	// is garbage; a pointer of its own, since the cleanup must not hold
+	// the Manager.
+	chunks *[][]byte
 }
 
 // NewManager returns a manager of budget bytes handed out in segments of
@@ -57,8 +72,21 @@ func NewManager(budget int64, segSize int) (*Manager, error) {
 	if budget < int64(segSize) {
 		return nil, fmt.Errorf("memseg: budget %d is smaller than one segment (%d)", budget, segSize)
 	}
-	return &Manager{segSize: segSize, shift: uint(bits.TrailingZeros(uint(segSize))), budget: budget}, nil
+	m := &Manager{segSize: segSize, shift: uint(bits.TrailingZeros(uint(segSize))), budget: budget, chunks: new([][]byte)}
+	runtime.AddCleanup(m, unmapAll, m.chunks)
+	return m, nil
 }
+
+func unmapAll(chunks *[][]byte) {
+	for _, c := range *chunks {
+		unmapChunk(c)
+		mapped.Add(-int64(len(c)))
+	}
+}
+
+// mapped is the memory of all Managers' mapped chunks, which tests watch
+// go back.
+var mapped atomic.Int64
 
 // Budget is the most memory the manager hands out at once.
 func (m *Manager) Budget() int64 { return m.budget }
@@ -89,7 +117,33 @@ func (m *Manager) Alloc() ([]byte, error) {
 		m.mu.free = m.mu.free[:n-1]
 		return s, nil
 	}
-	return make([]byte, m.segSize), nil
+	if n := len(m.mu.idle); n > 0 {
+		s := m.mu.idle[n-1]
+		m.mu.idle[n-1] = nil
+		m.mu.idle = m.mu.idle[:n-1]
+		return s, nil
+	}
+	if len(m.mu.rest) == 0 {
+		c, ok := mapChunk(m.chunkSize())
+		if ok {
+			*m.chunks = append(*m.chunks, c)
+			mapped.Add(int64(len(c)))
+		}
+		m.mu.rest = c
+	}
+	s := m.mu.rest[:m.segSize:m.segSize]
+	m.mu.rest = m.mu.rest[m.segSize:]
+	return s, nil
+}
+
+// chunkSize is how much memory Alloc maps at once to cut into segments: a
+// huge page, or one segment if segments are larger, or the budget if that
+// is smaller. Since a chunk is mapped only when every segment mapped
+// before is in use, the memory mapped stays below the largest use plus a
+// chunk.
+func (m *Manager) chunkSize() int {
+	n := min(int64(max(hugePage, m.segSize)), m.budget)
+	return int(n) / m.segSize * m.segSize
 }
 
 // Free gives back a segment from Alloc. The caller must not use it again.
@@ -116,10 +170,14 @@ func (m *Manager) Reserve(n int) error {
 	}
 	m.mu.used += int64(n)
 	// A large reservation can only be met by the budget the free list
-	// keeps, so give that to the garbage collector.
+	// keeps, so give that memory back to the kernel. The segment stays
+	// the Manager's, to be handed out again.
 	for len(m.mu.free) > 0 && m.mu.used+int64(len(m.mu.free)*m.segSize) > m.budget {
+		s := m.mu.free[len(m.mu.free)-1]
+		release(s)
 		m.mu.free[len(m.mu.free)-1] = nil
 		m.mu.free = m.mu.free[:len(m.mu.free)-1]
+		m.mu.idle = append(m.mu.idle, s)
 	}
 	return nil
 }
