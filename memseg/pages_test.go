@@ -147,6 +147,8 @@ func TestChunkAlignedAndAdvised(t *testing.T) {
 }
 
 func TestPages(t *testing.T) {
+	defer func(p int) { pageSize = p }(pageSize)
+	pageSize = 4096 // the cases below, whatever this kernel's pages
 	b := make([]byte, 5*4096)
 	off := (4096 - int(uintptr(unsafe.Pointer(&b[0])))%4096) % 4096
 	for _, c := range []struct{ from, to, want int }{
@@ -161,6 +163,27 @@ func TestPages(t *testing.T) {
 		}
 		if len(p) > 0 && uintptr(unsafe.Pointer(&p[0]))%4096 != 0 {
 			t.Errorf("pages of [%d,%d) is not aligned", c.from-off, c.to-off)
+		}
+	}
+}
+
+// TestPagesLargerPages: with 64 KiB pages (arm64 and ppc64 kernels), no
+// part of a 32 KiB segment is a whole page, so release must advise
+// nothing; advising the segment alone would release the rest of its page,
+// a neighbouring segment in use.
+func TestPagesLargerPages(t *testing.T) {
+	defer func(p int) { pageSize = p }(pageSize)
+	pageSize = 64 << 10
+	b := make([]byte, 4*pageSize)
+	off := (pageSize - int(uintptr(unsafe.Pointer(&b[0])))%pageSize) % pageSize
+	for _, c := range []struct{ from, to, want int }{
+		{off, off + 32<<10, 0},
+		{off + 32<<10, off + 64<<10, 0},
+		{off, off + 64<<10, 64 << 10},
+		{off + 4096, off + 2*pageSize, pageSize},
+	} {
+		if p := pages(b[c.from:c.to]); len(p) != c.want {
+			t.Errorf("pages of [%d,%d) with 64 KiB pages: %d bytes, want %d", c.from-off, c.to-off, len(p), c.want)
 		}
 	}
 }
