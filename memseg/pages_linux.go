@@ -29,11 +29,11 @@ func mapChunk(n int) ([]byte, bool) {
 		return make([]byte, n), false
 	}
 	if huge {
-		skip := (hugePage - uintptr(p)%hugePage) % hugePage
+		skip, tail := trim(uintptr(p), uintptr(n))
 		if skip > 0 {
 			_ = unix.MunmapPtr(p, skip)
 		}
-		if tail := size - skip - uintptr(n); tail > 0 {
+		if tail > 0 {
 			_ = unix.MunmapPtr(unsafe.Add(p, skip+uintptr(n)), tail)
 		}
 		p = unsafe.Add(p, skip)
@@ -44,6 +44,13 @@ func mapChunk(n int) ([]byte, bool) {
 		_ = unix.Madvise(b, unix.MADV_HUGEPAGE)
 	}
 	return b, true
+}
+
+// trim returns how much of a mapping at p of n+hugePage bytes to unmap
+// before and after the n bytes that start on the first huge-page boundary.
+func trim(p, n uintptr) (skip, tail uintptr) {
+	skip = (hugePage - p%hugePage) % hugePage
+	return skip, hugePage - skip
 }
 
 // unmapChunk gives back a chunk that mapChunk mapped.
