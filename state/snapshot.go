@@ -186,14 +186,15 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 
 // byContent reports whether name is one of the small files that Pebble
 // writes anew into every snapshot, with the same content from one to the
-// next as long as the DB's options, format and MANIFEST stay the same:
-// OPTIONS, and the markers (empty files whose names carry the format
-// version and the current MANIFEST). Such a file is uploaded as a shared
-// one, and a later snapshot's file of the same name and the same bytes
-// references it instead of putting a copy: a checkpoint puts only its new
-// SSTs and its MANIFEST.
+// next as long as the DB's options, format, MANIFEST and memtable stay
+// the same: OPTIONS, the markers (empty files whose names carry the
+// format version and the current MANIFEST), and the write-ahead log,
+// which is empty since a Store has none (DisableWAL). Such a file is
+// uploaded as a shared one, and a later snapshot's file of the same name
+// and the same bytes references it instead of putting a copy: a
+// checkpoint puts only its new SSTs and its MANIFEST.
 func byContent(name string) bool {
-	return strings.HasPrefix(name, "OPTIONS-") || strings.HasPrefix(name, "marker.")
+	return strings.HasPrefix(name, "OPTIONS-") || strings.HasPrefix(name, "marker.") || strings.HasSuffix(name, ".log")
 }
 
 // readSmall reads the small file at path whole.
