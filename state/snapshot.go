@@ -31,9 +31,10 @@ type FileRef struct {
 	CRC32C uint32
 	// Shared is set for a file that later checkpoints of the same Store
 	// may reference instead of copying it again: an SST or blob file,
-	// which never changes, and an OPTIONS file or a marker, which a later
-	// snapshot references only if its own has the same bytes. The MANIFEST
-	// belongs to one checkpoint.
+	// which never changes, and an OPTIONS file, a marker or the empty
+	// write-ahead log (byContent), which a later snapshot references only
+	// if its own has the same bytes. The MANIFEST belongs to one
+	// checkpoint.
 	Shared bool
 }
 
