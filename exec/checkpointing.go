@@ -17,6 +17,13 @@ type Checkpointing struct {
 	// Interval between periodic checkpoints; 0 takes only the final
 	// checkpoint of a bounded job.
 	Interval time.Duration
+	// MinPause is the least time between the end of one checkpoint
+	// (complete or failed) and the start of the next periodic one, as
+	// Flink's execution.checkpointing.min-pause: a tick of Interval that
+	// comes sooner is delayed until the pause is over. With 0, the default
+	// (Flink's too), every tick that finds no checkpoint in flight starts
+	// one. Savepoints and the final checkpoint do not wait for it.
+	MinPause time.Duration
 	// AtLeastOnce turns barrier alignment off: after a restore some rows
 	// may be written twice, none lost.
 	AtLeastOnce bool

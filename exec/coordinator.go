@@ -147,7 +147,18 @@ func (c *coordinator) run() {
 		expired  <-chan time.Time
 		done     int
 		wantLast bool
+		// ended is when the last checkpoint ended, and paused, while
+		// set, fires when MinPause after it is over, for a tick that
+		// came sooner.
+		ended  time.Time
+		pause  *time.Timer
+		paused <-chan time.Time
 	)
+	defer func() {
+		if pause != nil {
+			pause.Stop()
+		}
+	}()
 	trigger := func(final bool, sp *savepointRequest) {
 		pending = &pendingCheckpoint{id: c.next, final: final, start: time.Now(), sp: sp}
 		c.next++
@@ -192,17 +203,32 @@ func (c *coordinator) run() {
 	abandon := func(err error) {
 		timeout.Stop()
 		c.failure(pending, err)
-		pending, expired = nil, nil
+		pending, expired, ended = nil, nil, time.Now()
 		next()
+	}
+	// periodic starts a periodic checkpoint, unless one is in flight or
+	// the input ended, or delays it until MinPause since the last one's
+	// end is over.
+	periodic := func() {
+		if pending != nil || wantLast || paused != nil {
+			return
+		}
+		if wait := c.cfg.MinPause - time.Since(ended); !ended.IsZero() && wait > 0 {
+			pause = time.NewTimer(wait)
+			paused = pause.C
+			return
+		}
+		trigger(false, nil)
 	}
 	for {
 		select {
 		case <-c.ctx.Done():
 			return
 		case <-tick:
-			if pending == nil && !wantLast {
-				trigger(false, nil)
-			}
+			periodic()
+		case <-paused:
+			paused = nil
+			periodic()
 		case r := <-c.requests:
 			if wantLast {
 				r.settle("", ErrFinishing)
@@ -230,7 +256,9 @@ func (c *coordinator) run() {
 			timeout.Stop()
 			p := pending
 			pending, expired = nil, nil
-			if err := c.complete(p); err != nil {
+			err := c.complete(p)
+			ended = time.Now()
+			if err != nil {
 				c.failure(p, err)
 				next()
 				continue

@@ -23,6 +23,7 @@ const (
 	KeyCheckpointMode     = "execution.checkpointing.mode"
 	KeyCheckpointRetained = "execution.checkpointing.num-retained"
 	KeyCheckpointTimeout  = "execution.checkpointing.timeout"
+	KeyCheckpointPause    = "execution.checkpointing.min-pause"
 	KeyTolerableFailures  = "execution.checkpointing.tolerable-failed-checkpoints"
 	KeyRestartStrategy    = "restart-strategy"
 	KeyRestartAttempts    = "restart-strategy.fixed-delay.attempts"
@@ -144,6 +145,11 @@ func (s *Session) checkpointing(job string) (*exec.Checkpointing, *checkpoint.Lo
 	}
 	if cp.Tolerable, err = s.intConfig(KeyTolerableFailures, 0, 0); err != nil {
 		return nil, nil, err
+	}
+	if v, ok := s.Config[KeyCheckpointPause]; ok {
+		if cp.MinPause, err = types.ParseDuration(v); err != nil || cp.MinPause < 0 {
+			return nil, nil, fmt.Errorf("%w: '%s' must be a duration, 0 or more, got '%s'", planner.ErrOption, KeyCheckpointPause, v)
+		}
 	}
 	if v, ok := s.Config[KeyCheckpointTimeout]; ok {
 		if cp.Timeout, err = types.ParseDuration(v); err != nil || cp.Timeout <= 0 {

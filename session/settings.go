@@ -21,6 +21,7 @@ var defaults = map[string]string{
 	KeyCheckpointMode:     "EXACTLY_ONCE",
 	KeyCheckpointRetained: "2",
 	KeyCheckpointTimeout:  "10 min",
+	KeyCheckpointPause:    "0 ms",
 	KeyTolerableFailures:  "0",
 	KeyRestartStrategy:    "fixed-delay",
 	KeyRestartAttempts:    "3",

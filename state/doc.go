@@ -19,9 +19,11 @@
 // its windows in firing order. This layout is part of the checkpoint
 // format.
 //
-// A Store has no write-ahead log and never syncs a commit: it is scratch
-// space, and what survives a crash is what the last complete checkpoint
-// holds. Recovery always rebuilds state from a checkpoint, never from a
+// A Store has no write-ahead log and syncs nothing in its directory (not a
+// commit, an SST, the MANIFEST, nor a snapshot's files: scratchFS): it is
+// scratch space, and what survives a crash is what the last complete
+// checkpoint holds, whose files checkpoint storage syncs as it receives
+// them. Recovery always rebuilds state from a checkpoint, never from a
 // Store's own directory.
 //
 // # Snapshots and incremental uploads
@@ -38,8 +40,11 @@
 // and Pebble never reuses a file name within a DB, so the Store remembers
 // where each of its SSTs went the first time and later uploads reference
 // it there instead of copying it again, after asking the Target whether it
-// still holds it. A checkpoint after little change copies one or two small
-// SSTs and the few kilobytes of MANIFEST and OPTIONS. Storage names every
+// still holds it. The OPTIONS file, the markers and the empty write-ahead
+// log, which Pebble writes into every snapshot with the same bytes, are
+// shared files too, referenced again while their bytes stay the same. A
+// checkpoint after little change copies one or two small SSTs and the few
+// kilobytes of its MANIFEST. Storage names every
 // file it is given afresh (Target.PutShared); the Store never trusts a
 // name alone, since two subtasks' DBs, or a DB rebuilt after a restore,
 // produce the same SST names with different contents.

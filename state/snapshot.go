@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"hash"
@@ -28,9 +29,12 @@ type FileRef struct {
 	Name   string // its name in the Pebble directory, which a restore recreates
 	Size   int64
 	CRC32C uint32
-	// Shared is set for an SST or blob file: immutable, so later checkpoints
-	// of the same Store reference it instead of copying it again. Every
-	// other file (MANIFEST, OPTIONS, markers) belongs to one checkpoint.
+	// Shared is set for a file that later checkpoints of the same Store
+	// may reference instead of copying it again: an SST or blob file,
+	// which never changes, and an OPTIONS file, a marker or the empty
+	// write-ahead log (byContent), which a later snapshot references only
+	// if its own has the same bytes. The MANIFEST belongs to one
+	// checkpoint.
 	Shared bool
 }
 
@@ -138,32 +142,70 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 	slices.Sort(names)
 	var h Handle
 	for _, name := range names {
-		shared := strings.HasSuffix(name, ".sst") || strings.HasSuffix(name, ".blob")
-		if shared {
-			if ref, ok := sn.s.reuse(sn.id, name); ok && dst.HasShared(sn.id, ref) {
-				h.Files = append(h.Files, ref)
+		path := fs.PathJoin(sn.dir, name)
+		var (
+			ref FileRef
+			err error
+		)
+		switch {
+		case strings.HasSuffix(name, ".sst") || strings.HasSuffix(name, ".blob"):
+			if r, ok := sn.s.reuse(sn.id, name, nil); ok && dst.HasShared(sn.id, r) {
+				h.Files = append(h.Files, r)
 				continue
 			}
+			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutShared(sn.id, name, r) })
+			if err == nil {
+				ref.Shared = true
+				sn.s.remember(sn.id, ref, nil)
+			}
+		case byContent(name):
+			var b []byte
+			if b, err = readSmall(fs, path); err != nil {
+				return Handle{}, err
+			}
+			if r, ok := sn.s.reuse(sn.id, name, b); ok && dst.HasShared(sn.id, r) {
+				h.Files = append(h.Files, r)
+				continue
+			}
+			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutShared(sn.id, name, r) })
+			if err == nil {
+				ref.Shared = true
+				sn.s.remember(sn.id, ref, b)
+			}
+		default:
+			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutOwned(sn.id, name, r) })
 		}
-		put := dst.PutOwned
-		if shared {
-			put = dst.PutShared
-		}
-		ref, err := copyOut(fs, fs.PathJoin(sn.dir, name), name, func(r io.Reader) (string, error) {
-			return put(sn.id, name, r)
-		})
 		if err != nil {
 			return Handle{}, err
-		}
-		ref.Shared = shared
-		if shared {
-			sn.s.remember(sn.id, ref)
 		}
 		h.Files = append(h.Files, ref)
 		h.BytesUploaded += ref.Size
 	}
 	sn.s.forget(sn.id)
 	return h, nil
+}
+
+// byContent reports whether name is one of the small files that Pebble
+// writes anew into every snapshot, with the same content from one to the
+// next as long as the DB's options, format, MANIFEST and memtable stay
+// the same: OPTIONS, the markers (empty files whose names carry the
+// format version and the current MANIFEST), and the write-ahead log,
+// which is empty since a Store has none (DisableWAL). Such a file is
+// uploaded as a shared one, and a later snapshot's file of the same name
+// and the same bytes references it instead of putting a copy: a
+// checkpoint puts only its new SSTs and its MANIFEST.
+func byContent(name string) bool {
+	return strings.HasPrefix(name, "OPTIONS-") || strings.HasPrefix(name, "marker.") || strings.HasSuffix(name, ".log")
+}
+
+// readSmall reads the small file at path whole.
+func readSmall(fs vfs.FS, path string) ([]byte, error) {
+	f, err := fs.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
 
 // copyOut feeds the file at path to put and returns its reference, with
@@ -203,12 +245,16 @@ func (s *summer) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// reuse returns the reference of a file an earlier upload put, marking it
-// used by snapshot id.
-func (s *Store) reuse(id int64, name string) (FileRef, bool) {
+// reuse returns the reference of the file named name that an earlier
+// upload put, marking it used by snapshot id. A file uploaded by content
+// (byContent) is the same only if content holds its bytes.
+func (s *Store) reuse(id int64, name string, content []byte) (FileRef, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	u, ok := s.uploaded[name]
+	if ok && byContent(name) && !bytes.Equal(u.content, content) {
+		return FileRef{}, false
+	}
 	if ok {
 		u.last = max(u.last, id)
 		s.uploaded[name] = u
@@ -216,10 +262,12 @@ func (s *Store) reuse(id int64, name string) (FileRef, bool) {
 	return u.ref, ok
 }
 
-func (s *Store) remember(id int64, ref FileRef) {
+// remember records where an upload for snapshot id put a shared file,
+// and, for a file uploaded by content, its bytes.
+func (s *Store) remember(id int64, ref FileRef, content []byte) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.uploaded[ref.Name] = upload{ref: ref, last: max(s.uploaded[ref.Name].last, id)}
+	s.uploaded[ref.Name] = upload{ref: ref, last: max(s.uploaded[ref.Name].last, id), content: content}
 }
 
 // forget drops files that no snapshot since id references: compactions

@@ -23,11 +23,12 @@ type Store struct {
 	opts *pebble.Options
 
 	mu sync.Mutex
-	// uploaded maps the name of each SST or blob file that an upload put
-	// into checkpoint storage to where it went, so that later checkpoints
-	// reference it instead of copying it again. Pebble never reuses a file
-	// name within a DB, and the DB lives no longer than the Store, so a name
-	// is the file's identity here.
+	// uploaded maps the name of each shared file that an upload put into
+	// checkpoint storage to where it went, so that later checkpoints
+	// reference it instead of copying it again. Pebble never reuses an SST
+	// or blob file name within a DB, and the DB lives no longer than the
+	// Store, so for those a name is the file's identity here; an OPTIONS
+	// file or a marker is the same only with the same bytes (byContent).
 	uploaded map[string]upload
 	// ingests numbers the SSTs that Sorted writes for ingestion.
 	ingests int
@@ -36,6 +37,8 @@ type Store struct {
 type upload struct {
 	ref  FileRef
 	last int64 // newest snapshot that referenced ref
+	// content is the bytes of a file uploaded by content (byContent).
+	content []byte
 }
 
 // dbDir and snapPrefix name the children of a Store's directory: the
@@ -62,6 +65,7 @@ func Open(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, false) }
 func OpenIngesting(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, true) }
 
 func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
+	fs = scratchFS{fs}
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}

@@ -1,0 +1,55 @@
+package state
+
+import "github.com/cockroachdb/pebble/v2/vfs"
+
+// scratchFS is the file system of a Store's directory: fs, except that no
+// file or directory is ever synced. A Store's directory is scratch (see
+// the package doc): Open removes whatever an earlier process left there,
+// and a restart rebuilds the state from a checkpoint, whose files Upload
+// copies into checkpoint storage, which syncs them there. So every sync
+// in a Store's directory (Pebble's SSTs, MANIFEST, OPTIONS and markers as
+// it writes them, its directory after an ingestion, and all of them again
+// in each local snapshot) would make durable what no reader ever needs
+// after a crash; skipped, a checkpoint does not wait for the disk, and an
+// SST that a compaction deletes within seconds may never be written out.
+type scratchFS struct{ vfs.FS }
+
+func (fs scratchFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	return unsynced(fs.FS.Create(name, category))
+}
+
+func (fs scratchFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
+	return unsynced(fs.FS.Open(name, opts...))
+}
+
+func (fs scratchFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	return unsynced(fs.FS.OpenReadWrite(name, category, opts...))
+}
+
+func (fs scratchFS) OpenDir(name string) (vfs.File, error) {
+	return unsynced(fs.FS.OpenDir(name))
+}
+
+func (fs scratchFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	return unsynced(fs.FS.ReuseForWrite(oldname, newname, category))
+}
+
+// Unwrap returns the file system that scratchFS wraps, as vfs.FS asks.
+func (fs scratchFS) Unwrap() vfs.FS { return fs.FS }
+
+func unsynced(f vfs.File, err error) (vfs.File, error) {
+	if err != nil {
+		return nil, err
+	}
+	return unsyncedFile{f}, nil
+}
+
+// unsyncedFile is a file of a scratchFS: its syncs do nothing.
+type unsyncedFile struct{ vfs.File }
+
+func (unsyncedFile) Sync() error     { return nil }
+func (unsyncedFile) SyncData() error { return nil }
+
+// SyncTo reports a full sync, so that a caller does not follow it with a
+// Sync of its own.
+func (unsyncedFile) SyncTo(int64) (bool, error) { return true, nil }
