@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"slices"
@@ -28,9 +29,12 @@ type Cache struct {
 	wb    *Batch // write-backs, committed at the end of each
 	uid   string
 	names []string
-	mem   *memseg.Manager
-	lo    int   // the first key group
-	limit int64 // most bytes the cache takes
+	// rank[i] is names[i]'s place in the store's order of the names,
+	// byRank[r] the name in place r.
+	rank, byRank []int
+	mem          *memseg.Manager
+	lo           int   // the first key group
+	limit        int64 // most bytes the cache takes
 	// maxUnit is the most bytes of records a prefix may hold in the
 	// cache: a larger one is read and written in the store directly.
 	maxUnit int
@@ -51,7 +55,8 @@ type Cache struct {
 	// that a unit's write-back never comes before them.
 	direct bool
 
-	key []byte // scratch: a unit's key
+	key   []byte      // scratch: a unit's key
+	order []dirtyUnit // scratch: the dirty units in key order
 }
 
 // unit is a cached prefix.
@@ -113,6 +118,7 @@ func NewCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string,
 		return c
 	}
 	c.maxUnit = int(limit / 4)
+	c.rank, c.byRank = nameRanks(names)
 	c.heads = make([]int32, hi-lo+1)
 	for i := range c.heads {
 		c.heads[i] = -1
@@ -123,6 +129,24 @@ func NewCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string,
 		c.held.open(c)
 	}
 	return c
+}
+
+// nameRanks returns each name's place in the store's order of the
+// state names, by length, then by bytes (encodeKey's uvarint length
+// comes first), and the name in each place.
+func nameRanks(names []string) (rank, order []int) {
+	order = make([]int, len(names))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		return cmp.Or(cmp.Compare(len(names[a]), len(names[b])), cmp.Compare(names[a], names[b]))
+	})
+	rank = make([]int, len(names))
+	for r, i := range order {
+		rank[i] = r
+	}
+	return rank, order
 }
 
 // bytes returns n bytes at addr.
@@ -736,14 +760,56 @@ const writeBackBytes = 768 << 10
 // indexed batch reads it (a checkpoint's snapshot commits that batch, and
 // then the store holds the state). The cached entries stay.
 func (c *Cache) WriteBack() error {
-	for _, u := range c.dirty {
-		kg, name := c.unitOf(&c.units[u])
-		if err := c.writeUnit(u, kg, name); err != nil {
+	c.sortDirty()
+	for _, d := range c.order {
+		kg, name := uint16(d.hi>>48), c.byRank[d.hi>>40&0xff]
+		if err := c.writeUnit(d.u, kg, name); err != nil {
 			return err
 		}
 	}
 	c.dirty = c.dirty[:0]
 	return c.wb.Commit()
+}
+
+// sortDirty orders the dirty units as the store orders their keys (key
+// group, state name, prefix; prefixes of a name are prefix-free, so the
+// units' entries follow one another), so that a write-back reaches the
+// memtable in key order: each insertion then starts from the one before,
+// where a random order searched the skiplist from the top (the search
+// took 25% of Nexmark q7's CPU). It sorts the first 13 bytes of each
+// prefix as two integers, read once, and compares the rest only on a
+// tie.
+func (c *Cache) sortDirty() {
+	c.order = c.order[:0]
+	for _, u := range c.dirty {
+		x := &c.units[u]
+		if x.flags&unitDirty == 0 {
+			continue // written back by Forget or bypass
+		}
+		k := c.bytes(x.key, int(x.klen))
+		var b [16]byte
+		b[0], b[1], b[2] = k[0], k[1], byte(c.rank[k[2]])
+		copy(b[3:], k[3:])
+		c.order = append(c.order, dirtyUnit{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), u})
+	}
+	slices.SortFunc(c.order, func(a, b dirtyUnit) int {
+		switch {
+		case a.hi != b.hi:
+			return cmp.Compare(a.hi, b.hi)
+		case a.lo != b.lo:
+			return cmp.Compare(a.lo, b.lo)
+		}
+		ka := c.bytes(c.units[a.u].key, int(c.units[a.u].klen))
+		kb := c.bytes(c.units[b.u].key, int(c.units[b.u].klen))
+		return bytes.Compare(ka[3:], kb[3:])
+	})
+}
+
+// dirtyUnit is a dirty unit and the first bytes of its key as the store
+// orders them, for sortDirty.
+type dirtyUnit struct {
+	hi, lo uint64
+	u      int32
 }
 
 // Evict commits the indexed batch, writes every changed entry back, and
