@@ -245,21 +245,38 @@ func (c *Cache) find(h uint64) (u int32, slot int) {
 	}
 }
 
+// An access is what a caller of unit does with the prefix's entries.
+type access uint8
+
+const (
+	accGet   access = iota // reads a key
+	accScan                // reads all the entries: a new unit is loaded whole
+	accWrite               // changes a key
+)
+
+// none is unit's answer to a read of a prefix that has no entries: the
+// cache holds none and the store surely none (held). It makes no unit:
+// one would answer no faster, and its memory would bring the next
+// eviction closer (a join probes, for each row, its join key on the
+// other side, most often absent there).
+const none = -2
+
 // unit returns the unit of prefix, a new one partial (holding none of
-// its entries yet) unless full, when all its entries are loaded; -1 means
-// the prefix is not cached and lives in the store.
-func (c *Cache) unit(kg uint16, name int, prefix []byte, full bool) (int32, error) {
+// its entries yet) unless acc is accScan, when all its entries are
+// loaded; -1 means the prefix is not cached and lives in the store, none
+// that a read (acc not accWrite) finds it has no entries.
+func (c *Cache) unit(kg uint16, name int, prefix []byte, acc access) (int32, error) {
 	if c.mem == nil {
 		return -1, nil
 	}
-	u, err := c.tryUnit(kg, name, prefix, full, false)
+	u, err := c.tryUnit(kg, name, prefix, acc, false)
 	if !errors.Is(err, errFull) {
 		return u, err
 	}
 	if err := c.Evict(); err != nil {
 		return -1, err
 	}
-	u, err = c.tryUnit(kg, name, prefix, full, true)
+	u, err = c.tryUnit(kg, name, prefix, acc, true)
 	if errors.Is(err, errFull) {
 		c.direct = true
 		return -1, nil // does not fit even in an emptied cache
@@ -269,9 +286,12 @@ func (c *Cache) unit(kg uint16, name int, prefix []byte, full bool) (int32, erro
 
 // tryUnit is unit without making room: it fails with errFull, unless
 // last, when a prefix that does not fit is left to the store.
-func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, full, last bool) (int32, error) {
+func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, acc access, last bool) (int32, error) {
 	h := memseg.Hash(c.unitKey(kg, name, prefix))
 	u, slot := c.find(h)
+	if u < 0 && acc != accWrite && !c.held.may(h) {
+		return none, nil
+	}
 	if u < 0 {
 		if c.direct {
 			if err := c.w.Commit(); err != nil {
@@ -311,7 +331,7 @@ func (c *Cache) tryUnit(kg uint16, name int, prefix []byte, full, last bool) (in
 		}
 	}
 	x.flags |= unitUsed
-	if full && x.flags&unitPartial != 0 {
+	if acc == accScan && x.flags&unitPartial != 0 {
 		err := c.fill(u, kg, name, prefix)
 		if errors.Is(err, errFull) && last {
 			err = c.bypass(u, kg, name)
@@ -463,7 +483,10 @@ func (c *Cache) search(x *unit, key []byte) (int, bool) {
 // valid until the cache's next write.
 func (c *Cache) Get(kg uint16, name int, key []byte, plen int) (value []byte, ok bool, err error) {
 	for attempt := 0; ; attempt++ {
-		u, err := c.unit(kg, name, key[:plen], false)
+		u, err := c.unit(kg, name, key[:plen], accGet)
+		if u == none {
+			return nil, false, err
+		}
 		if err == nil && u >= 0 {
 			value, ok, err = c.tryGet(u, kg, name, key)
 			if !errors.Is(err, errFull) {
@@ -490,12 +513,12 @@ func (c *Cache) tryGet(u int32, kg uint16, name int, key []byte) ([]byte, bool, 
 	x := &c.units[u]
 	i, found := c.search(x, key)
 	if !found && x.flags&unitPartial != 0 && !c.held.may(c.keyHash(kg, name, key)) {
-		// Surely not in the store: known absent, no read.
-		a, err := c.record(key, nil, entDeleted)
-		if err != nil {
-			return nil, false, err
-		}
-		return nil, false, c.insertRef(u, i, a)
+		// Surely not in the store: absent, with no read, and not kept
+		// (the filter answers as fast, and a join's read of its new
+		// row's entry comes before its write: a record of its absence
+		// would be replaced at once, and its memory lost until the
+		// cache is emptied).
+		return nil, false, nil
 	}
 	if !found && x.flags&unitPartial != 0 && x.miss > 0 {
 		// A second key read from the store: load them all, so that
@@ -543,8 +566,8 @@ func (c *Cache) tryGet(u int32, kg uint16, name int, key []byte) ([]byte, bool, 
 // one). fn must not write to the cache; key and value are valid only
 // during the call.
 func (c *Cache) Scan(kg uint16, name int, prefix []byte, fn func(key, value []byte) error) error {
-	u, err := c.unit(kg, name, prefix, true)
-	if err != nil {
+	u, err := c.unit(kg, name, prefix, accScan)
+	if err != nil || u == none {
 		return err
 	}
 	if u < 0 {
@@ -576,7 +599,7 @@ func (c *Cache) Delete(kg uint16, name int, key []byte, plen int) error {
 
 func (c *Cache) change(kg uint16, name int, key []byte, plen int, value []byte, del bool) error {
 	for attempt := 0; ; attempt++ {
-		u, err := c.unit(kg, name, key[:plen], false)
+		u, err := c.unit(kg, name, key[:plen], accWrite)
 		if err != nil {
 			return err
 		}
