@@ -25,10 +25,14 @@ import (
 //
 // A Cache is not safe for concurrent use.
 type Cache struct {
-	w     *Batch // the operator's indexed batch: loads and bypassed prefixes
-	wb    *Batch // write-backs, committed at the end of each
-	uid   string
-	names []string
+	st *Store
+	w  *Batch // the operator's indexed batch: loads and bypassed prefixes
+	wb *Batch // write-backs, committed at the end of each
+	// ingestAt is the size from which a write-back is an ingested SST
+	// (ingestBytes; tests take it lower).
+	ingestAt int
+	uid      string
+	names    []string
 	// rank[i] is names[i]'s place in the store's order of the names,
 	// byRank[r] the name in place r.
 	rank, byRank []int
@@ -112,7 +116,7 @@ var errFull = errors.New("state: cache full")
 // batch only (a prefix is cached or bypassed until the cache is emptied,
 // and w is committed before that), and w sees every write-back.
 func NewCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string, lo, hi int, names ...string) *Cache {
-	c := &Cache{w: w, wb: st.NewBatch(), uid: uid, names: names, mem: mem, lo: lo, limit: limit}
+	c := &Cache{st: st, w: w, wb: st.NewBatch(), ingestAt: ingestBytes, uid: uid, names: names, mem: mem, lo: lo, limit: limit}
 	if mem == nil || limit < 4*int64(mem.SegmentSize()) {
 		c.mem = nil
 		return c
@@ -132,15 +136,15 @@ func NewCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string,
 }
 
 // nameRanks returns each name's place in the store's order of the
-// state names, by length, then by bytes (encodeKey's uvarint length
-// comes first), and the name in each place.
+// state names (encodeKey's: a uvarint of the length, then the bytes),
+// and the name in each place.
 func nameRanks(names []string) (rank, order []int) {
 	order = make([]int, len(names))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int {
-		return cmp.Or(cmp.Compare(len(names[a]), len(names[b])), cmp.Compare(names[a], names[b]))
+		return bytes.Compare(encodeKey(nil, "", 0, names[a], nil), encodeKey(nil, "", 0, names[b], nil))
 	})
 	rank = make([]int, len(names))
 	for r, i := range order {
@@ -737,9 +741,26 @@ func (c *Cache) unitOf(x *unit) (kg uint16, name int) {
 // writeUnit writes unit u's changed entries to the batch and drops its
 // tombstones.
 func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
+	c.writeEntries(c.wb, u, kg, name)
+	if c.wb.Len() < writeBackBytes {
+		return nil
+	}
+	return c.wb.Commit()
+}
+
+// writer is where a write-back writes: a Batch, or the SST of an
+// ingested one (sstWriter).
+type writer interface {
+	Set(uid string, kg uint16, name string, key, value []byte)
+	Delete(uid string, kg uint16, name string, key []byte)
+}
+
+// writeEntries writes unit u's changed entries to w, in key order, and
+// drops its tombstones.
+func (c *Cache) writeEntries(w writer, u int32, kg uint16, name int) {
 	x := &c.units[u]
 	if x.flags&unitDirty == 0 {
-		return nil
+		return
 	}
 	x.flags &^= unitDirty
 	r := c.refs(x)
@@ -750,7 +771,7 @@ func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
 		hdr, k, v := c.rec(a)
 		if hdr[0]&entDirty != 0 {
 			if hdr[0]&entDeleted != 0 {
-				c.wb.Delete(c.uid, kg, c.names[name], k)
+				w.Delete(c.uid, kg, c.names[name], k)
 				continue
 			}
 			if !added {
@@ -760,17 +781,13 @@ func (c *Cache) writeUnit(u int32, kg uint16, name int) error {
 			if len(k) != int(x.klen)-3 { // a key that is its prefix has its hash
 				c.held.add(c, c.keyHash(kg, name, k))
 			}
-			c.wb.Set(c.uid, kg, c.names[name], k, v)
+			w.Set(c.uid, kg, c.names[name], k, v)
 			hdr[0] = entStored
 		}
 		binary.LittleEndian.PutUint64(r[8*n:], a)
 		n++
 	}
 	x.n = uint32(n)
-	if c.wb.Len() < writeBackBytes {
-		return nil
-	}
-	return c.wb.Commit()
 }
 
 // writeBackBytes is the most a write-back holds before it commits its
@@ -782,8 +799,14 @@ const writeBackBytes = 768 << 10
 // WriteBack writes every changed entry back to the store, where the
 // indexed batch reads it (a checkpoint's snapshot commits that batch, and
 // then the store holds the state). The cached entries stay.
+//
+// A large write-back (ingestAt bytes of records or more) goes to the
+// store as an ingested SST (writeSST), a smaller one in batches.
 func (c *Cache) WriteBack() error {
-	c.sortDirty()
+	if c.sortDirty() >= c.ingestAt {
+		c.dirty = c.dirty[:0]
+		return c.writeSST()
+	}
 	for _, d := range c.order {
 		kg, name := uint16(d.hi>>48), c.byRank[d.hi>>40&0xff]
 		if err := c.writeUnit(d.u, kg, name); err != nil {
@@ -801,14 +824,18 @@ func (c *Cache) WriteBack() error {
 // where a random order searched the skiplist from the top (the search
 // took 25% of Nexmark q7's CPU). It sorts the first 13 bytes of each
 // prefix as two integers, read once, and compares the rest only on a
-// tie.
-func (c *Cache) sortDirty() {
+// tie. A unit listed twice in c.dirty (dirtied again after a Forget or
+// bypass wrote it back) is there once. It returns the bytes of the units'
+// records.
+func (c *Cache) sortDirty() int {
 	c.order = c.order[:0]
+	size := 0
 	for _, u := range c.dirty {
 		x := &c.units[u]
 		if x.flags&unitDirty == 0 {
 			continue // written back by Forget or bypass
 		}
+		size += x.bytes
 		k := c.bytes(x.key, int(x.klen))
 		var b [16]byte
 		b[0], b[1], b[2] = k[0], k[1], byte(c.rank[k[2]])
@@ -826,6 +853,8 @@ func (c *Cache) sortDirty() {
 		kb := c.bytes(c.units[b.u].key, int(c.units[b.u].klen))
 		return bytes.Compare(ka[3:], kb[3:])
 	})
+	c.order = slices.CompactFunc(c.order, func(a, b dirtyUnit) bool { return a.u == b.u })
+	return size
 }
 
 // dirtyUnit is a dirty unit and the first bytes of its key as the store
