@@ -42,7 +42,7 @@ func TestCacheModel(t *testing.T) {
 	} {
 		for _, wb := range writeBacks {
 			t.Run(fmt.Sprintf("limit=%d,seg=%d,prefixes=%d,%s", c.limit, c.seg, c.prefixes, wb.name), func(t *testing.T) {
-				for seed := range uint64(4) {
+				for seed := range wb.seeds {
 					cacheModel(t, seed, c.limit, c.seg, c.prefixes, wb)
 				}
 			})
@@ -51,17 +51,21 @@ func TestCacheModel(t *testing.T) {
 }
 
 // writeBack is how a model test's cache writes back: in batches, or by
-// ingesting an SST (every write-back, ingestAt 1), over state names in
-// the store's order or not.
+// ingesting an SST when it has 512 bytes of records or more (most
+// evictions, some checkpoints), over state names in the store's order or
+// not. TestCacheModel runs seeds seeds of it (an ingestion is slower
+// than a batch: fewer, so that the test stays within go test's timeout
+// under -race; an even and an odd one, which restores).
 type writeBack struct {
 	name     string
 	ingestAt int
 	names    []string
+	seeds    uint64
 }
 
 var writeBacks = []writeBack{
-	{"batches", ingestBytes, []string{"left", "right"}},
-	{"ingest", 1, []string{"right", "left"}},
+	{"batches", ingestBytes, []string{"left", "right"}, 4},
+	{"ingest", 512, []string{"right", "left"}, 2},
 }
 
 // newCache is NewCache writing back as wb says.
