@@ -113,8 +113,8 @@
 // the flushes made one per 16 MiB memtable. Pebble gives an ingested
 // file a sequence number above every committed write, so it overrides
 // them as a batch committed then would. With the sorted write-backs and
-// the reads below that make no unit, Nexmark q7 went from 0.21M to 0.42M
-// events per CPU-second and q9 from 0.17M to 0.22M (docs/performance.md,
+// the reads below that make no unit, Nexmark q7 went from 0.20M to 0.40M
+// events per CPU-second and q9 from 0.14M to 0.22M (docs/performance.md,
 // "q7 and q9: state write-back").
 //
 // Memory: records (flags, key and value lengths, key, value) and each
