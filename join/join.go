@@ -106,6 +106,7 @@ func (j *Join) Open(ctx *exec.TaskContext) error {
 		// join's, whose output has the left ones only.
 		both := append(j.spec.Left[:len(j.spec.Left):len(j.spec.Left)], j.spec.Right...)
 		j.cands = newRows(ctx.Alloc, both, j.spec.Left, j.spec.Right)
+		j.cands.only(j.spec.Residual)
 	}
 	j.uid, j.fingerprint = j.spec.UID, j.spec.Fingerprint()
 	err := j.open(ctx, func(name string) bool {

@@ -193,6 +193,23 @@ func TestResidualDecidesMatches(t *testing.T) {
 	})
 }
 
+// TestResidualOverLeadingColumns: a residual condition that reads only
+// the first column of each side (l.k < 2 AND r.k < 2) decides the pairs,
+// whose other columns it does not decode (rows.only), and the joined rows
+// still carry every column.
+func TestResidualOverLeadingColumns(t *testing.T) {
+	s := spec(Inner)
+	lt2 := func(i int) expr.Expr {
+		return &expr.Call{Fn: expr.Lt, T: types.TBoolean, Args: []expr.Expr{
+			&expr.Col{Index: i, Name: "k", T: types.TBigInt}, &expr.Lit{V: types.IntValue(types.TBigInt, 2)}}}
+	}
+	s.Residual = &expr.Call{Fn: expr.And, T: types.TBoolean, Args: []expr.Expr{lt2(0), lt2(2)}}
+	run(t, open(t, s, nil), []step{
+		{exec.Right, []row{ins(1, "x"), ins(3, "y")}, nil},
+		{exec.Left, []row{ins(1, "a"), ins(3, "b")}, []string{"+I[1, a, 1, x]"}},
+	})
+}
+
 func TestSpecRefusesKeysThatDoNotCompare(t *testing.T) {
 	s := spec(Inner)
 	s.RightKeys = []int{1}

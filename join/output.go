@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/exec/expr"
 	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
@@ -13,9 +14,14 @@ import (
 // normalized keys of every column of a row, as the state keeps them),
 // each side's columns decoded from its key or NULL for a padded side.
 type rows struct {
-	schema  *arrow.Schema
-	bld     []array.Builder
-	types   [2][]memseg.Type // each side's column types
+	schema *arrow.Schema
+	bld    []array.Builder
+	types  [2][]memseg.Type // each side's column types
+	// need[side][i] marks a column decoded; nil means every column.
+	// The others are NULL (the pairs a residual condition is evaluated
+	// over need only the columns it reads), and a side's key is not
+	// read past its last needed column.
+	need    [2][]bool
 	kinds   []exec.RowKind
 	n       int
 	scratch []byte
@@ -52,13 +58,30 @@ func (s *Spec) outputs(alloc memory.Allocator, residual bool) (out, cands *rows)
 	return out, cands
 }
 
+// only makes the rows decode only the columns e reads (a residual
+// condition over their columns) and leave the others NULL.
+func (r *rows) only(e expr.Expr) {
+	n := len(r.types[0])
+	r.need = [2][]bool{make([]bool, n), make([]bool, len(r.types[1]))}
+	expr.Walk(e, func(e expr.Expr) bool {
+		if c, ok := e.(*expr.Col); ok {
+			if c.Index < n {
+				r.need[0][c.Index] = true
+			} else if c.Index-n < len(r.need[1]) {
+				r.need[1][c.Index-n] = true
+			}
+		}
+		return true
+	})
+}
+
 // add appends a joined row of kind k: left's and right's columns from
 // their row keys, a nil key padding its side with NULLs.
 func (r *rows) add(k exec.RowKind, left, right []byte) error {
-	if err := r.side(r.bld[:len(r.types[0])], r.types[0], left); err != nil {
+	if err := r.side(r.bld[:len(r.types[0])], r.types[0], r.need[0], left); err != nil {
 		return err
 	}
-	if err := r.side(r.bld[len(r.types[0]):], r.types[1], right); err != nil {
+	if err := r.side(r.bld[len(r.types[0]):], r.types[1], r.need[1], right); err != nil {
 		return err
 	}
 	r.kinds = append(r.kinds, k)
@@ -66,18 +89,28 @@ func (r *rows) add(k exec.RowKind, left, right []byte) error {
 	return nil
 }
 
-func (r *rows) side(bld []array.Builder, ts []memseg.Type, key []byte) error {
+func (r *rows) side(bld []array.Builder, ts []memseg.Type, need []bool, key []byte) error {
+	last := len(ts) // past the last column to decode
 	if key == nil {
-		for _, b := range bld {
-			b.AppendNull()
+		last = 0
+	} else if need != nil {
+		for last > 0 && !need[last-1] {
+			last--
 		}
-		return nil
 	}
 	var err error
-	for i, t := range ts {
-		if key, err = memseg.DecodeColumn(bld[i], t, memseg.Order{}, key, &r.scratch); err != nil {
+	for i, t := range ts[:last] {
+		b := bld[i]
+		if need != nil && !need[i] {
+			b.AppendNull()
+			b = nil // skipped
+		}
+		if key, err = memseg.DecodeColumn(b, t, memseg.Order{}, key, &r.scratch); err != nil {
 			return err
 		}
+	}
+	for _, b := range bld[last:] {
+		b.AppendNull()
 	}
 	return nil
 }

@@ -19,9 +19,10 @@ import (
 // saturates) before the next eviction, the prefix gets a unit and a later
 // change of the same key is cached. A checkpoint writes the cache back
 // first and commits the indexed batch second: the older write must not
-// win.
+// win, whether the write-back is a batch or an ingested SST.
 func TestCacheDirectWriteThenCached(t *testing.T) {
-	for _, del := range []bool{false, true} {
+	for i := range 2 * len(writeBacks) {
+		del, wb := i%2 == 1, writeBacks[i/2]
 		st := openStore(t, vfs.NewMem(), "/store")
 		const limit = 64 << 10
 		mem, err := memseg.NewManager(limit, 1024)
@@ -30,6 +31,7 @@ func TestCacheDirectWriteThenCached(t *testing.T) {
 		}
 		w := st.NewIndexedBatch()
 		c := NewCache(st, w, mem, limit, "op", 0, 0, "rows")
+		c.ingestAt = wb.ingestAt
 		// Another operator of the subtask takes the rest of the memory.
 		other := int(mem.Budget() - mem.Used())
 		if err := mem.Reserve(other); err != nil {
@@ -58,7 +60,7 @@ func TestCacheDirectWriteThenCached(t *testing.T) {
 		}
 		v, ok, err := st.Get("op", 0, "rows", []byte("ak"))
 		if err != nil || !ok || string(v) != "v2" {
-			t.Errorf("delete %t: store holds ak = %q %t %v, want v2", del, v, ok, err)
+			t.Errorf("%s, delete %t: store holds ak = %q %t %v, want v2", wb.name, del, v, ok, err)
 		}
 		c.Release()
 	}
@@ -79,18 +81,20 @@ func TestCacheReviewModel(t *testing.T) {
 	}{
 		{8 << 10, 256, 400}, {16 << 10, 256, 40}, {64 << 10, 1024, 2000},
 	} {
-		for seed := range uint64(reviewSeeds) {
-			cacheReviewModel(t, seed, c.limit, c.seg, c.pre)
+		for _, wb := range writeBacks {
+			for seed := range uint64(reviewSeeds) {
+				cacheReviewModel(t, seed, c.limit, c.seg, c.pre, wb)
+			}
 		}
 	}
 }
 
 var reviewSeeds = 3
 
-func cacheReviewModel(t *testing.T, seed uint64, limit int64, seg, prefixes int) {
+func cacheReviewModel(t *testing.T, seed uint64, limit int64, seg, prefixes int, wb writeBack) {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	const uid = "op"
-	names := []string{"left", "right"}
+	names := wb.names
 	mem, err := memseg.NewManager(2*limit, seg)
 	if err != nil {
 		t.Fatal(err)
@@ -99,13 +103,13 @@ func cacheReviewModel(t *testing.T, seed uint64, limit int64, seg, prefixes int)
 	lo, hi := 0, 7
 	st := openStore(t, vfs.NewMem(), fmt.Sprintf("/s%d", seed))
 	w := st.NewIndexedBatch()
-	c := NewCache(st, w, mem, limit, uid, lo, hi, names...)
+	c := wb.newCache(st, w, mem, limit, uid, lo, hi)
 	model := map[modelKey][]byte{}
 	checkpoint := map[modelKey][]byte{}
 	gen := 0
 	fail := func(step int, format string, a ...any) {
 		t.Helper()
-		t.Fatalf("limit %d seed %d step %d: %s", limit, seed, step, fmt.Sprintf(format, a...))
+		t.Fatalf("%s limit %d seed %d step %d: %s", wb.name, limit, seed, step, fmt.Sprintf(format, a...))
 	}
 	key := func() ([]byte, int) {
 		p := rng.IntN(prefixes)
@@ -240,7 +244,7 @@ func cacheReviewModel(t *testing.T, seed uint64, limit int64, seg, prefixes int)
 			}
 			checkpoint = maps.Clone(model)
 			st, lo, hi = nst, nlo, nhi
-			c = NewCache(st, w, mem, limit, uid, lo, hi, names...)
+			c = wb.newCache(st, w, mem, limit, uid, lo, hi)
 		}
 		if err != nil {
 			fail(step, "%v", err)

@@ -27,7 +27,10 @@ type modelKey struct {
 // the store against the map after each write-back: what the cache writes
 // back is what writing each change straight to the store would have left
 // there. Many prefixes make the filter of the prefixes the store may hold
-// answer for evicted ones, and saturate it where it is small.
+// answer for evicted ones, and saturate it where it is small. Each case
+// runs with write-backs in batches and as ingested SSTs (writeSST), the
+// latter with state names whose order in the store is not theirs in the
+// cache (an SST takes its keys in the store's order only).
 func TestCacheModel(t *testing.T) {
 	for _, c := range []struct {
 		limit    int64
@@ -37,15 +40,42 @@ func TestCacheModel(t *testing.T) {
 		{0, 1024, 12}, {8 << 10, 1024, 12}, {32 << 10, 1024, 12}, {1 << 20, 4096, 12},
 		{8 << 10, 256, 250}, {64 << 10, 256, 250}, {64 << 10, 1024, 60},
 	} {
-		t.Run(fmt.Sprintf("limit=%d,seg=%d,prefixes=%d", c.limit, c.seg, c.prefixes), func(t *testing.T) {
-			for seed := range uint64(4) {
-				cacheModel(t, seed, c.limit, c.seg, c.prefixes)
-			}
-		})
+		for _, wb := range writeBacks {
+			t.Run(fmt.Sprintf("limit=%d,seg=%d,prefixes=%d,%s", c.limit, c.seg, c.prefixes, wb.name), func(t *testing.T) {
+				for seed := range wb.seeds {
+					cacheModel(t, seed, c.limit, c.seg, c.prefixes, wb)
+				}
+			})
+		}
 	}
 }
 
-func cacheModel(t *testing.T, seed uint64, limit int64, seg, prefixes int) {
+// writeBack is how a model test's cache writes back: in batches, or by
+// ingesting an SST when it has 512 bytes of records or more (most
+// evictions, some checkpoints), over state names in the store's order or
+// not. TestCacheModel runs seeds seeds of it (an ingestion is slower
+// than a batch: fewer, so that the test stays within go test's timeout
+// under -race; an even and an odd one, which restores).
+type writeBack struct {
+	name     string
+	ingestAt int
+	names    []string
+	seeds    uint64
+}
+
+var writeBacks = []writeBack{
+	{"batches", ingestBytes, []string{"left", "right"}, 4},
+	{"ingest", 512, []string{"right", "left"}, 2},
+}
+
+// newCache is NewCache writing back as wb says.
+func (wb writeBack) newCache(st *Store, w *Batch, mem *memseg.Manager, limit int64, uid string, lo, hi int) *Cache {
+	c := NewCache(st, w, mem, limit, uid, lo, hi, wb.names...)
+	c.ingestAt = wb.ingestAt
+	return c
+}
+
+func cacheModel(t *testing.T, seed uint64, limit int64, seg, prefixes int, wb writeBack) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	st := openStore(t, vfs.NewMem(), "/store")
 	mem, err := memseg.NewManager(max(limit, 64<<10), seg)
@@ -53,9 +83,9 @@ func cacheModel(t *testing.T, seed uint64, limit int64, seg, prefixes int) {
 		t.Fatal(err)
 	}
 	const uid, lo, hi = "op", 3, 6
-	names := []string{"left", "right"}
+	names := wb.names
 	w := st.NewIndexedBatch()
-	c := NewCache(st, w, mem, limit, uid, lo, hi, names...)
+	c := wb.newCache(st, w, mem, limit, uid, lo, hi)
 	defer func() { c.Release() }()
 	model := map[modelKey][]byte{}
 	// Prefixes are two bytes (prefix-free); prefix 0 gets many entries,
@@ -148,7 +178,7 @@ func cacheModel(t *testing.T, seed uint64, limit int64, seg, prefixes int) {
 			check("write back", c.WriteBack())
 			check("commit", w.Commit())
 			c.Release()
-			c = NewCache(st, w, mem, limit, uid, lo, hi, names...)
+			c = wb.newCache(st, w, mem, limit, uid, lo, hi)
 		default:
 			check("write back", c.WriteBack())
 			check("commit", w.Commit())

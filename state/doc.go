@@ -90,7 +90,8 @@
 // side, a partition): a scan of the prefix (a join's probe) loads all
 // its entries once, and from then on every read under it, of a key
 // present or absent, is answered from memory; most probes of a join are
-// of keys never written, and those are cached as known absent too. A
+// of keys never written, and those are known absent too (cached, or
+// told by the filter of what the store may hold, below). A
 // point read of a prefix not loaded (a row's own entry) reads that key
 // alone and keeps it, present or absent, in a partial unit, which a
 // later scan, or a second point read that goes to the store, completes
@@ -104,9 +105,22 @@
 // fresh segments: a second chance, so hot join keys and partitions are not
 // read again).
 // So checkpoints, savepoints and rescaling do not know the cache is
-// there. Write-backs go through a plain batch of the cache's own,
-// committed at the end of each: cheaper than the indexed batch, whose
-// skiplist index only reads need.
+// there. A write-back goes in the store's key order (the dirty prefixes
+// sorted, each one's entries sorted already). A small one (under 4 MiB
+// of records: most checkpoints') goes through a plain batch of the
+// cache's own, committed at the end of each: cheaper than the indexed
+// batch, whose skiplist index only reads need, and in key order each
+// memtable insertion starts where the one before ended (in the order the
+// prefixes were dirtied, the skiplist searches took 25% of Nexmark q7's
+// CPU). A large one, an eviction's, is written as one SST and ingested
+// (writeback.go): that skips the copies into batches and the memtable and
+// the flush that reads them out again, and lands as one L0 file, where
+// the flushes made one per 16 MiB memtable. Pebble gives an ingested
+// file a sequence number above every committed write, so it overrides
+// them as a batch committed then would. With the sorted write-backs and
+// the reads below that make no unit, Nexmark q7 went from 0.20M to 0.40M
+// events per CPU-second and q9 from 0.14M to 0.22M (docs/performance.md,
+// "q7 and q9: state write-back").
 //
 // Memory: records (flags, key and value lengths, key, value) and each
 // prefix's sorted array of record addresses are appended to segments of
@@ -126,6 +140,10 @@
 // hold: a new prefix starts complete and empty, a new key of a partial
 // one is absent, with no store read (a prefix scan cannot use Pebble's
 // own filters, and the probes of new join keys went to Pebble's blocks).
+// A read of such a prefix or key makes no unit or record: the filter
+// answers again as fast, and a join's probes of its join keys on the
+// other side, mostly absent there, made half of q7's units (its
+// evictions halved without them).
 // It is off after a restore (the restored keys' prefixes are not known)
 // and once saturated.
 //
