@@ -107,50 +107,59 @@ func (w *Sorted) Commit() error {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	s := w.s
+	if err := w.s.ingestSST(6, w.write); err != nil {
+		return fmt.Errorf("state: ingest: %w", err)
+	}
+	return nil
+}
+
+// ingestSST writes an SST under a fresh name in the store's directory
+// with write, which adds entries in key order, each key once, and returns
+// how many; then ingests it, unless it is empty. The options are those of
+// the LSM level given. Pebble links an ingested file into the DB and
+// normally removes the name itself; the name is gone afterwards in any
+// case, ingested or not.
+func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) error {
 	s.mu.Lock()
 	s.ingests++
 	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", s.ingests))
 	s.mu.Unlock()
-	err := w.write(path)
-	if err == nil {
-		if err = s.db.Ingest(context.Background(), []string{path}); err != nil {
-			err = fmt.Errorf("state: ingest: %w", err)
-		}
+	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
+	if err != nil {
+		return err
 	}
-	// Pebble linked an ingested file into the DB and normally removes
-	// this name itself; make sure it is gone, ingested or not.
+	sw := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(level, s.db.TableFormat()))
+	n, err := write(sw)
+	if cerr := sw.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && n > 0 {
+		err = s.db.Ingest(context.Background(), []string{path})
+	}
 	if rerr := s.fs.Remove(path); err == nil && rerr != nil && !oserror.IsNotExist(rerr) {
-		err = fmt.Errorf("state: %w", rerr)
+		err = rerr
 	}
 	return err
 }
 
-// write writes the sorted entries to a new SST at path.
-func (w *Sorted) write(path string) error {
+// write adds the sorted entries to sw, the last write of a key only.
+func (w *Sorted) write(sw *sstable.Writer) (int, error) {
 	k := func(e sortedEnt) []byte { return w.arena[e.key:e.end] }
-	s := w.s
-	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
-	if err != nil {
-		return fmt.Errorf("state: %w", err)
-	}
-	sw := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(6, s.db.TableFormat()))
+	n := 0
 	for i, e := range w.ents {
 		if i+1 < len(w.ents) && bytes.Equal(k(e), k(w.ents[i+1])) {
 			continue // a later write of the same key wins
 		}
+		var err error
 		if e.del {
 			err = sw.Delete(k(e))
 		} else {
 			err = sw.Set(k(e), w.arena[e.end:e.next])
 		}
 		if err != nil {
-			sw.Close()
-			return fmt.Errorf("state: sorted write: %w", err)
+			return n, err
 		}
+		n++
 	}
-	if err := sw.Close(); err != nil {
-		return fmt.Errorf("state: sorted write: %w", err)
-	}
-	return nil
+	return n, nil
 }

@@ -1,13 +1,9 @@
 package state
 
 import (
-	"context"
 	"fmt"
 
-	"github.com/cockroachdb/errors/oserror"
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
-	"github.com/cockroachdb/pebble/v2/vfs"
 )
 
 // ingestBytes is the size, in bytes of the dirty units' records, from
@@ -27,35 +23,17 @@ const ingestBytes = 4 << 20
 // it overrides them as a later batch would; it flushes first a memtable
 // that overlaps it.
 func (c *Cache) writeSST() error {
-	s := c.st
-	s.mu.Lock()
-	s.ingests++
-	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", s.ingests))
-	s.mu.Unlock()
-	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
+	err := c.st.ingestSST(0, func(sw *sstable.Writer) (int, error) {
+		w := &sstWriter{w: sw}
+		for _, d := range c.order {
+			c.writeEntries(w, d.u, uint16(d.hi>>48), c.byRank[d.hi>>40&0xff])
+		}
+		return w.n, w.err
+	})
 	if err != nil {
 		return fmt.Errorf("state: write-back: %w", err)
 	}
-	w := &sstWriter{w: sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(0, s.db.TableFormat()))}
-	for _, d := range c.order {
-		c.writeEntries(w, d.u, uint16(d.hi>>48), c.byRank[d.hi>>40&0xff])
-	}
-	err = w.err
-	if cerr := w.w.Close(); err == nil && cerr != nil {
-		err = cerr
-	}
-	if err == nil && w.n > 0 {
-		err = s.db.Ingest(context.Background(), []string{path})
-	}
-	if err != nil {
-		err = fmt.Errorf("state: write-back: %w", err)
-	}
-	// Pebble linked an ingested file into the DB and normally removes
-	// this name itself; make sure it is gone, ingested or not.
-	if rerr := s.fs.Remove(path); err == nil && rerr != nil && !oserror.IsNotExist(rerr) {
-		err = fmt.Errorf("state: write-back: %w", rerr)
-	}
-	return err
+	return nil
 }
 
 // sstWriter is a writer to an SST, for writeSST: keys must come in
