@@ -329,4 +329,9 @@ func (o *sinkOutput) barrier(b checkpoint.Barrier) (*checkpoint.SinkState, error
 	return &checkpoint.SinkState{UID: o.uid, Pending: pending}, nil
 }
 
-func (o *sinkOutput) end() error { return nil }
+func (o *sinkOutput) end() error {
+	if e, ok := o.w.(EndAware); ok {
+		return e.InputEnded()
+	}
+	return nil
+}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
+	"strconv"
 	"sync"
 	"time"
 
@@ -255,9 +257,13 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := runTask(ctx, v, tc, opts, ins, sides, out, drops, coord, trigger); err != nil {
-					fail(err)
-				}
+				// Labels name the task in CPU profiles (--cpuprofile), so
+				// that a profile shows which task spent the time.
+				pprof.Do(ctx, pprof.Labels("task", v.Name, "subtask", strconv.Itoa(tc.Subtask)), func(ctx context.Context) {
+					if err := runTask(ctx, v, tc, opts, ins, sides, out, drops, coord, trigger); err != nil {
+						fail(err)
+					}
+				})
 			}()
 		}
 	}

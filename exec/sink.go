@@ -33,6 +33,16 @@ type Watermarker interface {
 	Watermark(wm int64) error
 }
 
+// EndAware is a SinkWriter told when its subtask's input has ended
+// (after its last Write, before Close, which waits for every task): a
+// filesystem writer rolls its last file over then, so that the file's
+// sync overlaps the other tasks' work. Rows may still follow: after a
+// stop-with-savepoint, none; the writer takes them as it would after a
+// rollover.
+type EndAware interface {
+	InputEnded() error
+}
+
 // Holder is a Sink that holds something for the whole run: the filesystem
 // sink locks its directory, so that no other run writes or cleans it
 // meanwhile.

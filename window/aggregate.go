@@ -132,6 +132,8 @@ type Aggregate struct {
 	// fired windows kept for the next ones (spare.go).
 	distincts bool
 	spares    []*spare
+	// spareBytes is what the spares hold: their charges and tables.
+	spareBytes int
 
 	// Scratch reused across batches: all is the rows 0, 1, 2, ...;
 	// rows and hashes the rows addTo folds and their key hashes (nil

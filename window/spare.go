@@ -17,8 +17,12 @@ import (
 // new slice is made while the old one still lives, and a batch can make
 // one slice and retire another in either order: one spare would be
 // missing for every other new slice (half of a 1000-key HOP's slices
-// allocated their tables afresh). maxSpares keep the pool full across
-// that overlap.
+// allocated their tables afresh). And a subtask fed by several source
+// subtasks that read different parts of a file (byte ranges 8 MB apart,
+// minutes of event time) holds the windows of all of them, and fires a
+// dozen at once when the slowest moves on to its next range: the next
+// dozen are made one by one afterwards. So the pool keeps as many fired
+// windows' memories as come, up to spareShare of the budget in all.
 type spare struct {
 	ints         *memseg.IntTable
 	accs         []agg.Acc
@@ -29,18 +33,19 @@ type spare struct {
 	cap, charged int
 }
 
-// maxSpares is how many fired panes' memories the aggregate keeps.
-const maxSpares = 2
+// spareShare bounds the memory the spares keep: a 1/spareShare part of
+// the budget, as the slider's (sliderShare).
+const spareShare = sliderShare
 
 // retire frees pane p, whose last window has fired, keeping its memory as
-// a spare if there are fewer than maxSpares, if it has an IntTable and no
-// DISTINCT values, and if it takes at most its share of the budget (as
-// much as the slider may keep).
+// a spare if it has an IntTable and no DISTINCT values, and if the spares
+// with it take at most their share of the budget (spareShare).
 func (a *Aggregate) retire(p *pane) {
-	if len(a.spares) == maxSpares || p.ints == nil || a.distincts || int64(p.charged+p.ints.Bytes()) > a.mem.Budget()/sliderShare {
+	if p.ints == nil || a.distincts || int64(a.spareBytes+p.charged+p.ints.Bytes()) > a.mem.Budget()/spareShare {
 		a.free(p)
 		return
 	}
+	a.spareBytes += p.charged + p.ints.Bytes()
 	p.ints.Clear()
 	for _, ac := range p.accs {
 		for g := range int32(p.len()) {
@@ -61,6 +66,7 @@ func (a *Aggregate) reuse(p *pane) bool {
 	}
 	sp := a.spares[n-1]
 	a.spares = a.spares[:n-1]
+	a.spareBytes -= sp.charged + sp.ints.Bytes()
 	p.ints, p.accs, p.ikeys, p.hashes, p.slots, p.dirty, p.cap, p.charged = sp.ints, sp.accs, sp.ikeys, sp.hashes, sp.slots, sp.dirty, sp.cap, sp.charged
 	return true
 }
@@ -72,4 +78,5 @@ func (a *Aggregate) dropSpares() {
 		a.mem.Unreserve(sp.charged)
 	}
 	a.spares = a.spares[:0]
+	a.spareBytes = 0
 }

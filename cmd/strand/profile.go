@@ -6,12 +6,14 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
+	"runtime/trace"
 )
 
 // profileFlags write Go profiles of a command's run, for `go tool pprof`.
 type profileFlags struct {
 	CPUProfile string `name:"cpuprofile" help:"Write a CPU profile of the run to this file." placeholder:"FILE" type:"path"`
 	MemProfile string `name:"memprofile" help:"Write a heap profile to this file when the run ends (allocations since the start, and what is live)." placeholder:"FILE" type:"path"`
+	Trace      string `name:"trace" help:"Write a Go execution trace of the run to this file (go tool trace: which task ran on which core, and when a core was idle)." placeholder:"FILE" type:"path"`
 }
 
 // start starts the CPU profile; the function it returns stops it and
@@ -30,7 +32,31 @@ func (p *profileFlags) start() (func(stderr io.Writer), error) {
 		}
 		cpu = f
 	}
+	var tr *os.File
+	if p.Trace != "" {
+		f, err := os.Create(p.Trace)
+		if err == nil {
+			err = trace.Start(f)
+		}
+		if err != nil {
+			if f != nil {
+				f.Close()
+			}
+			if cpu != nil {
+				pprof.StopCPUProfile()
+				cpu.Close()
+			}
+			return nil, fmt.Errorf("--trace: %w", err)
+		}
+		tr = f
+	}
 	return func(stderr io.Writer) {
+		if tr != nil {
+			trace.Stop()
+			if err := tr.Close(); err != nil {
+				fmt.Fprintf(stderr, "strand: --trace: %v\n", err)
+			}
+		}
 		if cpu != nil {
 			pprof.StopCPUProfile()
 			if err := cpu.Close(); err != nil {

@@ -311,8 +311,13 @@
 // File sink. Subtask i writes part-<job>-<i>-<n>.<csv|json>, n counting
 // from 0, hidden while written as .part-<job>-<i>-<n>.<ext>.inprogress.
 // A file that reaches the rolling size is closed and synced but stays
-// hidden; Close renames every file of the subtask into place and syncs the
-// directory; Abort removes them. Nothing is created for a subtask that
+// hidden; the sync runs in the background, so that the task encoding the
+// output (and the operators chained before it) goes on meanwhile, and the
+// subtask's last file rolls over as soon as its input ends (exec.EndAware),
+// its sync overlapping the other subtasks' work. Close waits for every
+// sync, then renames every file of the subtask into place and syncs the
+// directory (a pre-commit waits for them too, before it reads the files
+// back); Abort removes them. Nothing is created for a subtask that
 // writes no rows. The sink needs Env.JobID, so that runs never collide.
 // A job holds an OS lock on .strand.lock in the directory while it runs
 // (exec.Holder, checkpoint.Lock): a second job writing the directory is

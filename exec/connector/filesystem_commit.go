@@ -29,7 +29,7 @@ import (
 // and not committed yet: a checkpoint that was abandoned must not take its
 // files with it, so the next one commits them.
 func (w *fileWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
-	if err := w.roll(); err != nil {
+	if err := w.settle(); err != nil {
 		return nil, err
 	}
 	for _, p := range w.pending {

@@ -164,8 +164,9 @@ const flushSize = 1 << 20
 // fileWriter writes one subtask's part files. Each is written hidden as
 // .part-<job>-<subtask>-<n>.<ext>.inprogress and made visible only by
 // Close, so that a reader of the directory never sees a partial file and a
-// failed job leaves nothing behind. Files rolled over on size wait, closed
-// and synced, for the same Close.
+// failed job leaves nothing behind. Files rolled over on size wait for the
+// same Close, synced in the background meanwhile (fileSyncer); so does the
+// last one, rolled over when the input ends (InputEnded).
 type fileWriter struct {
 	dir     string
 	prefix  string // part-<job>-<subtask>-
@@ -188,6 +189,7 @@ type fileWriter struct {
 	// open; roll is that policy's clock for an unpartitioned writer.
 	opened time.Time
 	roller rolling
+	syncs  fileSyncer
 }
 
 func (w *fileWriter) hiddenName(seq int) string {
@@ -245,7 +247,8 @@ func (w *fileWriter) flush() error {
 	return nil
 }
 
-// roll finishes the current file and starts counting the next one.
+// roll finishes the current file, leaving its sync and close to the
+// background (settle waits for them), and starts counting the next one.
 func (w *fileWriter) roll() error {
 	if err := w.flush(); err != nil {
 		return err
@@ -253,18 +256,31 @@ func (w *fileWriter) roll() error {
 	if w.f == nil {
 		return nil
 	}
-	err := w.f.Sync()
-	if cerr := w.f.Close(); err == nil {
-		err = cerr
-	}
+	w.syncs.start(w.f)
 	w.pending = append(w.pending, w.f.Name())
-	w.f = nil
+	w.f, w.size = nil, 0
 	w.opened = time.Time{}
 	w.seq++
-	if err != nil {
-		return fmt.Errorf("filesystem sink: %w", err)
-	}
 	return nil
+}
+
+// settle rolls the current file over and waits until every finished file
+// is synced and closed.
+func (w *fileWriter) settle() error {
+	if err := w.roll(); err != nil {
+		return err
+	}
+	return w.syncs.wait()
+}
+
+// InputEnded implements exec.EndAware: the input has ended, so the last
+// file rolls over now, its sync overlapping the other subtasks' work
+// instead of waiting for Close.
+func (w *fileWriter) InputEnded() error {
+	if w.done {
+		return nil
+	}
+	return w.roll()
 }
 
 // Close makes every finished file visible, then syncs the directory so
@@ -273,7 +289,7 @@ func (w *fileWriter) Close() error {
 	if w.done {
 		return nil
 	}
-	if err := w.roll(); err != nil {
+	if err := w.settle(); err != nil {
 		return err
 	}
 	w.done = true
@@ -301,6 +317,9 @@ func (w *fileWriter) Abort() error {
 		w.f = nil
 		w.pending = append(w.pending, name)
 	}
+	// Files still syncing are closed before they are removed; a failed
+	// sync does not matter for files that go.
+	_ = w.syncs.wait()
 	for _, p := range w.pending {
 		if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, err)
