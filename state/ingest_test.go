@@ -51,22 +51,7 @@ func TestSortedIngest(t *testing.T) {
 		}
 	}
 	// A snapshot holds the ingested data.
-	sn, err := s.Snapshot(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.MkdirAll("ck", 0o755); err != nil {
-		t.Fatal(err)
-	}
-	target := &dirTarget{fs: fs, root: "ck"}
-	h, err := sn.Upload(target)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenHandle(fs, target, h, "restore")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := restored(t, fs, s, "restore")
 	defer r.Close()
 	if got := scanAll(t, r, "op", 0, 3, ""); fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("restored:\n%q\nwant\n%q", got, want)

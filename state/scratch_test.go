@@ -40,22 +40,7 @@ func TestScratchNeverSyncs(t *testing.T) {
 	if err := w.Commit(); err != nil {
 		t.Fatal(err)
 	}
-	sn, err := s.Snapshot(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := &dirTarget{fs: fs, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h, err := sn.Upload(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenHandle(fs, dst, h, "/work/restore")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := restored(t, fs, s, "/work/restore")
 	n := 0
 	err = r.Scan("op", 0, 127, "g", func(uint16, string, []byte, []byte) error { n++; return nil })
 	if cerr := r.Close(); err == nil {

@@ -230,6 +230,29 @@ func (d *dirTarget) Open(path string) (io.ReadCloser, error) {
 	return d.fs.Open(d.fs.PathJoin(d.root, path))
 }
 
+// restored checkpoints s, uploads the checkpoint into /storage of fs and
+// restores it at dir; the caller closes what it returns.
+func restored(t *testing.T, fs vfs.FS, s *Store, dir string) *Reader {
+	t.Helper()
+	sn, err := s.Snapshot(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst := &dirTarget{fs: fs, root: "/storage"}
+	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	h, err := sn.Upload(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := OpenHandle(fs, dst, h, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestUploadRestore(t *testing.T) {
 	fs := vfs.NewMem()
 	s := openStore(t, fs, "/store")

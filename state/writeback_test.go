@@ -107,22 +107,7 @@ func TestWriteSSTOverOlderLevels(t *testing.T) {
 			t.Fatalf("indexed batch reads %s = %q %t %v, want %q", key, got, ok, err, v)
 		}
 	}
-	sn, err := st.Snapshot(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst := &dirTarget{fs: fs, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	h, err := sn.Upload(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenHandle(fs, dst, h, "/restore")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := restored(t, fs, st, "/restore")
 	defer r.Close()
 	if got := read(func(fn ScanFunc) error { return r.Scan(uid, 0, 0, name, fn) }); !maps.Equal(got, model) {
 		t.Fatalf("checkpoint holds %v\nwant %v", got, model)
