@@ -38,3 +38,34 @@ func TestCheckpointMinPause(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckpointMinPauseSavepoint: a savepoint, and the final checkpoint
+// of the ended input, do not wait for the minimum pause after the
+// checkpoint before them, as in Flink.
+func TestCheckpointMinPauseSavepoint(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cp := spCheckpointing(t)
+	cp.Interval, cp.MinPause = 5*time.Millisecond, time.Hour
+	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 10, splits: spRows(2000)}, time.Millisecond}, &memSink{}, 2, nil), Options{Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j.Checkpoints().Completed < 1 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	start := time.Now()
+	if _, err := j.Savepoint(ctx, t.TempDir()); err != nil {
+		t.Fatalf("savepoint: %v", err)
+	}
+	if err := j.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("savepoint and final checkpoint took %v", took)
+	}
+	// Savepoints are not counted among the checkpoints.
+	if n := j.Checkpoints().Completed; n != 2 {
+		t.Fatalf("%d checkpoints completed, want the first and the final one", n)
+	}
+}

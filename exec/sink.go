@@ -35,8 +35,10 @@ type Watermarker interface {
 
 // EndAware is a SinkWriter told when its subtask's input has ended
 // (after its last Write, before Close, which waits for every task): a
-// filesystem writer rolls its last file over then, so that the file's
-// sync overlaps the other tasks' work. Rows may still follow: after a
+// filesystem writer rolls its last file over then and waits for its
+// files' syncs, so that the syncs overlap the other tasks' work and one
+// that failed fails the job before Close makes any output visible. An
+// error fails the subtask. Rows may still follow: after a
 // stop-with-savepoint, none; the writer takes them as it would after a
 // rollover.
 type EndAware interface {

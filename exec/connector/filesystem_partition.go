@@ -221,6 +221,21 @@ func (w *partitionWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) 
 	return all, nil
 }
 
+// InputEnded implements exec.EndAware: every partition directory's last
+// file rolls over and is synced, so that a failed sync fails the subtask
+// before Close makes any subtask's files visible.
+func (w *partitionWriter) InputEnded() error {
+	if w.done {
+		return nil
+	}
+	for _, fw := range w.order {
+		if err := fw.InputEnded(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *partitionWriter) Close() error {
 	w.done = true
 	for _, fw := range w.order {

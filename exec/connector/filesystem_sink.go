@@ -249,7 +249,13 @@ func (w *fileWriter) flush() error {
 
 // roll finishes the current file, leaving its sync and close to the
 // background (settle waits for them), and starts counting the next one.
+// It fails if an earlier file's sync has failed: the output is not
+// durable, and a job without checkpoints would otherwise learn it only
+// at its end.
 func (w *fileWriter) roll() error {
+	if err := w.syncs.failed(); err != nil {
+		return err
+	}
 	if err := w.flush(); err != nil {
 		return err
 	}
@@ -275,12 +281,14 @@ func (w *fileWriter) settle() error {
 
 // InputEnded implements exec.EndAware: the input has ended, so the last
 // file rolls over now, its sync overlapping the other subtasks' work
-// instead of waiting for Close.
+// instead of waiting for Close. It waits for the syncs, so that one that
+// failed fails the subtask, and with it the job, before Close makes any
+// subtask's files visible.
 func (w *fileWriter) InputEnded() error {
 	if w.done {
 		return nil
 	}
-	return w.roll()
+	return w.settle()
 }
 
 // Close makes every finished file visible, then syncs the directory so

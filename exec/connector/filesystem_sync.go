@@ -39,6 +39,14 @@ func (s *fileSyncer) start(f *os.File) {
 	}()
 }
 
+// failed returns the first error of the syncs done so far, without
+// waiting for those still running.
+func (s *fileSyncer) failed() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
 // wait returns once every file started is synced and closed, with the
 // first error any of them had, now or before.
 func (s *fileSyncer) wait() error {
