@@ -59,8 +59,8 @@ var strandKeys = map[string]func(v string) error{
 	KeyCheckpointInterval: nil,
 	KeyCheckpointMode:     nil,
 	KeyCheckpointRetained: nil,
-	KeyCheckpointTimeout:  nil,
-	KeyCheckpointPause:    nil,
+	KeyCheckpointTimeout:  positiveDuration,
+	KeyCheckpointPause:    duration,
 	KeyTolerableFailures:  nil,
 	KeyRestartStrategy:    nil,
 	KeyRestartAttempts:    nil,
@@ -99,6 +99,14 @@ func resultMode(v string) error {
 func duration(v string) error {
 	if d, err := types.ParseDuration(v); err != nil || d < 0 {
 		return fmt.Errorf("must be a duration such as '5 s' or '500 ms', got '%s'", v)
+	}
+	return nil
+}
+
+// positiveDuration accepts a duration of more than zero.
+func positiveDuration(v string) error {
+	if d, err := types.ParseDuration(v); err != nil || d <= 0 {
+		return fmt.Errorf("must be a positive duration such as '10 min' or '30 s', got '%s'", v)
 	}
 	return nil
 }
