@@ -21,7 +21,10 @@ func examplesDir(t *testing.T) string {
 	return dir
 }
 
-var writtenRe = regexp.MustCompile(`rows written (\d+)`)
+var (
+	writtenRe     = regexp.MustCompile(`rows written (\d+)`)
+	checkpointsRe = regexp.MustCompile(`checkpoints (\d+) \(failed 0\)`)
+)
 
 // TestExamples runs every example query under queries/ (the Nexmark ones
 // have TestCLISeveralFiles and strand bench) with the real binary: each
@@ -65,6 +68,15 @@ func TestExamples(t *testing.T) {
 		!strings.Contains(l, ", 4, bronze, ") || !strings.Contains(l, ", 4, null, ") || !strings.Contains(l, "rows written 200") {
 		t.Errorf("user_levels.sql: want user 1 bronze, silver, gold, user 4's level deleted, 200 rows\n%s", l)
 	}
+	// Checkpoints: a periodic checkpoint or more besides the final one,
+	// and the two windows' 8 rows committed once.
+	ck := out["checkpointed.sql"]
+	if m := checkpointsRe.FindStringSubmatch(ck); m == nil || atoi(t, m[1]) < 2 {
+		t.Errorf("checkpointed.sql: want at least 2 checkpoints\n%s", ck)
+	}
+	if rows := committed(t, filepath.Join(dir, "out", "checkpointed")); len(rows) != 8 || !strings.Contains(ck, "rows written 8") {
+		t.Errorf("checkpointed.sql: %d rows committed, want 8\n%s", len(rows), ck)
+	}
 	// Partitions: a directory per user, files without the user column,
 	// each row naming its source file.
 	parts, err := filepath.Glob(filepath.Join(dir, "out", "by_user", "user_id=*"))
@@ -102,4 +114,14 @@ func TestExamples(t *testing.T) {
 	if a, b := writtenRe.FindString(sp), writtenRe.FindString(stderr); a == "" || a != b {
 		t.Errorf("spill.sql: %q with 16 MB, %q with the default memory", a, b)
 	}
+}
+
+// atoi is the integer s, which a regular expression matched as digits.
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
