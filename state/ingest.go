@@ -21,17 +21,28 @@ import (
 // Like a Batch, a Sorted is applied atomically by Commit. When one key is
 // written several times, the last write wins.
 type Sorted struct {
-	s     *Store
-	arena []byte
-	ents  []sortedEnt
-	err   error
+	s *Store
+	// chunks hold the writes' keys and values, filled in order; the
+	// first cur+1 are in use. A Sorted keeps them across Commits: a
+	// checkpoint writes about as much as the one before, and the pages of
+	// a fresh buffer cost a fault each on first write, which copying a
+	// growing arena into ever larger ones paid again at every doubling.
+	chunks [][]byte
+	cur    int
+	ents   []sortedEnt
+	err    error
 }
+
+// chunkSize is the size of a Sorted's chunks; a write larger than one
+// gets a chunk of its own, which is not kept.
+const chunkSize = 1 << 20
 
 type sortedEnt struct {
 	// hi and lo are 16 key bytes past the prefix all keys share, so most
 	// comparisons are two integer compares.
 	hi, lo   uint64
-	key, end int32 // key is arena[key:end], the value follows up to next
+	chunk    int32 // the write is in chunks[chunk]
+	key, end int32 // key is chunks[chunk][key:end], the value follows up to next
 	next     int32
 	seq      int32 // order of the write, so the last one wins
 	del      bool
@@ -60,11 +71,47 @@ func (w *Sorted) add(uid string, kg uint16, name string, key, value []byte, del 
 		}
 		return
 	}
-	start := int32(len(w.arena))
-	w.arena = encodeKey(w.arena, uid, kg, name, key)
-	end := int32(len(w.arena))
-	w.arena = append(w.arena, value...)
-	w.ents = append(w.ents, sortedEnt{key: start, end: end, next: int32(len(w.arena)), seq: int32(len(w.ents)), del: del})
+	c := w.room(maxKeyLen(uid, name, key) + len(value))
+	start := int32(len(*c))
+	*c = encodeKey(*c, uid, kg, name, key)
+	end := int32(len(*c))
+	*c = append(*c, value...)
+	w.ents = append(w.ents, sortedEnt{chunk: int32(w.cur), key: start, end: end, next: int32(len(*c)), seq: int32(len(w.ents)), del: del})
+}
+
+// room returns the chunk that the next write, of n bytes, goes to: the
+// current one if it has room, else the next, made if new.
+func (w *Sorted) room(n int) *[]byte {
+	if len(w.chunks) > 0 {
+		if c := &w.chunks[w.cur]; cap(*c)-len(*c) >= n {
+			return c
+		}
+		w.cur++
+	}
+	if w.cur < len(w.chunks) && cap(w.chunks[w.cur]) >= n {
+		return &w.chunks[w.cur]
+	}
+	c := make([]byte, 0, max(n, chunkSize))
+	if w.cur < len(w.chunks) {
+		// A kept chunk too small for a large write: the write goes
+		// before it, in a chunk of its own.
+		w.chunks = slices.Insert(w.chunks, w.cur, c)
+	} else {
+		w.chunks = append(w.chunks, c)
+	}
+	return &w.chunks[w.cur]
+}
+
+// reset empties w, keeping its chunks of chunkSize for the next writes.
+func (w *Sorted) reset() {
+	kept := w.chunks[:0]
+	for _, c := range w.chunks {
+		if cap(c) == chunkSize {
+			kept = append(kept, c[:0])
+		}
+	}
+	clear(w.chunks[len(kept):])
+	w.chunks, w.cur, w.ents, w.err = kept, 0, w.ents[:0], nil
 }
 
 // Commit writes the collected entries as an SST in key order and ingests
@@ -72,11 +119,11 @@ func (w *Sorted) add(uid string, kg uint16, name string, key, value []byte, del 
 // Sorted is empty afterwards: after a failure none of its writes is in
 // the store, and none is carried into the next Commit.
 func (w *Sorted) Commit() error {
-	defer func() { w.arena, w.ents, w.err = w.arena[:0], w.ents[:0], nil }()
+	defer w.reset()
 	if w.err != nil || len(w.ents) == 0 {
 		return w.err
 	}
-	k := func(e sortedEnt) []byte { return w.arena[e.key:e.end] }
+	k := w.key
 	// Keys share a long prefix (operator uid, key group, state name,
 	// window): compare past it.
 	first := k(w.ents[0])
@@ -142,9 +189,12 @@ func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) e
 	return err
 }
 
+// key is e's key.
+func (w *Sorted) key(e sortedEnt) []byte { return w.chunks[e.chunk][e.key:e.end] }
+
 // write adds the sorted entries to sw, the last write of a key only.
 func (w *Sorted) write(sw *sstable.Writer) (int, error) {
-	k := func(e sortedEnt) []byte { return w.arena[e.key:e.end] }
+	k := w.key
 	n := 0
 	for i, e := range w.ents {
 		if i+1 < len(w.ents) && bytes.Equal(k(e), k(w.ents[i+1])) {
@@ -154,7 +204,7 @@ func (w *Sorted) write(sw *sstable.Writer) (int, error) {
 		if e.del {
 			err = sw.Delete(k(e))
 		} else {
-			err = sw.Set(k(e), w.arena[e.end:e.next])
+			err = sw.Set(k(e), w.chunks[e.chunk][e.end:e.next])
 		}
 		if err != nil {
 			return n, err

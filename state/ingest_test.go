@@ -102,3 +102,50 @@ func TestSortedFailureForgets(t *testing.T) {
 		}
 	}
 }
+
+// TestSortedChunks: writes that fill several chunks, writes larger than a
+// chunk, and a second Commit into the chunks the first one kept are all
+// applied whole, the last write of a key winning across chunks.
+func TestSortedChunks(t *testing.T) {
+	s := openStore(t, vfs.NewMem(), "st")
+	w := s.NewSorted()
+	value := func(round, i int) []byte {
+		n := 1000 + i%7*100
+		if i%50 == 0 {
+			n = chunkSize + i // larger than a chunk
+		}
+		return []byte(strings.Repeat(string(rune('a'+(i+round)%26)), n))
+	}
+	for round := range 2 {
+		want := map[string]string{}
+		for i := range 3000 {
+			k := fmt.Sprintf("k%04d", i%2500) // keys 0..499 written twice
+			v := value(round, i)
+			w.Set("op", 1, "g", []byte(k), v)
+			want[k] = string(v)
+		}
+		if round == 0 && len(w.chunks) < 3 {
+			t.Fatalf("%d chunks: the writes should span several", len(w.chunks))
+		}
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range w.chunks {
+			if cap(c) != chunkSize || len(c) != 0 {
+				t.Fatalf("kept a chunk of len %d cap %d", len(c), cap(c))
+			}
+		}
+		got := map[string]bool{}
+		for _, e := range scanAll(t, s, "op", 1, 1, "") {
+			got[e] = true
+		}
+		if len(got) != len(want) {
+			t.Fatalf("round %d: %d entries, want %d", round, len(got), len(want))
+		}
+		for k, v := range want {
+			if !got[entry{"op", 1, "g", k, v}.String()] {
+				t.Fatalf("round %d: key %s missing or with another value", round, k)
+			}
+		}
+	}
+}

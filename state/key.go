@@ -20,6 +20,11 @@ func encodeKey(dst []byte, uid string, kg uint16, name string, key []byte) []byt
 	return append(dst, key...)
 }
 
+// maxKeyLen bounds the length of what encodeKey appends.
+func maxKeyLen(uid, name string, key []byte) int {
+	return 2*binary.MaxVarintLen64 + len(uid) + 2 + len(name) + len(key)
+}
+
 func appendUID(dst []byte, uid string) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(uid)))
 	return append(dst, uid...)

@@ -245,10 +245,12 @@ func (a *Aggregate) lookupInts(p *pane, b arrow.RecordBatch, rows []int32, hashe
 // prefixes in managed memory, or on the heap if that has no room; for an
 // IntTable, a radix sort of the integer keys.
 func (a *Aggregate) keyOrder(p *pane) []int32 {
-	order := a.order[:0]
+	// Sized once: appending ~1M groups doubled its way there, copying
+	// and faulting in fresh pages at every step.
+	order := slices.Grow(a.order[:0], p.len())
 	switch {
 	case p.ints != nil:
-		pairs := a.pairs[:0]
+		pairs := slices.Grow(a.pairs[:0], len(p.ikeys))
 		for g, u := range p.ikeys {
 			if int32(g) != p.null {
 				pairs = append(pairs, intPair{u: u, g: int32(g)})
