@@ -217,13 +217,20 @@ func (s *Storage) PutOwned(id int64, name string, r io.Reader) (string, error) {
 
 // create writes r to the file at path and syncs it. Its directory entry is
 // synced by Write, once for all files of a checkpoint.
+// copyBufs are create's copy buffers: a checkpoint creates a few files
+// per subtask, and a fresh 256 KiB buffer for each cost its zeroing and
+// page faults every time.
+var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
+
 func (s *Storage) create(path string, r io.Reader) error {
 	full := s.path(path)
 	f, err := s.fs.Create(full, vfs.WriteCategoryUnspecified)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	_, err = io.CopyBuffer(f, r, make([]byte, 256<<10))
+	buf := copyBufs.Get().(*[]byte)
+	_, err = io.CopyBuffer(f, r, *buf)
+	copyBufs.Put(buf)
 	if err == nil {
 		err = f.Sync()
 	}

@@ -159,15 +159,33 @@ func (a *Aggregate) Flush(b Writer) {
 }
 
 // assignKeyGroups records the key group of each group of p new since the
-// last Flush, and makes it a member of its part.
+// last Flush, and makes it a member of its part. The slices are sized
+// before they are filled: a first checkpoint assigns up to a million
+// groups, which appending would copy and fault in at every doubling.
 func (a *Aggregate) assignKeyGroups(p *pane) {
-	for g := len(p.kgs); g < p.len(); g++ {
+	from := len(p.kgs)
+	p.kgs = slices.Grow(p.kgs, p.len()-from)
+	nkg := len(p.parts)
+	for g := from; g < p.len(); g++ {
 		k := a.spill.kg(p.keyAt(int32(g), &a.kbuf))
 		p.kgs = append(p.kgs, k)
-		if int(k) >= len(p.parts) {
-			p.parts = append(p.parts, make([]part, int(k)+1-len(p.parts))...)
+		nkg = max(nkg, int(k)+1)
+	}
+	if nkg > len(p.parts) {
+		p.parts = append(p.parts, make([]part, nkg-len(p.parts))...)
+	}
+	f := &a.flush
+	f.next = append(f.next[:0], make([]int32, nkg)...)
+	for _, k := range p.kgs[from:] {
+		f.next[k]++
+	}
+	for k, n := range f.next {
+		if n > 0 {
+			p.parts[k].members = slices.Grow(p.parts[k].members, int(n))
 		}
-		p.parts[k].members = append(p.parts[k].members, int32(g))
+	}
+	for i, k := range p.kgs[from:] {
+		p.parts[k].members = append(p.parts[k].members, int32(from+i))
 	}
 }
 
