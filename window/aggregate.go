@@ -207,10 +207,12 @@ type pane struct {
 	cap, charged int
 
 	// Checkpoint bookkeeping (state.go): groups changed since the last
-	// Flush, each group's key group (filled by Flush), per key group what
-	// the state store holds of the window, and per DISTINCT aggregate the
-	// position in seen up to which the store holds its values.
-	dirty     []bool
+	// Flush (dirty has bit g set for group g: a bit, not a byte, so that
+	// fold's check of every row's group stays in cache), each group's key
+	// group (filled by Flush), per key group what the state store holds
+	// of the window, and per DISTINCT aggregate the position in seen up to
+	// which the store holds its values.
+	dirty     []uint64
 	dirtyList []int32
 	kgs       []uint16
 	parts     []part
@@ -625,8 +627,8 @@ func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32, hashes []ui
 	rows, groups := rows[:n], a.groups[:n]
 	if a.track {
 		for _, g := range groups {
-			if !p.dirty[g] {
-				p.dirty[g] = true
+			if w, bit := g>>6, uint64(1)<<(g&63); p.dirty[w]&bit == 0 {
+				p.dirty[w] |= bit
 				p.dirtyList = append(p.dirtyList, g)
 			}
 		}
@@ -804,7 +806,7 @@ func (a *Aggregate) growTo(p *pane, n int) error {
 		ac.Grow(n)
 	}
 	if a.track {
-		p.dirty = agg.Grow(p.dirty, n)
+		p.dirty = agg.Grow(p.dirty, (n+63)/64)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ type spare struct {
 	ikeys        []uint64
 	hashes       []uint64
 	slots        []int32
-	dirty        []bool
+	dirty        []uint64
 	cap, charged int
 }
 

@@ -273,7 +273,7 @@ func (a *Aggregate) Flushed() {
 	a.drops = a.drops[:0]
 	for _, p := range a.panes {
 		for _, g := range p.dirtyList {
-			p.dirty[g] = false
+			p.dirty[g>>6] &^= 1 << (g & 63)
 		}
 		p.dirtyList = p.dirtyList[:0]
 		for agg, seen := range p.seen {
@@ -605,7 +605,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 		return 0, fmt.Errorf("%w: %d trailing bytes", errState, len(rest))
 	}
 	if a.track {
-		p.dirty[g] = true
+		p.dirty[g>>6] |= 1 << (g & 63)
 		p.dirtyList = append(p.dirtyList, g)
 	}
 	return g, nil
