@@ -215,13 +215,13 @@ func (s *Storage) PutOwned(id int64, name string, r io.Reader) (string, error) {
 	return path, s.create(path, r)
 }
 
-// create writes r to the file at path and syncs it. Its directory entry is
-// synced by Write, once for all files of a checkpoint.
 // copyBufs are create's copy buffers: a checkpoint creates a few files
 // per subtask, and a fresh 256 KiB buffer for each cost its zeroing and
 // page faults every time.
 var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 
+// create writes r to the file at path and syncs it. Its directory entry is
+// synced by Write, once for all files of a checkpoint.
 func (s *Storage) create(path string, r io.Reader) error {
 	full := s.path(path)
 	f, err := s.fs.Create(full, vfs.WriteCategoryUnspecified)
