@@ -185,6 +185,9 @@ type TaskContext struct {
 	match *Match
 	// vertex are the vertex's metrics, nil outside a job.
 	vertex *VertexMetrics
+	// pace is shared by a source vertex's subtasks (sourceTask.keepPace);
+	// nil for other vertices and at parallelism 1.
+	pace *pacer
 }
 
 // Counters returns the subtask's own metrics, for operators outside this

@@ -116,25 +116,35 @@ func (o *chanOutput) hash(b arrow.RecordBatch) error {
 	if err != nil {
 		return err
 	}
+	// Every receiver's Part has room for every row, so the loop below
+	// appends without growing; a receiver that got no row gets none.
 	for i := range o.parts {
-		o.parts[i] = nil
+		p := newPart(o.keys)
+		p.Rows, p.Hashes = slices.Grow(p.Rows, rows), slices.Grow(p.Hashes, rows)
+		o.parts[i] = p
 	}
-	maxPar := uint64(o.maxPar)
-	for r, h := range hashes {
-		t := o.owner[h%maxPar]
-		p := o.parts[t]
-		if p == nil {
-			p = newPart(o.keys)
-			o.parts[t] = p
+	if maxPar := uint64(o.maxPar); maxPar&(maxPar-1) == 0 {
+		// A power of two (the default, 128): a mask, not a division per row.
+		for r, h := range hashes {
+			p := o.parts[o.owner[h&(maxPar-1)]]
+			p.Rows = append(p.Rows, int32(r))
+			p.Hashes = append(p.Hashes, h)
 		}
-		p.Rows = append(p.Rows, int32(r))
-		p.Hashes = append(p.Hashes, h)
+	} else {
+		for r, h := range hashes {
+			p := o.parts[o.owner[h%maxPar]]
+			p.Rows = append(p.Rows, int32(r))
+			p.Hashes = append(p.Hashes, h)
+		}
 	}
 	shared := 0
-	for _, p := range o.parts {
-		if p != nil {
-			shared++
+	for i, p := range o.parts {
+		if len(p.Hashes) == 0 {
+			p.Free()
+			o.parts[i] = nil
+			continue
 		}
+		shared++
 	}
 	if shared > 1 {
 		settleNulls(b.Columns())

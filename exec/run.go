@@ -188,12 +188,17 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	vertices := make([]*VertexMetrics, len(g.Vertices))
 	for i, v := range g.Vertices {
 		vertices[i] = newVertexMetrics(v)
+		var pace *pacer
+		if v.Source != nil {
+			pace = newPacer(v.Parallelism)
+		}
 		for sub := 0; sub < v.Parallelism; sub++ {
 			sm := &vertices[i].Subtasks[sub]
 			tc := &TaskContext{
 				Vertex: v.Name, Subtask: sub, Parallelism: v.Parallelism,
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
 				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Scratch: opts.Scratch, match: match, vertex: vertices[i],
+				pace: pace,
 			}
 			if n := memoryOps(v, caches); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.

@@ -49,6 +49,9 @@ type sourceTask struct {
 	lates []lateness
 	// inOrder reads the splits one after another (InOrder).
 	inOrder bool
+	// pace keeps an inOrder subtask close to the source's others; nil at
+	// parallelism 1.
+	pace *pacer
 }
 
 // lateness decides which rows are late by a Fires function (SourceSpec.Fires),
@@ -114,6 +117,15 @@ func (t *sourceTask) run() error {
 	if o, ok := t.spec.Source.(InOrder); ok && o.InOrder() && t.spec.Source.Bounded() && !discovering {
 		t.inOrder = true
 	}
+	if t.tc.pace != nil {
+		// Whatever ends the subtask, no other waits for it.
+		defer t.tc.pace.done(t.tc.Subtask)
+		if t.inOrder {
+			t.pace = t.tc.pace
+		} else {
+			t.tc.pace.done(t.tc.Subtask)
+		}
+	}
 	for _, s := range t.split {
 		st, err := t.open(s)
 		if err != nil {
@@ -162,12 +174,21 @@ func (t *sourceTask) run() error {
 		for first < len(states) && states[first].done {
 			first++
 		}
-		for _, st := range states[first:] {
+		for i, st := range states[first:] {
 			if st.done {
 				continue
 			}
 			if err := context.Cause(t.ctx); err != nil {
 				return err
+			}
+			if t.pace != nil {
+				stop, err := t.keepPace(states, first+i, st)
+				if err != nil {
+					return err
+				}
+				if stop {
+					return t.stop()
+				}
 			}
 			if st.r == nil {
 				r, err := t.spec.Source.Open(st.split, st.off, t.opts)
@@ -239,6 +260,9 @@ func (t *sourceTask) run() error {
 			}
 		}
 	}
+	if t.pace != nil {
+		t.pace.done(t.tc.Subtask) // before the final checkpoint, which waits for every source
+	}
 	if t.spec.Source.Bounded() || len(states) == 0 {
 		if err := t.advance(types.MaxWatermark); err != nil {
 			return err
@@ -249,6 +273,33 @@ func (t *sourceTask) run() error {
 	}
 	return t.stop()
 }
+
+// keepPace records that the subtask is at its k-th split, st, and waits
+// while that is ahead of the source's other subtasks (pacer), answering
+// checkpoints meanwhile; stop is poll's.
+func (t *sourceTask) keepPace(states []*splitState, k int, st *splitState) (stop bool, err error) {
+	pos := t.pace.position(t.tc.Subtask, k, st.pos, st.size)
+	t.pace.set(t.tc.Subtask, pos)
+	if !t.pace.ahead(t.tc.Subtask, pos) {
+		return false, nil
+	}
+	tick := time.NewTicker(paceWait)
+	defer tick.Stop()
+	for t.pace.ahead(t.tc.Subtask, pos) {
+		if stop, err := t.poll(states); err != nil || stop {
+			return stop, err
+		}
+		select {
+		case <-t.ctx.Done():
+			return false, context.Cause(t.ctx)
+		case <-tick.C:
+		}
+	}
+	return false, nil
+}
+
+// paceWait is how often a subtask ahead of the others looks again.
+const paceWait = time.Millisecond
 
 // discoveryIdle is how long a discovering subtask without splits waits
 // between looking at checkpoints and the next discovery.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -300,7 +301,7 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}
-	buf := 1 << 20
+	buf := fileBuffer
 	if split.Start > 0 || split.End > 0 {
 		buf = rangeBuffer // a file of many ranges has as many readers open
 		if n := split.End - split.Start; split.End > 0 && n < int64(buf) {
@@ -317,7 +318,9 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 		// files is read one file after another, each allocating its own.
 		buf = min(buf, int(max(fi.Size()-off.Pos, 4<<10)))
 	}
-	r := s.reader(path, f, bufio.NewReaderSize(f, buf), off, ro)
+	br, pool := newReader(f, buf)
+	r := s.reader(path, f, br, off, ro)
+	r.pool = pool
 	r.start, r.end, r.skip = split.Start, split.End, skip
 	r.header = s.cfg.header && off.Pos == 0 && split.Start == 0
 	if regular {
@@ -409,6 +412,9 @@ type fileReader struct {
 	eof      bool
 	err      error // a failed read stays failed
 	src      *fileSource
+	// pool takes r's buffer back when r closes; nil for a buffer of a
+	// size not pooled (readers.go).
+	pool *sync.Pool
 	// split holds, for the columns not in the file, their values in this
 	// split (one row); nil when every column is in the file.
 	split *batch
@@ -607,5 +613,10 @@ func (r *fileReader) Close() error {
 	}
 	err := r.c.Close()
 	r.c = nil
+	if r.pool != nil {
+		r.r.Reset(nil)
+		r.pool.Put(r.r)
+		r.r, r.pool = nil, nil
+	}
 	return err
 }

@@ -32,6 +32,9 @@ import (
 // ranges, a 50 MB one 6, enough to share it evenly among a few subtasks.
 const defaultSplitSize = 8 << 20
 
+// fileBuffer is the read buffer of a whole file's reader.
+const fileBuffer = 1 << 20
+
 // rangeBuffer is the read buffer of a range's reader; a subtask has all
 // its ranges open at once, so it is smaller than a whole file's.
 const rangeBuffer = 256 << 10
