@@ -2,6 +2,7 @@ package exec
 
 import (
 	"math"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,23 +21,37 @@ import (
 // p-1 splits and a half ahead of the one furthest behind waits
 // (sourceTask.keepPace).
 //
+// Positions count bytes, not splits, where the source is Sized: the files
+// of a directory differ in size, and counted in splits a subtask done
+// with two small files stood waiting for another's large one, reading
+// nothing (one of two subtasks idle for the length of that file). The
+// split a subtask may be ahead by is then the largest one.
+//
 // Which rows a subtask reads and which it drops as late depend only on
 // its splits (lateness is per split), so waiting changes when rows
 // arrive, never the results.
 type pacer struct {
-	// pos is each subtask's position in the splits' order, in units of
-	// 1/paceUnit split: subtask s's k-th split is k*p+s, plus the
-	// fraction of it read; doneAt once a subtask has read all its splits
-	// or stopped.
+	// pos is each subtask's position in the splits' order (start): subtask
+	// s's k-th split is split k*p+s, and the subtask is as far into it as
+	// it has read; unset until the subtask first reports, meaning the
+	// start of its first split; doneAt once it has read all its splits or
+	// stopped.
 	pos []atomic.Int64
+	// measure computes start and limit once, from the splits' sizes.
+	measure sync.Once
+	// start[g] is where split g starts: the sizes of the splits before it,
+	// in bytes if every split has one (Sized), else paceUnit each; its
+	// last entry is the end of the last split. bytes says which.
+	start []int64
+	bytes bool
+	// limit is how far ahead of another a subtask may be before it
+	// waits: p-1 of the largest splits and half of one.
+	limit int64
 }
 
-// paceUnit is the resolution of a pacer's positions, per split.
+// paceUnit is the resolution of a pacer's positions, per split, for a
+// source whose splits have no size.
 const paceUnit = 1 << 10
-
-// paceSlack is how far past its place, in 1/paceUnit split, a subtask
-// may read before it waits.
-const paceSlack = paceUnit / 2
 
 // doneAt is the position of a subtask that holds no one back.
 const doneAt = math.MaxInt64
@@ -50,16 +65,53 @@ func newPacer(p int) *pacer {
 	}
 	pc := &pacer{pos: make([]atomic.Int64, p)}
 	for s := range pc.pos {
-		pc.pos[s].Store(int64(s) * paceUnit)
+		pc.pos[s].Store(unset)
 	}
 	return pc
+}
+
+// unset is the position of a subtask that has not reported one yet.
+const unset = -1
+
+// sizes measures splits, the source's splits in the order the subtasks
+// share them, once; each subtask calls it before it reports a position.
+func (pc *pacer) sizes(splits []Split, src Source) {
+	pc.measure.Do(func() {
+		n := len(splits)
+		pc.start = make([]int64, n+1)
+		largest := int64(0)
+		if sz, ok := src.(Sized); ok {
+			pc.bytes = true
+			for g, s := range splits {
+				size, err := sz.Size(s)
+				if err != nil || size < 0 {
+					pc.bytes = false // a split without a size: count splits
+					break
+				}
+				pc.start[g+1] = pc.start[g] + size
+				largest = max(largest, size)
+			}
+		}
+		if !pc.bytes {
+			for g := range n {
+				pc.start[g+1] = pc.start[g] + paceUnit
+			}
+			largest = paceUnit
+		}
+		pc.limit = int64(len(pc.pos)-1)*largest + largest/2
+	})
 }
 
 // position is subtask sub's position at its k-th split, of which it has
 // read read of size bytes (a size <= 0 counts as not started).
 func (pc *pacer) position(sub, k int, read, size int64) int64 {
-	pos := int64(k*len(pc.pos)+sub) * paceUnit
-	if size > 0 {
+	g := min(k*len(pc.pos)+sub, len(pc.start)-1)
+	pos := pc.start[g]
+	switch {
+	case size <= 0:
+	case pc.bytes:
+		pos += min(read, size)
+	default:
 		pos += min(read, size) * paceUnit / size
 	}
 	return pos
@@ -71,12 +123,15 @@ func (pc *pacer) set(sub int, pos int64) { pc.pos[sub].Store(pos) }
 // done takes subtask sub out of the others' way.
 func (pc *pacer) done(sub int) { pc.pos[sub].Store(doneAt) }
 
-// ahead reports whether subtask sub, at pos, is more than p-1 splits and
-// paceSlack ahead of another subtask.
+// ahead reports whether subtask sub, at pos, is more than the limit ahead
+// of another subtask.
 func (pc *pacer) ahead(sub int, pos int64) bool {
-	limit := int64(len(pc.pos)-1)*paceUnit + paceSlack
 	for s := range pc.pos {
-		if other := pc.pos[s].Load(); s != sub && other != doneAt && pos-other > limit {
+		other := pc.pos[s].Load()
+		if other == unset {
+			other = pc.start[min(s, len(pc.start)-1)]
+		}
+		if s != sub && other != doneAt && pos-other > pc.limit {
 			return true
 		}
 	}

@@ -384,7 +384,7 @@ func runTask(ctx context.Context, v *Vertex, tc *TaskContext, opts Options, ins 
 		for i := tc.Subtask; i < len(splits); i += v.Parallelism {
 			mine = append(mine, splits[i])
 		}
-		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, chain: c, out: out, drops: drops,
+		t := &sourceTask{ctx: ctx, spec: v.Source, tc: tc, split: mine, all: splits, chain: c, out: out, drops: drops,
 			opts:  ReadOptions{BatchSize: opts.BatchSize, Alloc: opts.Alloc, Metrics: opts.Metrics, Subtask: tc.Subtask},
 			coord: coord, trigger: trigger, restored: restoredSplits(opts.Checkpoint, tc.match, v.Source.UID)}
 		return t.run()

@@ -50,8 +50,10 @@ type sourceTask struct {
 	// inOrder reads the splits one after another (InOrder).
 	inOrder bool
 	// pace keeps an inOrder subtask close to the source's others; nil at
-	// parallelism 1.
+	// parallelism 1. all are the splits the source's subtasks share,
+	// split being this subtask's share of them: the pacer measures them.
 	pace *pacer
+	all  []Split
 }
 
 // lateness decides which rows are late by a Fires function (SourceSpec.Fires),
@@ -122,6 +124,7 @@ func (t *sourceTask) run() error {
 		defer t.tc.pace.done(t.tc.Subtask)
 		if t.inOrder {
 			t.pace = t.tc.pace
+			t.pace.sizes(t.all, t.spec.Source)
 		} else {
 			t.tc.pace.done(t.tc.Subtask)
 		}
