@@ -1,7 +1,6 @@
 package agg
 
 import (
-	"math"
 	"math/bits"
 )
 
@@ -32,20 +31,29 @@ const (
 	fsumLimbs = 34
 	// fsumTop is the highest base of a slot's window.
 	fsumTop = fsumLimbs - 3
-	// fsumBig marks a slot whose sum is in the side table, at w[0].
-	fsumBig = math.MinInt32
+	// fsumHome is the base of an empty slot's window: limbs 15 and 16
+	// hold the values from 2^-62 to 2^65 (about 2e-19 to 4e19), so the
+	// first value of a new group mostly needs no move.
+	fsumHome = 15
+	// fsumBig is the base of a slot whose sum is in the side table, at
+	// w[0].
+	fsumBig = 0xff ^ fsumHome
 	signBit = 1 << 63
 )
 
 // fslot is a group's exact float sum: the two's complement integer w
 // whose limb i weighs 2^(64·(base+i)) units of 2^-1074, and the count of
-// non-NULL values n. The zero fslot is an empty group (sum 0, base 0: a
-// zero sum takes any base).
+// non-NULL values n, kept as nb = n<<8 | base^fsumHome so that a slot is
+// 32 bytes, half a cache line. The zero fslot is an empty group (sum 0,
+// base fsumHome: a zero sum takes any base).
 type fslot struct {
-	w    [3]uint64
-	n    int64
-	base int32
+	w  [3]uint64
+	nb int64
 }
+
+func (s *fslot) n() int64        { return s.nb >> 8 }
+func (s *fslot) base() int32     { return int32(s.nb&0xff) ^ fsumHome }
+func (s *fslot) setBase(b int32) { s.nb = s.nb&^0xff | int64(b^fsumHome) }
 
 // addLimbs adds the three limbs v plus carry c to s's window, unless the
 // window overflows: then s is unchanged and addLimbs reports false.
@@ -203,16 +211,64 @@ var (
 // sum past the format's range is an infinity, as IEEE addition overflows;
 // a zero sum is +0, as IEEE addition gives for x + -x.
 func (f fsumFormat) round(l []uint64, base int) (uint64, bool) {
+	neg := int64(l[len(l)-1]) < 0
+	if len(l) == 3 {
+		return f.roundWindow([3]uint64(l), base)
+	}
 	var buf [fsumLimbs]uint64
 	mag := buf[:len(l)]
 	copy(mag, l)
-	neg := int64(l[len(l)-1]) < 0
 	if neg {
-		c := uint64(1)
-		for i, x := range mag {
-			mag[i], c = bits.Add64(^x, 0, c)
+		negate(mag)
+	}
+	return f.roundMag(mag, base, neg)
+}
+
+// roundWindow is round of a slot's window, in straight-line code for a
+// sum that is not near the format's subnormals.
+func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
+	neg := uint64(int64(w[2]) >> 63)
+	m0, c := bits.Add64(w[0]^neg, neg&1, 0)
+	m1, c := bits.Add64(w[1]^neg, 0, c)
+	m2, _ := bits.Add64(w[2]^neg, 0, c)
+	hi, lo, rest, t := m2, m1, m0, 2
+	if m2 == 0 {
+		hi, lo, rest, t = m1, m0, 0, 1
+		if m1 == 0 {
+			hi, lo, t = m0, 0, 0
 		}
 	}
+	lz := bits.LeadingZeros64(hi)
+	top := 64*(base+t) + 63 - lz
+	sh := top - f.shift - f.frac
+	if hi == 0 || sh <= 0 {
+		mag := [3]uint64{m0, m1, m2}
+		return f.roundMag(mag[:], base, neg != 0)
+	}
+	// x holds the sum's top 64 bits, its highest bit set; the fraction
+	// bits, the rounding bit, and the rest below are sticky.
+	x := hi<<lz | lo>>(64-lz)
+	below := uint(62 - f.frac)
+	m, r := x>>(below+1), x>>below&1
+	sticky := x&(1<<below-1)|lo<<lz|rest != 0
+	out := uint64(sh)<<f.frac + m + r&(m&1|b2u(sticky))
+	inexact := r != 0 || sticky
+	if out >= f.maxE<<f.frac {
+		out, inexact = f.maxE<<f.frac, true
+	}
+	return out | neg&(1<<(f.frac+bitsExp(f))), inexact
+}
+
+// negate negates the two's complement integer l.
+func negate(l []uint64) {
+	c := uint64(1)
+	for i, x := range l {
+		l[i], c = bits.Add64(^x, 0, c)
+	}
+}
+
+// roundMag is round of the magnitude mag, negative if neg.
+func (f fsumFormat) roundMag(mag []uint64, base int, neg bool) (uint64, bool) {
 	t := len(mag) - 1
 	for t >= 0 && mag[t] == 0 {
 		t--

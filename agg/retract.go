@@ -60,7 +60,7 @@ func (s *floatSumAcc) Retract(col arrow.Array, rows, groups []int32) {
 		foldFloats(s, a.Float32Values(), a, rows, groups, -1)
 	}
 	for _, g := range groups {
-		if s.slots[g].n == 0 {
+		if s.slots[g].n() == 0 {
 			s.Reset(g)
 		}
 	}

@@ -200,6 +200,8 @@ type floatSumAcc struct {
 	slots []fslot
 	big   []fwide
 	free  []uint64
+	// rows and groups hold foldFloats' non-NULL rows.
+	rows, groups []int32
 }
 
 func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
@@ -214,43 +216,73 @@ func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {
 }
 
 // foldFloats adds (d = 1) or retracts (d = -1) rows of v into their
-// groups. A normal value that falls in its group's window is added there
-// in line; the rest go through fold.
+// groups. A normal value that falls in its group's window, or in an empty
+// window, is added there in line, in a loop without calls (foldRows);
+// the rest (subnormals, NaN, the infinities, values that move a window or
+// need a full accumulator) stop the loop and go through fold.
 func foldFloats[V float32 | float64](s *floatSumAcc, v []V, a arrow.Array, rows, groups []int32, d int64) {
-	flip := uint64(0)
-	if d < 0 {
-		flip = signBit
-	}
-	nulls := a.NullN() != 0
-	slots := s.slots
-	for i, r := range rows {
-		if nulls && a.IsNull(int(r)) {
-			continue
-		}
-		g := groups[i]
-		sl := &slots[g]
-		sl.n += d
-		x := math.Float64bits(float64(v[r]))
-		b := x ^ flip
-		if e := uint32(b>>52) & 0x7ff; e-1 < 0x7fe {
-			p := e - 1
-			m := b&(1<<52-1) | 1<<52
-			sh := p & 63
-			lo, hi := m<<sh, m>>(64-sh)
-			neg := uint64(int64(b) >> 63)
-			switch int32(p>>6) - sl.base {
-			case 0:
-				if sl.addLimbs(lo^neg, hi^neg, neg, neg&1) {
-					continue
-				}
-			case 1:
-				if sl.addLimbs(neg, lo^neg, hi^neg, neg&1) {
-					continue
-				}
+	if a.NullN() != 0 {
+		rs, gs := s.rows[:0], s.groups[:0]
+		for i, r := range rows {
+			if a.IsValid(int(r)) {
+				rs, gs = append(rs, r), append(gs, groups[i])
 			}
 		}
-		s.fold(g, x, d)
+		s.rows, s.groups = rs, gs
+		rows, groups = rs, gs
 	}
+	for i := 0; i < len(rows); i++ {
+		i += foldRows(s.slots, v, rows[i:], groups[i:len(rows)], d)
+		if i < len(rows) {
+			s.fold(groups[i], math.Float64bits(float64(v[rows[i]])), d)
+		}
+	}
+}
+
+// foldRows is foldFloats' loop: it returns the number of rows it folded,
+// which stops before the first it leaves to fold (counted, not added).
+func foldRows[V float32 | float64](slots []fslot, v []V, rows, groups []int32, d int64) int {
+	groups = groups[:len(rows)]
+	for i, r := range rows {
+		sl := &slots[groups[i]]
+		sl.nb += d << 8
+		b := math.Float64bits(float64(v[r])) ^ uint64(d)&signBit
+		e := uint32(b>>52) & 0x7ff
+		if e-1 >= 0x7fe {
+			if b<<1 == 0 {
+				continue // a zero adds nothing
+			}
+			return i
+		}
+		p := e - 1
+		m := b&(1<<52-1) | 1<<52
+		sh := p & 63
+		lo, hi := m<<sh, m>>(64-sh)
+		neg := uint64(int64(b) >> 63)
+		l := int32(p >> 6)
+		k := l - sl.base()
+		if uint32(k) > 1 && sl.w == [3]uint64{} && k != l-fsumBig {
+			// An empty window moves to the value (preferredBase).
+			b := l
+			if hi == 0 {
+				b--
+			}
+			sl.setBase(max(b, 0))
+			k = l - sl.base()
+		}
+		switch k {
+		case 0:
+			if sl.addLimbs(lo^neg, hi^neg, neg, neg&1) {
+				continue
+			}
+		case 1:
+			if sl.addLimbs(neg, lo^neg, hi^neg, neg&1) {
+				continue
+			}
+		}
+		return i
+	}
+	return len(rows)
 }
 
 // fold adds (d = 1) or retracts (d = -1) the double of bits x to group g's
@@ -269,7 +301,7 @@ func (s *floatSumAcc) fold(g int32, x uint64, d int64) {
 	}
 	p, m := finite(x)
 	neg := x&signBit != 0
-	if sl.base == fsumBig {
+	if sl.base() == fsumBig {
 		s.big[sl.w[0]].add(p, m, neg)
 		return
 	}
@@ -280,11 +312,11 @@ func (s *floatSumAcc) fold(g int32, x uint64, d int64) {
 		var t fwide
 		t.add(p, m, neg)
 		sl.w = [3]uint64(t.w[b : b+3])
-		sl.base = int32(b)
+		sl.setBase(int32(b))
 		return
 	}
 	var t fwide
-	t.addWindow(sl.w, int(sl.base))
+	t.addWindow(sl.w, int(sl.base()))
 	t.add(p, m, neg)
 	s.store(g, &t, preferredBase(l, hi))
 }
@@ -293,7 +325,7 @@ func (s *floatSumAcc) fold(g int32, x uint64, d int64) {
 // and returns it.
 func (s *floatSumAcc) wide(g int32) *fwide {
 	sl := &s.slots[g]
-	if sl.base == fsumBig {
+	if sl.base() == fsumBig {
 		return &s.big[sl.w[0]]
 	}
 	var i uint64
@@ -305,8 +337,9 @@ func (s *floatSumAcc) wide(g int32) *fwide {
 		s.big = append(s.big, fwide{})
 	}
 	w := &s.big[i]
-	w.addWindow(sl.w, int(sl.base))
-	sl.w, sl.base = [3]uint64{i}, fsumBig
+	w.addWindow(sl.w, int(sl.base()))
+	sl.w = [3]uint64{i}
+	sl.setBase(fsumBig)
 	return w
 }
 
@@ -316,7 +349,8 @@ func (s *floatSumAcc) store(g int32, t *fwide, pref int) {
 	sl := &s.slots[g]
 	if v, b, ok := t.window(pref); ok {
 		s.release(g)
-		sl.w, sl.base = v, b
+		sl.w = v
+		sl.setBase(b)
 		return
 	}
 	*s.wide(g) = *t
@@ -326,20 +360,21 @@ func (s *floatSumAcc) store(g int32, t *fwide, pref int) {
 // slot's sum 0.
 func (s *floatSumAcc) release(g int32) {
 	sl := &s.slots[g]
-	if sl.base == fsumBig {
+	if sl.base() == fsumBig {
 		s.free = append(s.free, sl.w[0])
-		sl.w, sl.base = [3]uint64{}, 0
+		sl.w = [3]uint64{}
+		sl.setBase(fsumHome)
 	}
 }
 
 // sumOf returns group g's sum as a full accumulator.
 func (s *floatSumAcc) sumOf(g int32) fwide {
 	sl := &s.slots[g]
-	if sl.base == fsumBig {
+	if sl.base() == fsumBig {
 		return s.big[sl.w[0]]
 	}
 	var t fwide
-	t.addWindow(sl.w, int(sl.base))
+	t.addWindow(sl.w, int(sl.base()))
 	return t
 }
 
@@ -364,22 +399,24 @@ func (s *floatSumAcc) MergeRows(g []int32, src Acc, h []int32) {
 // windows have the same base or h's sum is 0.
 func (s *floatSumAcc) mergeSlot(g int32, o *floatSumAcc, h int32) {
 	a, b := &s.slots[g], &o.slots[h]
-	a.n += b.n
-	if b.base != fsumBig {
+	a.nb += b.nb &^ 0xff
+	ab, bb := a.base(), b.base()
+	if bb != fsumBig {
 		if b.w == [3]uint64{} {
 			return
 		}
-		if a.base == b.base && a.addLimbs(b.w[0], b.w[1], b.w[2], 0) {
+		if ab == bb && a.addLimbs(b.w[0], b.w[1], b.w[2], 0) {
 			return
 		}
-		if a.base != fsumBig && a.w == [3]uint64{} {
-			a.w, a.base = b.w, b.base
+		if ab != fsumBig && a.w == [3]uint64{} {
+			a.w = b.w
+			a.setBase(bb)
 			return
 		}
 	}
-	pref := int(a.base)
-	if a.base == fsumBig {
-		pref = int(b.base)
+	pref := int(ab)
+	if ab == fsumBig {
+		pref = int(bb)
 	}
 	t := s.sumOf(g)
 	u := o.sumOf(h)
@@ -400,8 +437,8 @@ func (s *floatSumAcc) Heap() int { return cap(s.big) * int(unsafe.Sizeof(fwide{}
 // specials, the counts of NaN, +Inf and -Inf as varints.
 func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
 	sl := &s.slots[g]
-	l, base := sl.w[:], int(sl.base)
-	if sl.base == fsumBig {
+	l, base := sl.w[:], int(sl.base())
+	if base == fsumBig {
 		w := &s.big[sl.w[0]]
 		l, base = w.w[:], 0
 		if w.nan != 0 || w.pinf != 0 || w.ninf != 0 {
@@ -410,12 +447,12 @@ func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
 	}
 	if l != nil {
 		if x, inexact := binary64.round(l, base); !inexact {
-			dst = binary.AppendVarint(dst, sl.n)
+			dst = binary.AppendVarint(dst, sl.n())
 			return binary.LittleEndian.AppendUint64(dst, x)
 		}
 	}
 	t := s.sumOf(g)
-	dst = binary.AppendVarint(dst, -sl.n-1)
+	dst = binary.AppendVarint(dst, -sl.n()-1)
 	lz := 0
 	for lz < fsumLimbs && t.w[lz] == 0 {
 		lz++
@@ -505,7 +542,7 @@ func (s *floatSumAcc) Get(src []byte, g int32) ([]byte, error) {
 // setSum sets group g's count and sum.
 func (s *floatSumAcc) setSum(g int32, n int64, t *fwide) {
 	s.release(g)
-	s.slots[g] = fslot{n: n}
+	s.slots[g] = fslot{nb: n << 8}
 	pref := 0
 	for pref < fsumTop && t.w[pref] == 0 {
 		pref++
@@ -516,8 +553,8 @@ func (s *floatSumAcc) setSum(g int32, n int64, t *fwide) {
 // result returns group g's sum rounded in format f, as f's bits.
 func (s *floatSumAcc) result(g int32, f fsumFormat) uint64 {
 	sl := &s.slots[g]
-	if sl.base != fsumBig {
-		x, _ := f.round(sl.w[:], int(sl.base))
+	if b := sl.base(); b != fsumBig {
+		x, _ := f.round(sl.w[:], int(b))
 		return x
 	}
 	w := &s.big[sl.w[0]]
@@ -538,7 +575,7 @@ func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
 	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
 		fb.Reserve(len(groups))
 		for _, g := range groups {
-			if s.slots[g].n == 0 {
+			if s.slots[g].nb>>8 == 0 {
 				fb.UnsafeAppendBoolToBitmap(false)
 				continue
 			}
@@ -547,7 +584,7 @@ func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
 		return nil
 	}
 	for _, g := range groups {
-		n := s.slots[g].n
+		n := s.slots[g].n()
 		if n == 0 {
 			b.AppendNull()
 			continue
