@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"math"
 	"math/bits"
 )
 
@@ -212,9 +213,6 @@ var (
 // a zero sum is +0, as IEEE addition gives for x + -x.
 func (f fsumFormat) round(l []uint64, base int) (uint64, bool) {
 	neg := int64(l[len(l)-1]) < 0
-	if len(l) == 3 {
-		return f.roundWindow([3]uint64(l), base)
-	}
 	var buf [fsumLimbs]uint64
 	mag := buf[:len(l)]
 	copy(mag, l)
@@ -224,8 +222,9 @@ func (f fsumFormat) round(l []uint64, base int) (uint64, bool) {
 	return f.roundMag(mag, base, neg)
 }
 
-// roundWindow is round of a slot's window, in straight-line code for a
-// sum that is not near the format's subnormals.
+// roundWindow is round of a slot's window: in straight-line code for a
+// normal double, else through roundMag (round takes a full accumulator,
+// and zeroes one on the stack).
 func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
 	neg := uint64(int64(w[2]) >> 63)
 	m0, c := bits.Add64(w[0]^neg, neg&1, 0)
@@ -240,23 +239,19 @@ func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
 	}
 	lz := bits.LeadingZeros64(hi)
 	top := 64*(base+t) + 63 - lz
-	sh := top - f.shift - f.frac
-	if hi == 0 || sh <= 0 {
+	if f != binary64 || hi == 0 || top < 53 || top > 2096 {
 		mag := [3]uint64{m0, m1, m2}
 		return f.roundMag(mag[:], base, neg != 0)
 	}
-	// x holds the sum's top 64 bits, its highest bit set; the fraction
-	// bits, the rounding bit, and the rest below are sticky.
+	// x holds the sum's top 64 bits, its highest bit set; y is x over
+	// 2 with the bits shifted out, and those below x, sticky in its
+	// lowest bit. The conversion rounds y to 53 bits, to nearest even,
+	// as the whole sum rounds, and the sum's scale goes into the
+	// exponent, which stays that of a normal double.
 	x := hi<<lz | lo>>(64-lz)
-	below := uint(62 - f.frac)
-	m, r := x>>(below+1), x>>below&1
-	sticky := x&(1<<below-1)|lo<<lz|rest != 0
-	out := uint64(sh)<<f.frac + m + r&(m&1|b2u(sticky))
-	inexact := r != 0 || sticky
-	if out >= f.maxE<<f.frac {
-		out, inexact = f.maxE<<f.frac, true
-	}
-	return out | neg&(1<<(f.frac+bitsExp(f))), inexact
+	y := x>>1 | b2u(x&1|lo<<lz|rest != 0)
+	out := math.Float64bits(float64(int64(y))) + uint64(top-62-1074)<<52
+	return out | neg&signBit, y&(1<<10-1) != 0
 }
 
 // negate negates the two's complement integer l.

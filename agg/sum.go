@@ -437,19 +437,15 @@ func (s *floatSumAcc) Heap() int { return cap(s.big) * int(unsafe.Sizeof(fwide{}
 // specials, the counts of NaN, +Inf and -Inf as varints.
 func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
 	sl := &s.slots[g]
-	l, base := sl.w[:], int(sl.base())
-	if base == fsumBig {
-		w := &s.big[sl.w[0]]
-		l, base = w.w[:], 0
-		if w.nan != 0 || w.pinf != 0 || w.ninf != 0 {
-			l = nil
-		}
+	x, inexact := uint64(0), true
+	if b := sl.base(); b != fsumBig {
+		x, inexact = binary64.roundWindow(sl.w, int(b))
+	} else if w := &s.big[sl.w[0]]; w.nan == 0 && w.pinf == 0 && w.ninf == 0 {
+		x, inexact = binary64.round(w.w[:], 0)
 	}
-	if l != nil {
-		if x, inexact := binary64.round(l, base); !inexact {
-			dst = binary.AppendVarint(dst, sl.n())
-			return binary.LittleEndian.AppendUint64(dst, x)
-		}
+	if !inexact {
+		dst = binary.AppendVarint(dst, sl.n())
+		return binary.LittleEndian.AppendUint64(dst, x)
 	}
 	t := s.sumOf(g)
 	dst = binary.AppendVarint(dst, -sl.n()-1)
@@ -554,7 +550,7 @@ func (s *floatSumAcc) setSum(g int32, n int64, t *fwide) {
 func (s *floatSumAcc) result(g int32, f fsumFormat) uint64 {
 	sl := &s.slots[g]
 	if b := sl.base(); b != fsumBig {
-		x, _ := f.round(sl.w[:], int(b))
+		x, _ := f.roundWindow(sl.w, int(b))
 		return x
 	}
 	w := &s.big[sl.w[0]]
