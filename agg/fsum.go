@@ -222,10 +222,22 @@ func (f fsumFormat) round(l []uint64, base int) (uint64, bool) {
 	return f.roundMag(mag, base, neg)
 }
 
-// roundWindow is round of a slot's window: in straight-line code for a
-// normal double, else through roundMag (round takes a full accumulator,
-// and zeroes one on the stack).
+// roundWindow is round of a slot's window (round takes a full
+// accumulator, and zeroes one on the stack).
 func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
+	if f == binary64 {
+		return roundWindow64(w, base)
+	}
+	neg := int64(w[2]) < 0
+	if neg {
+		negate(w[:])
+	}
+	return f.roundMag(w[:], base, neg)
+}
+
+// roundWindow64 is binary64.roundWindow, in straight-line code for a
+// normal double.
+func roundWindow64(w [3]uint64, base int) (uint64, bool) {
 	neg := uint64(int64(w[2]) >> 63)
 	m0, c := bits.Add64(w[0]^neg, neg&1, 0)
 	m1, c := bits.Add64(w[1]^neg, 0, c)
@@ -239,9 +251,9 @@ func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
 	}
 	lz := bits.LeadingZeros64(hi)
 	top := 64*(base+t) + 63 - lz
-	if f != binary64 || hi == 0 || top < 53 || top > 2096 {
+	if hi == 0 || top < 53 || top > 2096 {
 		mag := [3]uint64{m0, m1, m2}
-		return f.roundMag(mag[:], base, neg != 0)
+		return binary64.roundMag(mag[:], base, neg != 0)
 	}
 	// x holds the sum's top 64 bits, its highest bit set; y is x over
 	// 2 with the bits shifted out, and those below x, sticky in its

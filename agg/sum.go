@@ -571,11 +571,18 @@ func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
 	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
 		fb.Reserve(len(groups))
 		for _, g := range groups {
-			if s.slots[g].nb>>8 == 0 {
+			sl := &s.slots[g]
+			if sl.nb>>8 == 0 {
 				fb.UnsafeAppendBoolToBitmap(false)
 				continue
 			}
-			fb.UnsafeAppend(math.Float64frombits(s.result(g, binary64)))
+			var x uint64
+			if b := sl.base(); b != fsumBig {
+				x, _ = roundWindow64(sl.w, int(b))
+			} else {
+				x = s.result(g, binary64)
+			}
+			fb.UnsafeAppend(math.Float64frombits(x))
 		}
 		return nil
 	}
