@@ -226,7 +226,7 @@ func (f fsumFormat) round(l []uint64, base int) (uint64, bool) {
 // accumulator, and zeroes one on the stack).
 func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
 	if f == binary64 {
-		return roundWindow64(w, base)
+		return roundWindow64(&w, base)
 	}
 	neg := int64(w[2]) < 0
 	if neg {
@@ -236,8 +236,9 @@ func (f fsumFormat) roundWindow(w [3]uint64, base int) (uint64, bool) {
 }
 
 // roundWindow64 is binary64.roundWindow, in straight-line code for a
-// normal double.
-func roundWindow64(w [3]uint64, base int) (uint64, bool) {
+// normal double. It takes the window by pointer: an array argument is
+// copied through the stack.
+func roundWindow64(w *[3]uint64, base int) (uint64, bool) {
 	neg := uint64(int64(w[2]) >> 63)
 	m0, c := bits.Add64(w[0]^neg, neg&1, 0)
 	m1, c := bits.Add64(w[1]^neg, 0, c)

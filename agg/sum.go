@@ -578,7 +578,7 @@ func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
 			}
 			var x uint64
 			if b := sl.base(); b != fsumBig {
-				x, _ = roundWindow64(sl.w, int(b))
+				x, _ = roundWindow64(&sl.w, int(b))
 			} else {
 				x = s.result(g, binary64)
 			}
