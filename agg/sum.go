@@ -245,7 +245,8 @@ func foldRows[V float32 | float64](slots []fslot, v []V, rows, groups []int32, d
 	groups = groups[:len(rows)]
 	for i, r := range rows {
 		sl := &slots[groups[i]]
-		sl.nb += d << 8
+		nb := sl.nb + d<<8
+		sl.nb = nb
 		b := math.Float64bits(float64(v[r])) ^ uint64(d)&signBit
 		e := uint32(b>>52) & 0x7ff
 		if e-1 >= 0x7fe {
@@ -260,7 +261,7 @@ func foldRows[V float32 | float64](slots []fslot, v []V, rows, groups []int32, d
 		lo, hi := m<<sh, m>>(64-sh)
 		neg := uint64(int64(b) >> 63)
 		l := int32(p >> 6)
-		k := l - sl.base()
+		k := l - (int32(nb&0xff) ^ fsumHome)
 		if uint32(k) > 1 && sl.w == [3]uint64{} && k != l-fsumBig {
 			// An empty window moves to the value (preferredBase).
 			b := l
