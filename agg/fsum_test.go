@@ -401,3 +401,33 @@ func TestFloatSumWide(t *testing.T) {
 		t.Errorf("%d of %d full accumulators free after Reset", len(f.free), len(f.big))
 	}
 }
+
+// A window whose top limb would overflow (thousands of values near 2^65
+// in a window made for small ones) moves the sum to a full accumulator,
+// exactly; NULLs are skipped and not counted.
+func TestFloatSumWindowOverflow(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var v []float64
+	for i := range 5000 {
+		x := math.Ldexp(1+r.Float64(), 65)
+		if i%7 == 0 {
+			x = float64(r.IntN(1000)) / 100
+		}
+		v = append(v, x)
+	}
+	ac := sumOf(t, Avg, types.TDouble, 1)
+	b := array.NewFloat64Builder(memory.DefaultAllocator)
+	for _, x := range v {
+		b.Append(x)
+		b.AppendNull()
+	}
+	col := b.NewArray()
+	ac.Update(col, iota32(col.Len()), make([]int32, col.Len()))
+	want := fmt.Sprint(exactSum(v) / float64(len(v)))
+	if got := sumResult(t, ac, 0); got != want {
+		t.Errorf("AVG = %s, want %s", got, want)
+	}
+	if f := ac.(*floatSumAcc); len(f.big) != 1 {
+		t.Errorf("%d full accumulators, want 1", len(f.big))
+	}
+}
