@@ -22,10 +22,12 @@ func BenchmarkAccSum(b *testing.B) {
 	ib := array.NewInt64Builder(memory.DefaultAllocator)
 	i32 := array.NewInt32Builder(memory.DefaultAllocator)
 	db := array.NewDecimal128Builder(memory.DefaultAllocator, dec.Arrow().(*arrow.Decimal128Type))
+	fb := array.NewFloat64Builder(memory.DefaultAllocator)
 	for i := range rows {
 		ib.Append(int64(i) * 1_000_003)
 		i32.Append(int32(i))
 		db.Append(decimal128.FromI64(int64(i) * 12345))
+		fb.Append(float64(i*12345%100_000) / 100) // prices, as a CSV file holds them
 	}
 	for _, c := range []struct {
 		name string
@@ -35,6 +37,7 @@ func BenchmarkAccSum(b *testing.B) {
 		{"bigint", types.TBigInt, ib.NewArray()},
 		{"int", types.TInt, i32.NewArray()},
 		{"decimal", dec, db.NewArray()},
+		{"double", types.TDouble, fb.NewArray()},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			out, err := ResultType(Sum, c.in)
@@ -51,5 +54,36 @@ func BenchmarkAccSum(b *testing.B) {
 				ac.Update(c.col, rs, gs)
 			}
 		})
+	}
+}
+
+// BenchmarkAccSumResult measures taking the results of a DOUBLE SUM: 4096
+// groups of two prices each.
+func BenchmarkAccSumResult(b *testing.B) {
+	const groups = 4096
+	rs, gs := make([]int32, groups), make([]int32, groups)
+	fb := array.NewFloat64Builder(memory.DefaultAllocator)
+	for i := range rs {
+		rs[i], gs[i] = int32(i), int32(i*7%groups)
+		fb.Append(float64(i*12345%100_000) / 100)
+	}
+	col := fb.NewArray()
+	out, err := ResultType(Sum, types.TDouble)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ac, err := New(Call{Kind: Sum, Arg: 0, Filter: -1, Out: out}, types.TDouble)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ac.Grow(groups)
+	ac.Update(col, rs, gs)
+	ac.Update(col, rs[1:], gs[:groups-1])
+	ob := array.NewFloat64Builder(memory.DefaultAllocator)
+	for b.Loop() {
+		if err := ac.AppendTo(ob, gs); err != nil {
+			b.Fatal(err)
+		}
+		ob.NewArray().Release()
 	}
 }

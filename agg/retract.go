@@ -49,23 +49,19 @@ func unsumInts[V int32 | int64](lo, wraps, n []int64, v []V, a arrow.Array, rows
 	}
 }
 
+// Retract subtracts exactly (fsum.go), so a group's sum after a value is
+// retracted is what it was before the value was added; a group left
+// without values is emptied, which frees a full accumulator it used.
 func (s *floatSumAcc) Retract(col arrow.Array, rows, groups []int32) {
-	for i, r := range rows {
-		if !col.IsValid(int(r)) {
-			continue
-		}
-		var x float64
-		switch a := col.(type) {
-		case *array.Float64:
-			x = a.Value(int(r))
-		case *array.Float32:
-			x = float64(a.Value(int(r)))
-		}
-		g := groups[i]
-		s.sum[g] -= x
-		s.n[g]--
-		if s.n[g] == 0 {
-			s.sum[g] = 0 // no rounding error survives the group's last row
+	switch a := col.(type) {
+	case *array.Float64:
+		foldFloats(s, a.Float64Values(), a, rows, groups, -1)
+	case *array.Float32:
+		foldFloats(s, a.Float32Values(), a, rows, groups, -1)
+	}
+	for _, g := range groups {
+		if s.slots[g].n() == 0 {
+			s.Reset(g)
 		}
 	}
 }

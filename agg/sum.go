@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -189,111 +190,418 @@ func (o ovf) overflow() error {
 	return fmt.Errorf("%s: %w: value does not fit %v", o.name, ErrOverflow, o.out.Nullable())
 }
 
-// floatSumAcc sums FLOAT and DOUBLE values; with avg it also counts, and
-// the result is sum/count.
+// floatSumAcc sums FLOAT and DOUBLE values exactly (fsum.go) and rounds
+// the sum once, to nearest even, when the result is taken; with avg the
+// result is that rounded sum over the count. A group's slot is a window
+// of the exact sum; the groups whose sum does not fit one keep it in big,
+// a full accumulator each (entries in free are unused).
 type floatSumAcc struct {
-	avg bool
-	sum []float64
-	n   []int64
+	avg   bool
+	slots []fslot
+	big   []fwide
+	free  []uint64
+	// rows and groups hold foldFloats' non-NULL rows.
+	rows, groups []int32
 }
 
-func (s *floatSumAcc) Grow(n int) {
-	s.sum = Grow(s.sum, n)
-	s.n = Grow(s.n, n)
-}
+func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
 
 func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {
 	switch a := col.(type) {
 	case *array.Float64:
-		sumFloats(s.sum, s.n, a.Float64Values(), a, rows, groups)
+		foldFloats(s, a.Float64Values(), a, rows, groups, 1)
 	case *array.Float32:
-		sumFloats(s.sum, s.n, a.Float32Values(), a, rows, groups)
+		foldFloats(s, a.Float32Values(), a, rows, groups, 1)
 	}
 }
 
-func sumFloats[V float32 | float64](sum []float64, n []int64, v []V, a arrow.Array, rows, groups []int32) {
-	if a.NullN() == 0 {
+// foldFloats adds (d = 1) or retracts (d = -1) rows of v into their
+// groups. A normal value that falls in its group's window, or in an empty
+// window, is added there in line, in a loop without calls (foldRows);
+// the rest (subnormals, NaN, the infinities, values that move a window or
+// need a full accumulator) stop the loop and go through fold.
+func foldFloats[V float32 | float64](s *floatSumAcc, v []V, a arrow.Array, rows, groups []int32, d int64) {
+	if a.NullN() != 0 {
+		rs, gs := s.rows[:0], s.groups[:0]
 		for i, r := range rows {
-			g := groups[i]
-			sum[g] += float64(v[r])
-			n[g]++
+			if a.IsValid(int(r)) {
+				rs, gs = append(rs, r), append(gs, groups[i])
+			}
 		}
+		s.rows, s.groups = rs, gs
+		rows, groups = rs, gs
+	}
+	for i := 0; i < len(rows); i++ {
+		i += foldRows(s.slots, v, rows[i:], groups[i:len(rows)], d)
+		if i < len(rows) {
+			s.fold(groups[i], math.Float64bits(float64(v[rows[i]])), d)
+		}
+	}
+}
+
+// foldRows is foldFloats' loop: it returns the number of rows it folded,
+// which stops before the first it leaves to fold (counted, not added).
+func foldRows[V float32 | float64](slots []fslot, v []V, rows, groups []int32, d int64) int {
+	groups = groups[:len(rows)]
+	for i, r := range rows {
+		sl := &slots[groups[i]]
+		nb := sl.nb + d<<8
+		sl.nb = nb
+		b := math.Float64bits(float64(v[r])) ^ uint64(d)&signBit
+		e := uint32(b>>52) & 0x7ff
+		if e-1 >= 0x7fe {
+			if b<<1 == 0 {
+				continue // a zero adds nothing
+			}
+			return i
+		}
+		p := e - 1
+		m := b&(1<<52-1) | 1<<52
+		sh := p & 63
+		lo, hi := m<<sh, m>>(64-sh)
+		neg := uint64(int64(b) >> 63)
+		l := int32(p >> 6)
+		k := l - (int32(nb&0xff) ^ fsumHome)
+		if uint32(k) > 1 && sl.w == [3]uint64{} && k != l-fsumBig {
+			// An empty window moves to the value (preferredBase).
+			b := l
+			if hi == 0 {
+				b--
+			}
+			sl.setBase(max(b, 0))
+			k = l - sl.base()
+		}
+		switch k {
+		case 0:
+			if sl.addLimbs(lo^neg, hi^neg, neg, neg&1) {
+				continue
+			}
+		case 1:
+			if sl.addLimbs(neg, lo^neg, hi^neg, neg&1) {
+				continue
+			}
+		}
+		return i
+	}
+	return len(rows)
+}
+
+// fold adds (d = 1) or retracts (d = -1) the double of bits x to group g's
+// sum, the count aside: the slow path of foldFloats.
+func (s *floatSumAcc) fold(g int32, x uint64, d int64) {
+	sl := &s.slots[g]
+	if x>>52&0x7ff == 0x7ff {
+		s.wide(g).count(x, d)
 		return
 	}
-	for i, r := range rows {
-		if a.IsValid(int(r)) {
-			g := groups[i]
-			sum[g] += float64(v[r])
-			n[g]++
-		}
+	if x&^signBit == 0 {
+		return
+	}
+	if d < 0 {
+		x ^= signBit
+	}
+	p, m := finite(x)
+	neg := x&signBit != 0
+	if sl.base() == fsumBig {
+		s.big[sl.w[0]].add(p, m, neg)
+		return
+	}
+	l, _, hi := place(p, m)
+	if sl.w == [3]uint64{} {
+		// An empty window moves to the value.
+		b := preferredBase(l, hi)
+		var t fwide
+		t.add(p, m, neg)
+		sl.w = [3]uint64(t.w[b : b+3])
+		sl.setBase(int32(b))
+		return
+	}
+	var t fwide
+	t.addWindow(sl.w, int(sl.base()))
+	t.add(p, m, neg)
+	s.store(g, &t, preferredBase(l, hi))
+}
+
+// wide moves group g's sum to a full accumulator, if it is not in one,
+// and returns it.
+func (s *floatSumAcc) wide(g int32) *fwide {
+	sl := &s.slots[g]
+	if sl.base() == fsumBig {
+		return &s.big[sl.w[0]]
+	}
+	var i uint64
+	if n := len(s.free); n > 0 {
+		i, s.free = s.free[n-1], s.free[:n-1]
+		s.big[i] = fwide{}
+	} else {
+		i = uint64(len(s.big))
+		s.big = append(s.big, fwide{})
+	}
+	w := &s.big[i]
+	w.addWindow(sl.w, int(sl.base()))
+	sl.w = [3]uint64{i}
+	sl.setBase(fsumBig)
+	return w
+}
+
+// store sets group g's sum to t: in its slot if it fits a window there
+// (the base nearest pref), else in a full accumulator.
+func (s *floatSumAcc) store(g int32, t *fwide, pref int) {
+	sl := &s.slots[g]
+	if v, b, ok := t.window(pref); ok {
+		s.release(g)
+		sl.w = v
+		sl.setBase(b)
+		return
+	}
+	*s.wide(g) = *t
+}
+
+// release frees group g's full accumulator, if it has one, leaving its
+// slot's sum 0.
+func (s *floatSumAcc) release(g int32) {
+	sl := &s.slots[g]
+	if sl.base() == fsumBig {
+		s.free = append(s.free, sl.w[0])
+		sl.w = [3]uint64{}
+		sl.setBase(fsumHome)
 	}
 }
 
-func (s *floatSumAcc) Reset(g int32) { s.sum[g], s.n[g] = 0, 0 }
-
-func (s *floatSumAcc) Merge(g, h int32) {
-	s.sum[g] += s.sum[h]
-	s.n[g] += s.n[h]
+// sumOf returns group g's sum as a full accumulator.
+func (s *floatSumAcc) sumOf(g int32) fwide {
+	sl := &s.slots[g]
+	if sl.base() == fsumBig {
+		return s.big[sl.w[0]]
+	}
+	var t fwide
+	t.addWindow(sl.w, int(sl.base()))
+	return t
 }
 
-func (s *floatSumAcc) MergeFrom(g int32, src Acc, h int32) {
-	o := src.(*floatSumAcc)
-	s.sum[g] += o.sum[h]
-	s.n[g] += o.n[h]
+func (s *floatSumAcc) Reset(g int32) {
+	s.release(g)
+	s.slots[g] = fslot{}
 }
+
+func (s *floatSumAcc) Merge(g, h int32) { s.mergeSlot(g, s, h) }
+
+func (s *floatSumAcc) MergeFrom(g int32, src Acc, h int32) { s.mergeSlot(g, src.(*floatSumAcc), h) }
 
 func (s *floatSumAcc) MergeRows(g []int32, src Acc, h []int32) {
 	o := src.(*floatSumAcc)
 	h = h[:len(g)]
 	for i, x := range g {
-		s.sum[x] += o.sum[h[i]]
-		s.n[x] += o.n[h[i]]
+		s.mergeSlot(x, o, h[i])
 	}
 }
 
-func (s *floatSumAcc) Size() int { return 16 }
-func (s *floatSumAcc) Heap() int { return 0 }
-
-func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
-	dst = binary.AppendVarint(dst, s.n[g])
-	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(s.sum[g]))
+// mergeSlot adds group h of o into group g: in the window when both
+// windows have the same base or h's sum is 0.
+func (s *floatSumAcc) mergeSlot(g int32, o *floatSumAcc, h int32) {
+	a, b := &s.slots[g], &o.slots[h]
+	a.nb += b.nb &^ 0xff
+	ab, bb := a.base(), b.base()
+	if bb != fsumBig {
+		if b.w == [3]uint64{} {
+			return
+		}
+		if ab == bb && a.addLimbs(b.w[0], b.w[1], b.w[2], 0) {
+			return
+		}
+		if ab != fsumBig && a.w == [3]uint64{} {
+			a.w = b.w
+			a.setBase(bb)
+			return
+		}
+	}
+	pref := int(ab)
+	if ab == fsumBig {
+		pref = int(bb)
+	}
+	t := s.sumOf(g)
+	u := o.sumOf(h)
+	t.addWide(&u)
+	s.store(g, &t, pref)
 }
 
+// Size counts a slot; Heap the full accumulators.
+func (s *floatSumAcc) Size() int { return int(unsafe.Sizeof(fslot{})) }
+func (s *floatSumAcc) Heap() int { return cap(s.big) * int(unsafe.Sizeof(fwide{})) }
+
+// Put writes the count and the sum. A sum that is a double with no NaN or
+// infinity among its values is written as before sums were exact: the
+// count as a varint, then the double's 8 bytes. Any other sum is marked
+// by a negative count (-count-1) and written exactly: a byte k<<1 |
+// specials, then, if k > 0, the base of its lowest limb as a uvarint and
+// k limbs of 8 bytes (two's complement, the fewest that hold it), then, if
+// specials, the counts of NaN, +Inf and -Inf as varints.
+func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
+	sl := &s.slots[g]
+	x, inexact := uint64(0), true
+	if b := sl.base(); b != fsumBig {
+		x, inexact = binary64.roundWindow(sl.w, int(b))
+	} else if w := &s.big[sl.w[0]]; w.nan == 0 && w.pinf == 0 && w.ninf == 0 {
+		x, inexact = binary64.round(w.w[:], 0)
+	}
+	if !inexact {
+		dst = binary.AppendVarint(dst, sl.n())
+		return binary.LittleEndian.AppendUint64(dst, x)
+	}
+	t := s.sumOf(g)
+	dst = binary.AppendVarint(dst, -sl.n()-1)
+	lz := 0
+	for lz < fsumLimbs && t.w[lz] == 0 {
+		lz++
+	}
+	k := 0
+	if lz < fsumLimbs {
+		k = significant(t.w[:]) - lz + 1
+	}
+	specials := t.nan != 0 || t.pinf != 0 || t.ninf != 0
+	dst = append(dst, byte(k<<1)|byte(b2u(specials)))
+	if k > 0 {
+		dst = binary.AppendUvarint(dst, uint64(lz))
+		for _, x := range t.w[lz : lz+k] {
+			dst = binary.LittleEndian.AppendUint64(dst, x)
+		}
+	}
+	if specials {
+		dst = binary.AppendVarint(dst, t.nan)
+		dst = binary.AppendVarint(dst, t.pinf)
+		dst = binary.AppendVarint(dst, t.ninf)
+	}
+	return dst
+}
+
+// Get reads either encoding of Put. A double written by a strand whose
+// sums were not exact reads as a sum of that one value.
 func (s *floatSumAcc) Get(src []byte, g int32) ([]byte, error) {
 	cnt, n := binary.Varint(src)
-	if n <= 0 || len(src) < n+8 {
+	if n <= 0 {
 		return nil, ErrCorrupt
 	}
-	s.n[g], s.sum[g] = cnt, math.Float64frombits(binary.LittleEndian.Uint64(src[n:]))
-	return src[n+8:], nil
+	src = src[n:]
+	var t fwide
+	if cnt >= 0 {
+		if len(src) < 8 {
+			return nil, ErrCorrupt
+		}
+		x := binary.LittleEndian.Uint64(src)
+		switch {
+		case x>>52&0x7ff == 0x7ff:
+			t.count(x, 1)
+		case x&^signBit != 0:
+			p, m := finite(x)
+			t.add(p, m, x&signBit != 0)
+		}
+		s.setSum(g, cnt, &t)
+		return src[8:], nil
+	}
+	if len(src) < 1 {
+		return nil, ErrCorrupt
+	}
+	h := src[0]
+	src = src[1:]
+	k := int(h >> 1)
+	if k > fsumLimbs {
+		return nil, ErrCorrupt
+	}
+	if k > 0 {
+		lz, n := binary.Uvarint(src)
+		if n <= 0 || lz > fsumLimbs-uint64(k) || len(src) < n+8*k {
+			return nil, ErrCorrupt
+		}
+		src = src[n:]
+		for i := range k {
+			t.w[int(lz)+i] = binary.LittleEndian.Uint64(src[8*i:])
+		}
+		src = src[8*k:]
+		if ext := uint64(int64(t.w[int(lz)+k-1]) >> 63); ext != 0 {
+			for i := int(lz) + k; i < fsumLimbs; i++ {
+				t.w[i] = ext
+			}
+		}
+	}
+	if h&1 != 0 {
+		for _, c := range []*int64{&t.nan, &t.pinf, &t.ninf} {
+			v, n := binary.Varint(src)
+			if n <= 0 {
+				return nil, ErrCorrupt
+			}
+			*c, src = v, src[n:]
+		}
+	}
+	s.setSum(g, -cnt-1, &t)
+	return src, nil
+}
+
+// setSum sets group g's count and sum.
+func (s *floatSumAcc) setSum(g int32, n int64, t *fwide) {
+	s.release(g)
+	s.slots[g] = fslot{nb: n << 8}
+	pref := 0
+	for pref < fsumTop && t.w[pref] == 0 {
+		pref++
+	}
+	s.store(g, t, pref)
+}
+
+// result returns group g's sum rounded in format f, as f's bits.
+func (s *floatSumAcc) result(g int32, f fsumFormat) uint64 {
+	sl := &s.slots[g]
+	if b := sl.base(); b != fsumBig {
+		x, _ := f.roundWindow(sl.w, int(b))
+		return x
+	}
+	w := &s.big[sl.w[0]]
+	inf := f.maxE << f.frac
+	switch {
+	case w.nan > 0 || w.pinf > 0 && w.ninf > 0:
+		return inf | 1<<(f.frac-1)
+	case w.pinf > 0:
+		return inf
+	case w.ninf > 0:
+		return inf | 1<<(f.frac+bitsExp(f))
+	}
+	x, _ := f.round(w.w[:], 0)
+	return x
 }
 
 func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
 	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
 		fb.Reserve(len(groups))
 		for _, g := range groups {
-			if s.n[g] == 0 {
+			sl := &s.slots[g]
+			if sl.nb>>8 == 0 {
 				fb.UnsafeAppendBoolToBitmap(false)
 				continue
 			}
-			fb.UnsafeAppend(s.sum[g])
+			var x uint64
+			if b := sl.base(); b != fsumBig {
+				x, _ = roundWindow64(&sl.w, int(b))
+			} else {
+				x = s.result(g, binary64)
+			}
+			fb.UnsafeAppend(math.Float64frombits(x))
 		}
 		return nil
 	}
 	for _, g := range groups {
-		if s.n[g] == 0 {
+		n := s.slots[g].n()
+		if n == 0 {
 			b.AppendNull()
 			continue
 		}
-		v := s.sum[g]
-		if s.avg {
-			v /= float64(s.n[g])
-		}
 		switch b := b.(type) {
 		case *array.Float64Builder:
-			b.Append(v)
+			b.Append(math.Float64frombits(s.result(g, binary64)) / float64(n))
 		case *array.Float32Builder:
-			b.Append(float32(v))
+			if s.avg {
+				b.Append(float32(math.Float64frombits(s.result(g, binary64)) / float64(n)))
+			} else {
+				b.Append(math.Float32frombits(uint32(s.result(g, binary32))))
+			}
 		}
 	}
 	return nil
