@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -63,6 +64,7 @@ type Storage struct {
 
 var (
 	_ state.Target = (*Storage)(nil)
+	_ state.Linker = (*Storage)(nil)
 	_ state.Source = (*Storage)(nil)
 )
 
@@ -202,6 +204,46 @@ func (s *Storage) PutShared(id int64, name string, r io.Reader) (string, error) 
 	s.claim(id, path)
 	s.mu.Unlock()
 	return path, s.create(path, r)
+}
+
+// LinkShared implements state.Linker: when fs is storage's own file
+// system, the file at path gets a hard link under a new shared path, as
+// PutShared would name it, and is synced there. A failed link (another
+// device, a file system without links) leaves nothing behind, and the
+// caller copies the file instead.
+func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (string, error) {
+	if !sameFS(fs, s.fs) {
+		return "", nil
+	}
+	dst := sharedDir + "/" + rand.Text() + "-" + name
+	s.mu.Lock()
+	s.claim(id, dst)
+	s.mu.Unlock()
+	full := s.path(dst)
+	if err := s.fs.Link(path, full); err != nil {
+		return "", nil
+	}
+	// The file was written without a sync (a Store's directory is
+	// scratch): its content is made durable here, through the new link.
+	f, err := s.fs.Open(full)
+	if err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		_ = s.fs.Remove(full)
+		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
+	}
+	return dst, nil
+}
+
+// sameFS reports whether a and b are the same file system, so that a
+// path on one names the same file on the other.
+func sameFS(a, b vfs.FS) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta != nil && ta == tb && ta.Comparable() && a == b
 }
 
 // PutOwned implements state.Target. The file goes into chk-<id>/, which

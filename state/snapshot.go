@@ -153,7 +153,7 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 				h.Files = append(h.Files, r)
 				continue
 			}
-			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutShared(sn.id, name, r) })
+			ref, err = sn.putShared(dst, path, name)
 			if err == nil {
 				ref.Shared = true
 				sn.s.remember(sn.id, ref, nil)

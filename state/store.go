@@ -115,7 +115,7 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		// Every checkpoint copies the MANIFEST, which grows by an edit
 		// per flush, ingestion and compaction until Pebble rotates it:
 		// rotate it small, so that a long job's checkpoints stay small.
-		MaxManifestFileSize: 1,
+		MaxManifestFileSize: 4 << 10,
 	}
 	// Joins, Top-N and group aggregates look up keys that were never
 	// written, row after row: a bloom filter on every level (L0 has
