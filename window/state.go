@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/bits"
 	"slices"
 
 	"github.com/strandsql/strand/memseg"
@@ -79,28 +78,7 @@ type flushScratch struct {
 	compact []bool  // per key group: the part is compacted
 	ord     []int32 // per group: its ordinal in the entry being encoded
 	values  []distinctValue
-	// order is the changed groups in memory order; when a Flush streams
-	// (streamGroups), enc holds their encodings in that order, ends[i]
-	// where order[i]'s ends, and at, beside byKG, each group's index in
-	// order.
-	order []int32
-	enc   []byte
-	ends  []int32
-	at    []int32
 }
-
-// streamGroups is the most changed groups of a pane that Flush encodes in
-// memory order, each into enc, before it makes the key groups' entries of
-// those encodings. A checkpoint that changed few of many groups would
-// otherwise read their keys and accumulators key group by key group,
-// jumping through all the pane's memory once per key group, a cache and
-// TLB miss for nearly every read. Above it (a first checkpoint, which
-// writes every group) each key group's groups are dense enough to read in
-// place, and a copy of the whole encoding would cost memory and a copy.
-const streamGroups = 1 << 16
-
-// keepEnc is the largest enc a Flush keeps for the next one.
-const keepEnc = 4 << 20
 
 // A hopping or cumulating window's slice outlives the windows that have
 // fired: the watermark up to which they have is state too, or a restore
@@ -217,28 +195,19 @@ func (a *Aggregate) assignKeyGroups(p *pane) {
 func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 	f := &a.flush
 	nkg := len(p.parts)
-	a.changedInOrder(p)
-	stream := len(f.order) <= streamGroups
-	// The changed groups by key group, each key group's in memory order:
-	// a counting sort.
+	// The changed groups by key group: a counting sort.
 	f.off = append(f.off[:0], make([]int32, nkg+1)...)
-	for _, g := range f.order {
+	for _, g := range p.dirtyList {
 		f.off[p.kgs[g]+1]++
 	}
 	for k := range nkg {
 		f.off[k+1] += f.off[k]
 	}
 	f.next = append(f.next[:0], f.off[:nkg]...)
-	f.byKG = slices.Grow(f.byKG[:0], len(f.order))[:len(f.order)]
-	if stream {
-		f.at = slices.Grow(f.at[:0], len(f.order))[:len(f.order)]
-	}
-	for i, g := range f.order {
+	f.byKG = slices.Grow(f.byKG[:0], len(p.dirtyList))[:len(p.dirtyList)]
+	for _, g := range p.dirtyList {
 		k := p.kgs[g]
 		f.byKG[f.next[k]] = g
-		if stream {
-			f.at[f.next[k]] = int32(i)
-		}
 		f.next[k]++
 	}
 	f.compact = append(f.compact[:0], make([]bool, nkg)...)
@@ -252,9 +221,6 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		}
 	}
 	a.distinctOf(p, compacting)
-	if stream {
-		a.encodeChanged(p)
-	}
 	uid, key := a.spill.uid, entryKey(p.start, seq)
 	vi := 0
 	for k := range nkg {
@@ -275,11 +241,7 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 			vj++
 		}
 		// Set copies the value, so one buffer serves every entry.
-		if stream && !f.compact[k] {
-			a.part = a.assemblePart(a.part[:0], p, changed, f.at[f.off[k]:f.off[k+1]], f.values[vi:vj])
-		} else {
-			a.part = a.encodePart(a.part[:0], p, groups, f.values[vi:vj])
-		}
+		a.part = a.encodePart(a.part[:0], p, groups, f.values[vi:vj])
 		vi = vj
 		b.Set(uid, uint16(k), paneState, key[:], a.part)
 		if f.compact[k] {
@@ -293,55 +255,7 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		pt.held += len(groups)
 		pt.seqs = append(pt.seqs, seq)
 	}
-	if cap(f.enc) > keepEnc {
-		f.enc = nil
-	}
 	return budget
-}
-
-// changedInOrder sets a.flush.order to pane p's changed groups in
-// ascending order, the order of their memory, read off the dirty bitset.
-func (a *Aggregate) changedInOrder(p *pane) {
-	f := &a.flush
-	f.order = slices.Grow(f.order[:0], len(p.dirtyList))
-	for w, word := range p.dirty[:(p.len()+63)/64] {
-		for word != 0 {
-			f.order = append(f.order, int32(w<<6+bits.TrailingZeros64(word)))
-			word &= word - 1
-		}
-	}
-}
-
-// encodeChanged encodes each changed group of pane p whose part is not
-// compacted, in memory order, into a.flush.enc, recording where each
-// ends in a.flush.ends (a group of a compacted part has an empty
-// encoding: its part is encoded whole by encodePart).
-func (a *Aggregate) encodeChanged(p *pane) {
-	f := &a.flush
-	f.enc = f.enc[:0]
-	f.ends = slices.Grow(f.ends[:0], len(f.order))
-	for _, g := range f.order {
-		if !f.compact[p.kgs[g]] {
-			f.enc = a.appendGroup(f.enc, p, g)
-		}
-		f.ends = append(f.ends, int32(len(f.enc)))
-	}
-}
-
-// assemblePart appends the encoding of an entry of pane p as encodePart
-// does, of groups, whose encodings encodeChanged made: at holds each
-// one's index in a.flush.order.
-func (a *Aggregate) assemblePart(dst []byte, p *pane, groups, at []int32, distinct []distinctValue) []byte {
-	f := &a.flush
-	dst = binary.AppendUvarint(dst, uint64(len(groups)))
-	for _, i := range at {
-		from := int32(0)
-		if i > 0 {
-			from = f.ends[i-1]
-		}
-		dst = append(dst, f.enc[from:f.ends[i]]...)
-	}
-	return a.appendDistinct(dst, p, groups, distinct)
 }
 
 // Flushed records that the last Flush's writes are part of a complete
@@ -415,42 +329,6 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 // encodePart appends the encoding of an entry of pane p: groups, and
 // distinct, DISTINCT values of those groups.
 func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
-	dst = binary.AppendUvarint(dst, uint64(len(groups)))
-	for _, g := range groups {
-		dst = a.appendGroup(dst, p, g)
-	}
-	return a.appendDistinct(dst, p, groups, distinct)
-}
-
-// appendGroup appends group g of pane p as an entry holds it: its key and
-// its state, each after its length.
-func (a *Aggregate) appendGroup(dst []byte, p *pane, g int32) []byte {
-	key := p.keyAt(g, &a.kbuf)
-	dst = binary.AppendUvarint(dst, uint64(len(key)))
-	dst = append(dst, key...)
-	// The state's length goes before it: encode after a one-byte
-	// guess and move the state if its length needs more bytes.
-	at := len(dst)
-	dst = append(dst, 0)
-	for _, ac := range p.accs {
-		dst = ac.Put(dst, g)
-	}
-	n := len(dst) - at - 1
-	if n < 0x80 {
-		dst[at] = byte(n)
-		return dst
-	}
-	var lenBuf [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(lenBuf[:], uint64(n))
-	dst = append(dst, lenBuf[:w-1]...)
-	copy(dst[at+w:], dst[at+1:at+1+n])
-	copy(dst[at:], lenBuf[:w])
-	return dst
-}
-
-// appendDistinct appends the DISTINCT values section of an entry of pane
-// p that holds groups, in that order: distinct, values of those groups.
-func (a *Aggregate) appendDistinct(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
 	ord := a.flush.ord
 	if len(distinct) > 0 {
 		ord = slices.Grow(ord[:0], p.len())[:p.len()]
@@ -458,6 +336,29 @@ func (a *Aggregate) appendDistinct(dst []byte, p *pane, groups []int32, distinct
 			ord[g] = int32(i)
 		}
 		a.flush.ord = ord
+	}
+	dst = binary.AppendUvarint(dst, uint64(len(groups)))
+	for _, g := range groups {
+		key := p.keyAt(g, &a.kbuf)
+		dst = binary.AppendUvarint(dst, uint64(len(key)))
+		dst = append(dst, key...)
+		// The state's length goes before it: encode after a one-byte
+		// guess and move the state if its length needs more bytes.
+		at := len(dst)
+		dst = append(dst, 0)
+		for _, ac := range p.accs {
+			dst = ac.Put(dst, g)
+		}
+		n := len(dst) - at - 1
+		if n < 0x80 {
+			dst[at] = byte(n)
+			continue
+		}
+		var lenBuf [binary.MaxVarintLen64]byte
+		w := binary.PutUvarint(lenBuf[:], uint64(n))
+		dst = append(dst, lenBuf[:w-1]...)
+		copy(dst[at+w:], dst[at+1:at+1+n])
+		copy(dst[at:], lenBuf[:w])
 	}
 	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
 	for _, d := range distinct {
