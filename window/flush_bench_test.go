@@ -75,5 +75,7 @@ func BenchmarkFlushChanged(b *testing.B) {
 // discard is a Writer that counts what it is given.
 type discard struct{ bytes int }
 
-func (d *discard) Set(_ string, _ uint16, _ string, key, value []byte) { d.bytes += len(key) + len(value) }
-func (d *discard) Delete(string, uint16, string, []byte)               {}
+func (d *discard) Set(_ string, _ uint16, _ string, key, value []byte) {
+	d.bytes += len(key) + len(value)
+}
+func (d *discard) Delete(string, uint16, string, []byte) {}
