@@ -25,11 +25,14 @@ type Linker interface {
 func (sn *Snapshot) putShared(dst Target, path, name string) (FileRef, error) {
 	fs := sn.s.fs
 	if l, ok := dst.(Linker); ok {
-		base := fs
-		if sf, ok := fs.(scratchFS); ok {
+		base, real := fs, path
+		if sf, ok := fs.(*snapFS); ok {
+			base, real = sf.FS, sf.real(path)
+		}
+		if sf, ok := base.(scratchFS); ok {
 			base = sf.FS
 		}
-		dstPath, err := l.LinkShared(sn.id, name, base, path)
+		dstPath, err := l.LinkShared(sn.id, name, base, real)
 		if err != nil {
 			return FileRef{}, err
 		}

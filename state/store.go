@@ -80,6 +80,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 			}
 		}
 	}
+	fs = newSnapFS(fs, dir)
 	opts := options(fs, false)
 	if ingesting {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
