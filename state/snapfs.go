@@ -72,14 +72,12 @@ func (fs *snapFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File,
 	return fs.FS.Create(name, category)
 }
 
-// Link records a link in a snapshot to oldname, which must exist; any
-// other link is made on disk.
+// Link records a link in a snapshot to oldname, any other link is made on
+// disk. Pebble links only files it holds, so whether oldname exists is
+// not checked here: a link to a missing file fails when it is opened.
 func (fs *snapFS) Link(oldname, newname string) error {
 	if !fs.inSnap(newname) {
 		return fs.FS.Link(oldname, newname)
-	}
-	if _, err := fs.FS.Stat(oldname); err != nil {
-		return err
 	}
 	if _, err := fs.mem.Stat(fs.mem.PathDir(newname)); err != nil {
 		return err
