@@ -90,6 +90,7 @@ func (s *Storage) retain(keep int) error {
 		if _, ok := s.claimed[p]; ok {
 			continue
 		}
+		delete(s.held, p)
 		if err := s.fs.Remove(s.path(p)); err != nil {
 			return err
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	iofs "io/fs"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -59,17 +60,24 @@ type Storage struct {
 	// references it yet. Only this process's uploads are in flight, so an
 	// empty map after a restart is right.
 	claimed map[string]int64
+	// held maps each shared file that this Storage put, or found with
+	// HasShared, and has not deleted since, to its size: HasShared
+	// answers for those without a stat of each, checkpoint after
+	// checkpoint. Only this process writes or deletes in storage (see
+	// lock.go).
+	held map[string]int64
 }
 
 var (
 	_ state.Target = (*Storage)(nil)
+	_ state.Linker = (*Storage)(nil)
 	_ state.Source = (*Storage)(nil)
 )
 
 // OpenStorage opens the checkpoint storage at root on fs, creating root
 // and its shared directory (durably) if needed.
 func OpenStorage(fs vfs.FS, root string) (*Storage, error) {
-	s := &Storage{fs: fs, root: root, claimed: map[string]int64{}}
+	s := &Storage{fs: fs, root: root, claimed: map[string]int64{}, held: map[string]int64{}}
 	if err := s.mkdirs(); err != nil {
 		return nil, err
 	}
@@ -169,12 +177,22 @@ func (s *Storage) HasShared(id int64, f state.FileRef) bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st, err := s.fs.Stat(s.path(f.Path))
-	if err != nil || st.Size() != f.Size {
-		return false
+	if size, ok := s.held[f.Path]; !ok || size != f.Size {
+		st, err := s.fs.Stat(s.path(f.Path))
+		if err != nil || st.Size() != f.Size {
+			return false
+		}
+		s.held[f.Path] = f.Size
 	}
 	s.claim(id, f.Path)
 	return true
+}
+
+// hold records that storage holds the shared file at path, of size bytes.
+func (s *Storage) hold(path string, size int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.held[path] = size
 }
 
 // claim records that checkpoint id uses the shared file at path. s.mu is
@@ -201,7 +219,52 @@ func (s *Storage) PutShared(id int64, name string, r io.Reader) (string, error) 
 	s.mu.Lock()
 	s.claim(id, path)
 	s.mu.Unlock()
-	return path, s.create(path, r)
+	n, err := s.createN(path, r)
+	if err != nil {
+		return "", err
+	}
+	s.hold(path, n)
+	return path, nil
+}
+
+// LinkShared implements state.Linker: when fs is storage's own file
+// system, the file at path gets a hard link under a new shared path, as
+// PutShared would name it, and is synced there. A failed link (another
+// device, a file system without links) leaves nothing behind, and the
+// caller copies the file instead.
+func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (string, error) {
+	if !sameFS(fs, s.fs) {
+		return "", nil
+	}
+	dst := sharedDir + "/" + rand.Text() + "-" + name
+	s.mu.Lock()
+	s.claim(id, dst)
+	s.mu.Unlock()
+	full := s.path(dst)
+	if err := s.fs.Link(path, full); err != nil {
+		return "", nil
+	}
+	// The file was written without a sync (a Store's directory is
+	// scratch): its content is made durable here, through the new link.
+	f, err := s.fs.Open(full)
+	if err == nil {
+		err = f.Sync()
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		_ = s.fs.Remove(full)
+		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
+	}
+	return dst, nil
+}
+
+// sameFS reports whether a and b are the same file system, so that a
+// path on one names the same file on the other.
+func sameFS(a, b vfs.FS) bool {
+	ta, tb := reflect.TypeOf(a), reflect.TypeOf(b)
+	return ta != nil && ta == tb && ta.Comparable() && a == b
 }
 
 // PutOwned implements state.Target. The file goes into chk-<id>/, which
@@ -223,13 +286,19 @@ var copyBufs = sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b
 // create writes r to the file at path and syncs it. Its directory entry is
 // synced by Write, once for all files of a checkpoint.
 func (s *Storage) create(path string, r io.Reader) error {
+	_, err := s.createN(path, r)
+	return err
+}
+
+// createN is create, returning the bytes written.
+func (s *Storage) createN(path string, r io.Reader) (int64, error) {
 	full := s.path(path)
 	f, err := s.fs.Create(full, vfs.WriteCategoryUnspecified)
 	if err != nil {
-		return fmt.Errorf("checkpoint: %w", err)
+		return 0, fmt.Errorf("checkpoint: %w", err)
 	}
 	buf := copyBufs.Get().(*[]byte)
-	_, err = io.CopyBuffer(f, r, *buf)
+	n, err := io.CopyBuffer(f, r, *buf)
 	copyBufs.Put(buf)
 	if err == nil {
 		err = f.Sync()
@@ -239,9 +308,9 @@ func (s *Storage) create(path string, r io.Reader) error {
 	}
 	if err != nil {
 		_ = s.fs.Remove(full)
-		return fmt.Errorf("checkpoint: write %s: %w", full, err)
+		return 0, fmt.Errorf("checkpoint: write %s: %w", full, err)
 	}
-	return nil
+	return n, nil
 }
 
 // Open implements state.Source.
@@ -258,6 +327,7 @@ func (s *Storage) Discard() error {
 		return fmt.Errorf("checkpoint: discard %s: %w", s.root, err)
 	}
 	clear(s.claimed)
+	clear(s.held)
 	return s.mkdirs()
 }
 

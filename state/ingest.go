@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/errors/oserror"
-	"github.com/cockroachdb/pebble/v2/objstorage/objstorageprovider"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -175,7 +174,7 @@ func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) e
 	if err != nil {
 		return err
 	}
-	sw := sstable.NewWriter(objstorageprovider.NewFileWritable(f), s.opts.MakeWriterOptions(level, s.db.TableFormat()))
+	sw := sstable.NewWriter(newBufferedWritable(f), s.opts.MakeWriterOptions(level, s.db.TableFormat()))
 	n, err := write(sw)
 	if cerr := sw.Close(); err == nil {
 		err = cerr

@@ -88,12 +88,16 @@ type Snapshot struct {
 	dir string
 }
 
-// Snapshot flushes the memtables and takes a Pebble checkpoint for
+// Snapshot flushes the memtables, if a Batch wrote to them since the
+// last Snapshot, and takes a Pebble checkpoint for
 // checkpoint id. Writes committed before the call are in it, later ones are
 // not. The caller must Upload or Discard it.
 func (s *Store) Snapshot(id int64) (*Snapshot, error) {
-	if err := s.db.Flush(); err != nil {
-		return nil, fmt.Errorf("state: snapshot %d: flush: %w", id, err)
+	if s.written.Swap(false) {
+		if err := s.db.Flush(); err != nil {
+			s.written.Store(true)
+			return nil, fmt.Errorf("state: snapshot %d: flush: %w", id, err)
+		}
 	}
 	dir := s.fs.PathJoin(s.dir, snapPrefix+strconv.FormatInt(id, 10))
 	// A failed earlier attempt at the same id may have left a directory,
@@ -153,7 +157,7 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 				h.Files = append(h.Files, r)
 				continue
 			}
-			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutShared(sn.id, name, r) })
+			ref, err = sn.putShared(dst, path, name)
 			if err == nil {
 				ref.Shared = true
 				sn.s.remember(sn.id, ref, nil)

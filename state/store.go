@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
@@ -32,6 +33,12 @@ type Store struct {
 	uploaded map[string]upload
 	// ingests numbers the SSTs that Sorted writes for ingestion.
 	ingests int
+	// written is set by every Batch commit and cleared by Snapshot: a
+	// memtable into which nothing was written since the last Snapshot
+	// (a store written by ingested SSTs alone) is not flushed, which
+	// would cost a new memtable and an edit to the MANIFEST that every
+	// later snapshot copies.
+	written atomic.Bool
 }
 
 type upload struct {
@@ -80,6 +87,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 			}
 		}
 	}
+	fs = newSnapFS(fs, dir)
 	opts := options(fs, false)
 	if ingesting {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
@@ -115,7 +123,7 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		// Every checkpoint copies the MANIFEST, which grows by an edit
 		// per flush, ingestion and compaction until Pebble rotates it:
 		// rotate it small, so that a long job's checkpoints stay small.
-		MaxManifestFileSize: 32 << 10,
+		MaxManifestFileSize: 4 << 10,
 	}
 	// Joins, Top-N and group aggregates look up keys that were never
 	// written, row after row: a bloom filter on every level (L0 has
@@ -175,6 +183,7 @@ func (s *Store) Close() error {
 
 // Batch collects writes that Commit applies atomically.
 type Batch struct {
+	s   *Store
 	b   *pebble.Batch
 	buf []byte
 	val []byte // Get's copy of a value
@@ -183,7 +192,7 @@ type Batch struct {
 
 // NewBatch returns an empty batch.
 func (s *Store) NewBatch() *Batch {
-	return &Batch{b: s.db.NewBatch()}
+	return &Batch{s: s, b: s.db.NewBatch()}
 }
 
 // NewIndexedBatch returns an empty batch whose Get and ScanPrefix read
@@ -191,7 +200,7 @@ func (s *Store) NewBatch() *Batch {
 // operator that updates an entry and reads it again before it commits,
 // as a join updating a row's match count row by row.
 func (s *Store) NewIndexedBatch() *Batch {
-	return &Batch{b: s.db.NewIndexedBatch()}
+	return &Batch{s: s, b: s.db.NewIndexedBatch()}
 }
 
 // Get returns the value of key as b and the store hold it, and whether it
@@ -340,7 +349,11 @@ func (b *Batch) Commit() error {
 		b.err = nil
 		return err
 	}
-	if err := b.b.Commit(pebble.NoSync); err != nil {
+	err := b.b.Commit(pebble.NoSync)
+	// Set after the commit, so that a Snapshot that clears it before
+	// the writes are in the memtable leaves it set for the next one.
+	b.s.written.Store(true)
+	if err != nil {
 		return fmt.Errorf("state: commit: %w", err)
 	}
 	return nil
