@@ -18,7 +18,9 @@
 // heap and backed by huge pages where the kernel grants them, since page
 // faults on fresh memory were a third of the CPU of a query whose state
 // grows; the chunks are unmapped when their Manager is garbage. Freed
-// segments are reused through a free list. Every
+// segments are reused through a free list. A large IntTable takes its
+// slots as one block of the same mapped memory (a power of two of 64 KiB
+// or more, block.go), also reused through free lists, by size. Every
 // structure below takes its memory from a Manager and must be released by
 // its owner (Release or Close); Manager.Used then drops back. A Manager is
 // safe for concurrent use and is shared by the operators of a task; nothing

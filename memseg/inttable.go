@@ -13,9 +13,9 @@ import "unsafe"
 // three quarters full: the key, the value plus one (zero marks an empty
 // slot), and the top 32 bits of the mixed hash, which pick the slot's home
 // (so growing rehashes nothing). The slots are one typed slice, charged to
-// the Manager's budget with Reserve rather than cut into segments: the hot
-// path indexes it directly. It holds no pointers, so the garbage collector
-// does not scan it.
+// the Manager's budget rather than cut into segments: the hot path indexes
+// it directly. It holds no pointers; a large one is a block of the
+// Manager's mapped memory (allocBlock), outside the Go heap.
 //
 // An IntTable is not safe for concurrent use. Its owner must Release it.
 type IntTable struct {
@@ -225,7 +225,8 @@ func (t *IntTable) grow() error {
 	if bits > 32 {
 		return ErrNoMemory
 	}
-	if err := t.m.Reserve(intSlotSize << bits); err != nil {
+	slots, err := t.alloc(1 << bits)
+	if err != nil {
 		if len(t.slots) == 0 && t.hint > 0 {
 			t.hint = 0 // the hint is only a guess: start small
 			return t.grow()
@@ -233,7 +234,7 @@ func (t *IntTable) grow() error {
 		return err
 	}
 	old := t.slots
-	t.slots, t.bits = make([]intSlot, 1<<bits), bits
+	t.slots, t.bits = slots, bits
 	mask := uint64(len(t.slots) - 1)
 	for _, s := range old {
 		if s.val == 0 {
@@ -245,8 +246,38 @@ func (t *IntTable) grow() error {
 		}
 		t.slots[i] = s
 	}
-	t.m.Unreserve(len(old) * intSlotSize)
+	t.free(old)
 	return nil
+}
+
+// alloc returns n empty slots charged to the budget: a large table's in a
+// block of mapped memory (Manager.allocBlock), a small one's from the Go
+// heap.
+func (t *IntTable) alloc(n int) ([]intSlot, error) {
+	size := n * intSlotSize
+	if size < minBlock {
+		if err := t.m.Reserve(size); err != nil {
+			return nil, err
+		}
+		return make([]intSlot, n), nil
+	}
+	b, err := t.m.allocBlock(size)
+	if err != nil {
+		return nil, err
+	}
+	return unsafe.Slice((*intSlot)(unsafe.Pointer(unsafe.SliceData(b))), n), nil
+}
+
+// free gives back slots from alloc.
+func (t *IntTable) free(slots []intSlot) {
+	size := len(slots) * intSlotSize
+	switch {
+	case size == 0:
+	case size < minBlock:
+		t.m.Unreserve(size)
+	default:
+		t.m.freeBlock(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), size))
+	}
 }
 
 // Reset empties the table and gives its memory back. The table may be
@@ -254,7 +285,7 @@ func (t *IntTable) grow() error {
 // it held before Reset.
 func (t *IntTable) Reset() {
 	t.hint = t.n
-	t.m.Unreserve(len(t.slots) * intSlotSize)
+	t.free(t.slots)
 	t.slots, t.bits, t.n = nil, 0, 0
 }
 

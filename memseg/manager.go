@@ -49,6 +49,12 @@ type Manager struct {
 		free [][]byte // freed segments, ready for reuse
 		idle [][]byte // freed segments whose memory went back to the kernel
 		rest []byte   // the part of the last chunk not yet cut into segments
+		// blocks are freed blocks by log2 of their size, blockFree their
+		// bytes, brest the part of the last block chunk not yet cut
+		// (block.go).
+		blocks    [64][][]byte
+		blockFree int64
+		brest     []byte
 	}
 	// chunks are the mapped chunks, unmapped by a cleanup when the Manager
 	// is garbage; a pointer of its own, since the cleanup must not hold

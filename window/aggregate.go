@@ -304,22 +304,25 @@ func (a *Aggregate) newAccs() []agg.Acc {
 
 func (a *Aggregate) newPane(start int64) *pane {
 	p := &pane{start: start, null: -1}
+	last := a.expected()
+	hint := last + last/8
 	switch {
 	case a.reuse(p):
+		hint = last
 	case a.intKeys:
 		p.ints = memseg.NewIntTable(a.mem)
-		p.ints.Expect(a.hint)
+		p.ints.Expect(hint)
 	default:
 		p.groups = memseg.NewHashTable(a.mem, 4)
-		p.groups.Expect(a.hint)
+		p.groups.Expect(hint)
 	}
 	if p.accs == nil {
 		p.accs = a.newAccs()
 	}
-	if a.hint > p.cap {
-		// Columns for as many groups as the last window had, if the
-		// budget has room: else they grow as groups come.
-		_ = a.growTo(p, a.hint)
+	if hint > p.cap {
+		// Columns for as many groups as expected, if the budget has
+		// room: else they grow as groups come.
+		_ = a.growTo(p, hint)
 	}
 	for _, ag := range a.spec.Aggs {
 		var seen *memseg.HashTable

@@ -80,3 +80,25 @@ func (a *Aggregate) dropSpares() {
 	a.spares = a.spares[:0]
 	a.spareBytes = 0
 }
+
+// expected is the groups of the windows to come, which a new pane is
+// sized for: those of the last window fired, or before the first fires,
+// of the largest pane open. newPane sizes a fresh pane for an eighth
+// more, and grows a spare (reuse), which is as large as a window that
+// fired, only to that many. Windows of one query hold about as many
+// groups each, give or take a few: sized for exactly the last one's, a
+// fresh window outgrew its columns by a few groups about every other
+// time and doubled them, leaving the old ones as garbage. And before any
+// window fires, a subtask fed by sources reading far apart in event time
+// (byte ranges of one file) opens a dozen windows or more at once; each
+// grew from nothing through every size, faulting in fresh memory twice
+// its own.
+func (a *Aggregate) expected() int {
+	n := a.hint
+	if n == 0 {
+		for _, p := range a.panes {
+			n = max(n, p.len())
+		}
+	}
+	return n
+}

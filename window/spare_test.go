@@ -119,3 +119,20 @@ func TestSparesCharged(t *testing.T) {
 		t.Fatalf("%d bytes used after Release", used)
 	}
 }
+
+// TestFreshPanesSizedFromOpenOnes: before any window fires, a new window
+// is sized for the groups of the largest one open and an eighth more, so
+// a burst of windows opened at once (a subtask behind sources reading
+// byte ranges minutes apart) does not grow each from nothing; after that,
+// for the last fired window's groups.
+func TestFreshPanesSizedFromOpenOnes(t *testing.T) {
+	a, _ := spareAggregate(t, []agg.Call{{Kind: agg.Sum, Arg: 2, Filter: -1, Out: types.TBigInt}}, 64<<20)
+	defer a.Release()
+	fillSpares(t, a, 0)
+	want := spareKeys + spareKeys/8
+	for w := 1; w < spareWindows; w++ {
+		if p := a.panes[int64(w*100)]; p.cap != want {
+			t.Fatalf("window %d: room for %d groups, want %d (sized from the open ones)", w, p.cap, want)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package memseg
+
+import (
+	"errors"
+	"runtime"
+	"testing"
+	"unsafe"
+)
+
+// TestBlocksReused: blocks are distinct, zeroed, charged to the budget,
+// and once freed handed out again (zeroed again) without mapping more;
+// the rest of a chunk too small for a block goes to the smaller sizes.
+func TestBlocksReused(t *testing.T) {
+	m := newManager(t, 16<<20, 32<<10)
+	var blocks [][]byte
+	seen := map[uintptr]bool{}
+	for _, n := range []int{minBlock, 4 * minBlock, 16 * minBlock, 16 * minBlock, 16 * minBlock, hugePage, 2 * minBlock} {
+		b, err := m.allocBlock(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(b) != n {
+			t.Fatalf("block of %d bytes for %d", len(b), n)
+		}
+		if p := uintptr(unsafe.Pointer(&b[0])); seen[p] {
+			t.Fatalf("block at %#x handed out twice", p)
+		} else {
+			seen[p] = true
+		}
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("fresh block of %d bytes not zeroed at %d", n, i)
+			}
+			b[i] = 0xff
+		}
+		blocks = append(blocks, b)
+	}
+	if used, want := m.Used(), int64(minBlock*(1+4+48+2)+hugePage); used != want {
+		t.Fatalf("%d bytes used, want %d", used, want)
+	}
+	for i, b := range blocks {
+		for j := range b {
+			if b[j] != 0xff {
+				t.Fatalf("block %d byte %d changed: blocks overlap", i, j)
+			}
+		}
+	}
+	chunks := len(*m.chunks)
+	for _, b := range blocks {
+		m.freeBlock(b)
+	}
+	if m.Used() != 0 {
+		t.Fatalf("%d bytes used after every block was freed", m.Used())
+	}
+	for _, b0 := range blocks {
+		b, err := m.allocBlock(len(b0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("reused block of %d bytes not zeroed at %d", len(b), i)
+			}
+		}
+	}
+	if len(*m.chunks) != chunks {
+		t.Fatalf("reusing freed blocks mapped %d more chunks", len(*m.chunks)-chunks)
+	}
+	if runtime.GOOS == "linux" && chunks != 3 {
+		t.Fatalf("%d chunks mapped, want 3: two cut into blocks, one block of a huge page", chunks)
+	}
+}
+
+// TestBlocksBudget: a block past the budget is refused, and what the free
+// lists keep beyond the budget's room goes back to the kernel (zeroed when
+// handed out again).
+func TestBlocksBudget(t *testing.T) {
+	m := newManager(t, 8*minBlock, 32<<10)
+	b, err := m.allocBlock(8 * minBlock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.allocBlock(minBlock); !errors.Is(err, ErrNoMemory) {
+		t.Fatalf("a block past the budget: %v, want ErrNoMemory", err)
+	}
+	m.freeBlock(b)
+	if err := m.Reserve(8 * minBlock); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.allocBlock(minBlock); !errors.Is(err, ErrNoMemory) {
+		t.Fatalf("a block with the budget reserved: %v, want ErrNoMemory", err)
+	}
+	m.Unreserve(8 * minBlock)
+}
+
+// TestIntTableInBlocks: a table large enough takes its slots from a block
+// and gives them back on Reset, and the next table of that size reuses
+// them.
+func TestIntTableInBlocks(t *testing.T) {
+	m := newManager(t, 16<<20, 32<<10)
+	tb := NewIntTable(m)
+	const n = 10000
+	for k := range uint64(n) {
+		if _, _, err := tb.Insert(k, uint64(HashInt64(int64(k))), uint32(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if tb.Bytes() < minBlock {
+		t.Fatalf("table of %d bytes: too small for the test", tb.Bytes())
+	}
+	for k := range uint64(n) {
+		if v, ok := tb.Find(k, HashInt64(int64(k))); !ok || v != uint32(k) {
+			t.Fatalf("key %d: %d %v", k, v, ok)
+		}
+	}
+	if m.Used() != int64(tb.Bytes()) {
+		t.Fatalf("%d bytes used by a table of %d", m.Used(), tb.Bytes())
+	}
+	chunks := len(*m.chunks)
+	tb.Reset()
+	if m.Used() != 0 {
+		t.Fatalf("%d bytes used after Reset", m.Used())
+	}
+	for k := range uint64(n) {
+		if _, _, err := tb.Insert(k+n, HashInt64(int64(k+n)), uint32(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, ok := tb.Find(1, HashInt64(1)); ok {
+		t.Fatal("a key from before Reset found")
+	}
+	if len(*m.chunks) != chunks {
+		t.Fatalf("the table after Reset mapped %d more chunks", len(*m.chunks)-chunks)
+	}
+	tb.Release()
+	if m.Used() != 0 {
+		t.Fatalf("%d bytes used after Release", m.Used())
+	}
+}
