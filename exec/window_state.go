@@ -56,10 +56,10 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	b := w.sorted
 	w.agg.Flush(b)
 	if err := b.Commit(); err != nil {
-		// A Sorted whose Commit failed still holds its writes, and the
-		// next checkpoint's would be applied after them: parts of windows
-		// that have spilled (which deletes their parts) or fired since
-		// would come back. The next Flush writes every change again.
+		// A fresh Sorted after a failed Commit, so that no write of this
+		// one can be applied after the next checkpoint's (parts of windows
+		// that have spilled or fired since would come back), whatever
+		// Commit left behind. The next Flush writes every change again.
 		w.sorted = nil
 		return OperatorSnapshot{}, err
 	}
