@@ -53,8 +53,9 @@
 // that spans its key groups (package window's state.go), so it lands in
 // L0 over the state, and an L0 compaction rewrites the state beneath. Its
 // Store (OpenIngesting) therefore compacts L0 only at 64 sublevels, not
-// Pebble's 4, so that the state is rewritten once per 64 checkpoints, not
-// per 4; reads (restores, spilled windows) merge a few more files. Its
+// Pebble's 2, so that the state is rewritten once per 64 checkpoints, not
+// per 2 (Pebble compacts at half its L0CompactionThreshold: the threshold
+// is 128); reads (restores, spilled windows) merge a few more files. Its
 // SSTs are not compressed, which made up most of a compaction's CPU (the
 // state is about twice as large on disk and in checkpoints). A store read
 // by point lookups, a join's, keeps Pebble's shallow L0 (Open). Every

@@ -66,7 +66,7 @@ func Open(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, false) }
 // OpenIngesting is Open for a store written mostly by one ingested SST
 // per checkpoint that spans its key groups (Sorted), as a window
 // aggregate's is: such an SST lands in L0 over the whole state, so the
-// store compacts L0 only at 64 sublevels instead of 4, and does not
+// store compacts L0 only at 64 sublevels instead of 2, and does not
 // compress its SSTs (see the package doc). A store read by point lookups
 // (a join's) keeps Open's shallow L0.
 func OpenIngesting(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, true) }
@@ -147,12 +147,16 @@ const (
 // is never released.
 var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(blockCacheSize) })
 
-// l0Compaction is the L0 depth at which an ingesting store compacts
+// l0Compaction is an ingesting store's L0CompactionThreshold
 // (OpenIngesting): each checkpoint adds a file that overlaps the state,
 // and compacting L0 rewrites the state below it, so compacting after a
 // few such files would rewrite the whole state every few checkpoints. Its
 // reads (restores, spilled windows) merge a few more files instead.
-const l0Compaction = 64
+// Pebble compacts L0 once its sublevels reach half the threshold (its L0
+// score is twice the depth over the threshold), so 128 compacts at 64
+// sublevels: the state is rewritten, and its new SSTs uploaded, once per
+// 64 checkpoints.
+const l0Compaction = 128
 
 // quiet drops Pebble's informational messages ("Found 0 WALs" on every
 // open), which say nothing to a user of strand, and keeps its errors.
