@@ -29,14 +29,22 @@ func (sn *Snapshot) putShared(dst Target, path, name string) (FileRef, error) {
 		if sf, ok := fs.(*snapFS); ok {
 			base, real = sf.FS, sf.real(path)
 		}
+		var sums *fileSums
 		if sf, ok := base.(scratchFS); ok {
-			base = sf.FS
+			base, sums = sf.FS, sf.sums
 		}
 		dstPath, err := l.LinkShared(sn.id, name, base, real)
 		if err != nil {
 			return FileRef{}, err
 		}
 		if dstPath != "" {
+			// The sum taken as the file was written (fileSums), if the
+			// file is still as long as it was then.
+			if sum, ok := sums.get(real); ok {
+				if st, err := base.Stat(real); err == nil && st.Size() == sum.size {
+					return FileRef{Path: dstPath, Name: name, Size: sum.size, CRC32C: sum.crc}, nil
+				}
+			}
 			return checksum(fs, path, name, dstPath)
 		}
 	}

@@ -12,10 +12,47 @@ import "github.com/cockroachdb/pebble/v2/vfs"
 // in each local snapshot) would make durable what no reader ever needs
 // after a crash; skipped, a checkpoint does not wait for the disk, and an
 // SST that a compaction deletes within seconds may never be written out.
-type scratchFS struct{ vfs.FS }
+//
+// It also takes the sums of the SSTs written in it (fileSums; none if
+// sums is nil).
+type scratchFS struct {
+	vfs.FS
+	sums *fileSums
+}
 
 func (fs scratchFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	return unsynced(fs.FS.Create(name, category))
+	fs.sums.forget(name)
+	f, err := unsynced(fs.FS.Create(name, category))
+	if err != nil || fs.sums == nil || !summed(name) {
+		return f, err
+	}
+	return &summingFile{File: f, sums: fs.sums, path: name, crc: newCRC()}, nil
+}
+
+func (fs scratchFS) Link(oldname, newname string) error {
+	if err := fs.FS.Link(oldname, newname); err != nil {
+		return err
+	}
+	fs.sums.link(oldname, newname)
+	return nil
+}
+
+func (fs scratchFS) Rename(oldname, newname string) error {
+	if err := fs.FS.Rename(oldname, newname); err != nil {
+		return err
+	}
+	fs.sums.rename(oldname, newname)
+	return nil
+}
+
+func (fs scratchFS) Remove(name string) error {
+	fs.sums.forget(name)
+	return fs.FS.Remove(name)
+}
+
+func (fs scratchFS) RemoveAll(name string) error {
+	fs.sums.forgetUnder(name)
+	return fs.FS.RemoveAll(name)
 }
 
 func (fs scratchFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) {
@@ -23,6 +60,7 @@ func (fs scratchFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) 
 }
 
 func (fs scratchFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
+	fs.sums.forget(name)
 	return unsynced(fs.FS.OpenReadWrite(name, category, opts...))
 }
 
@@ -31,6 +69,8 @@ func (fs scratchFS) OpenDir(name string) (vfs.File, error) {
 }
 
 func (fs scratchFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	fs.sums.forget(oldname)
+	fs.sums.forget(newname)
 	return unsynced(fs.FS.ReuseForWrite(oldname, newname, category))
 }
 

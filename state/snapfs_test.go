@@ -16,7 +16,7 @@ import (
 // then; the snapshot's own files never reach the disk.
 func TestSnapFSLinks(t *testing.T) {
 	dir := t.TempDir()
-	fs := newSnapFS(scratchFS{vfs.Default}, dir)
+	fs := newSnapFS(scratchFS{FS: vfs.Default}, dir)
 	db, snap := filepath.Join(dir, dbDir), filepath.Join(dir, snapPrefix+"1")
 	if err := fs.MkdirAll(db, 0o755); err != nil {
 		t.Fatal(err)

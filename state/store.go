@@ -72,7 +72,7 @@ func Open(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, false) }
 func OpenIngesting(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, true) }
 
 func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
-	fs = scratchFS{fs}
+	fs = scratchFS{FS: fs, sums: newFileSums()}
 	if err := fs.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("state: %w", err)
 	}
