@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -146,6 +147,45 @@ func TestSortedChunks(t *testing.T) {
 			if !got[entry{"op", 1, "g", k, v}.String()] {
 				t.Fatalf("round %d: key %s missing or with another value", round, k)
 			}
+		}
+	}
+}
+
+// TestIngestingL0Depth checks that an ingesting store lets L0 grow to 64
+// sublevels before it compacts it, as the package doc says: each SST that
+// a checkpoint ingests overlaps the state, and compacting L0 rewrites it
+// (Pebble compacts at half its L0CompactionThreshold).
+func TestIngestingL0Depth(t *testing.T) {
+	s, err := OpenIngesting(vfs.NewMem(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	depth := func() (sublevels int32, compacting int64) {
+		m := s.db.Metrics()
+		return m.Levels[0].Sublevels, m.Compact.NumInProgress
+	}
+	// The first ingestion goes below L0; each later one, spanning the
+	// same key groups, lands on top of L0.
+	for i := range 64 {
+		w := s.NewSorted()
+		w.Set("op", 0, "p", []byte(fmt.Sprint(i)), []byte("a"))
+		w.Set("op", 127, "p", []byte(fmt.Sprint(i)), []byte("b"))
+		if err := w.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			continue
+		}
+		for {
+			sub, compacting := depth()
+			if compacting == 0 {
+				if sub != int32(i) {
+					t.Fatalf("after %d overlapping ingestions L0 has %d sublevels", i, sub)
+				}
+				break
+			}
+			time.Sleep(time.Millisecond)
 		}
 	}
 }
