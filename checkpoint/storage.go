@@ -248,7 +248,7 @@ func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (str
 	// scratch): its content is made durable here, through the new link.
 	f, err := s.fs.Open(full)
 	if err != nil {
-		f = nil
+		f = nil // whatever a failed Open returned, there is nothing to close
 	}
 	if err := s.syncOrRemove(full, f, err); err != nil {
 		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
@@ -256,9 +256,9 @@ func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (str
 	return dst, nil
 }
 
-// syncOrRemove ends the making of the file at full: opened as f (nil if
-// opening failed), err the error so far. It syncs and closes f, and
-// removes the file if any step failed, so that a file storage made is
+// syncOrRemove finishes the file at full that storage made: f is the file
+// (nil if opening it failed) and err the error so far. It syncs and
+// closes f, and removes the file if any step failed, so that the file is
 // either durable or gone. It returns the first error.
 func (s *Storage) syncOrRemove(full string, f vfs.File, err error) error {
 	if f != nil {
