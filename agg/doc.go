@@ -42,7 +42,10 @@
 //     zero sum is +0 (as before, a sum of -0.0 values is +0). The state
 //     of a sum that is a double is written as before (a count and the
 //     double), any other with a marker; state written before sums were
-//     exact reads as a sum of its one double.
+//     exact reads as a sum of its one double. The marked encoding keeps
+//     a header bit for a later format, which Get refuses with
+//     ErrLaterFormat; a strand from before exact sums does not check it
+//     (the README says what it does).
 //
 // DISTINCT and FILTER are the caller's: it passes Update only the rows a
 // FILTER keeps and, for DISTINCT, only the first row of each value per

@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"errors"
 	"math"
 	"math/bits"
 )
@@ -40,7 +41,16 @@ const (
 	// w[0].
 	fsumBig = 0xff ^ fsumHome
 	signBit = 1 << 63
+	// fsumLater is the bit of an exact sum's header byte (floatSumAcc.Put)
+	// that marks an encoding of a later strand: this one writes headers
+	// below 0x80 (k ≤ fsumLimbs) and refuses any other.
+	fsumLater = 0x80
 )
+
+// ErrLaterFormat is wrapped by the error of Get when its input is state
+// that a later version of strand wrote in a format this one does not
+// read: a restore refuses it rather than guess.
+var ErrLaterFormat = errors.New("agg: accumulator state of a later strand, which this one cannot read")
 
 // fslot is a group's exact float sum: the two's complement integer w
 // whose limb i weighs 2^(64·(base+i)) units of 2^-1074, and the count of

@@ -3,6 +3,7 @@ package agg
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -372,6 +373,28 @@ func TestFloatSumOldState(t *testing.T) {
 	for _, bad := range [][]byte{{}, {0x02, 1, 2}, {0x01}, {0x01, 0x04}, {0x01, 0x02, 40}, {0x01, 0x01}} {
 		if _, err := ac.Get(bad, 0); err == nil {
 			t.Errorf("Get(%x) read a state", bad)
+		}
+	}
+}
+
+// An exact sum's state marks its format in its header byte: every state
+// Put writes has the top bit clear, and Get refuses one with the bit set,
+// as a later strand's format, with ErrLaterFormat rather than as corrupt
+// or misread.
+func TestFloatSumLaterFormat(t *testing.T) {
+	for _, v := range [][]float64{{0.1, 0.2}, {1e16, 0.1}, {1e300, 1e-300}, {math.NaN(), 1}, {math.Inf(1)}} {
+		ac := sumOf(t, Sum, types.TDouble, 1)
+		ac.Update(float64s(v...), iota32(len(v)), make([]int32, len(v)))
+		st := ac.Put(nil, 0)
+		cnt, n := binary.Varint(st)
+		if cnt >= 0 || n <= 0 || st[n]&fsumLater != 0 {
+			t.Fatalf("sum of %v: state %x, want an exact sum's with a header below %#x", v, st, fsumLater)
+		}
+		later := bytes.Clone(st)
+		later[n] |= fsumLater
+		_, err := sumOf(t, Sum, types.TDouble, 1).Get(later, 0)
+		if !errors.Is(err, ErrLaterFormat) || errors.Is(err, ErrCorrupt) {
+			t.Errorf("Get(%x) of a later format: %v, want ErrLaterFormat", later, err)
 		}
 	}
 }

@@ -435,7 +435,8 @@ func (s *floatSumAcc) Heap() int { return cap(s.big) * int(unsafe.Sizeof(fwide{}
 // by a negative count (-count-1) and written exactly: a byte k<<1 |
 // specials, then, if k > 0, the base of its lowest limb as a uvarint and
 // k limbs of 8 bytes (two's complement, the fewest that hold it), then, if
-// specials, the counts of NaN, +Inf and -Inf as varints.
+// specials, the counts of NaN, +Inf and -Inf as varints. The header's top
+// bit is clear: a later format sets it (fsumLater).
 func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
 	sl := &s.slots[g]
 	x, inexact := uint64(0), true
@@ -475,7 +476,8 @@ func (s *floatSumAcc) Put(dst []byte, g int32) []byte {
 }
 
 // Get reads either encoding of Put. A double written by a strand whose
-// sums were not exact reads as a sum of that one value.
+// sums were not exact reads as a sum of that one value. A header with the
+// top bit set fails with ErrLaterFormat.
 func (s *floatSumAcc) Get(src []byte, g int32) ([]byte, error) {
 	cnt, n := binary.Varint(src)
 	if n <= 0 {
@@ -502,6 +504,9 @@ func (s *floatSumAcc) Get(src []byte, g int32) ([]byte, error) {
 		return nil, ErrCorrupt
 	}
 	h := src[0]
+	if h&fsumLater != 0 {
+		return nil, fmt.Errorf("%w: float sum header %#02x", ErrLaterFormat, h)
+	}
 	src = src[1:]
 	k := int(h >> 1)
 	if k > fsumLimbs {

@@ -247,17 +247,32 @@ func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (str
 	// The file was written without a sync (a Store's directory is
 	// scratch): its content is made durable here, through the new link.
 	f, err := s.fs.Open(full)
-	if err == nil {
-		err = f.Sync()
+	if err != nil {
+		f = nil // whatever a failed Open returned, there is nothing to close
+	}
+	if err := s.syncOrRemove(full, f, err); err != nil {
+		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
+	}
+	return dst, nil
+}
+
+// syncOrRemove finishes the file at full that storage made: f is the file
+// (nil if opening it failed) and err the error so far. It syncs and
+// closes f, and removes the file if any step failed, so that the file is
+// either durable or gone. It returns the first error.
+func (s *Storage) syncOrRemove(full string, f vfs.File, err error) error {
+	if f != nil {
+		if err == nil {
+			err = f.Sync()
+		}
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
 	}
 	if err != nil {
 		_ = s.fs.Remove(full)
-		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
 	}
-	return dst, nil
+	return err
 }
 
 // sameFS reports whether a and b are the same file system, so that a
@@ -300,14 +315,7 @@ func (s *Storage) createN(path string, r io.Reader) (int64, error) {
 	buf := copyBufs.Get().(*[]byte)
 	n, err := io.CopyBuffer(f, r, *buf)
 	copyBufs.Put(buf)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		_ = s.fs.Remove(full)
+	if err := s.syncOrRemove(full, f, err); err != nil {
 		return 0, fmt.Errorf("checkpoint: write %s: %w", full, err)
 	}
 	return n, nil

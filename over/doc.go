@@ -61,11 +61,11 @@
 // accumulators and no rows; a bounded one keeps the last n rows (ROWS) or
 // the rows after last - interval (RANGE), rebuilds its accumulators from
 // them at each firing, and takes the rows that leave the frame back
-// (agg.Retracter; MIN and MAX keep a multiset, agg.NewRetracting). A
-// FLOAT or DOUBLE SUM or AVG does not retract exactly (it subtracts, and
-// the rounding would depend on which rows earlier firings held, which
-// depends on when watermarks came): a frame with one rebuilds its
-// accumulators from the frame's rows for each row it emits, so its
+// (agg.Retracter; MIN and MAX keep a multiset, agg.NewRetracting). Every
+// aggregate retracts exactly, FLOAT and DOUBLE SUM and AVG too (their
+// sums are exact, agg/fsum.go), so a frame's accumulators after a row
+// are what folding the frame's rows from empty would give, whichever rows
+// earlier firings held (which depends on when watermarks came): the
 // results are the same at any parallelism and after recovery. The
 // state is bounded by the disk, not the heap, which holds one firing
 // partition's rows up to the watermark. Checkpoints snapshot the store

@@ -109,7 +109,6 @@ func (o *Over) frames(in arrow.RecordBatch, emitted int64, out exec.Emitter) err
 				lo++
 			}
 			if o.ts(r) > emitted {
-				o.exactly(in, lo, r+1)
 				if err := o.emit(r, out); err != nil {
 					return err
 				}
@@ -126,7 +125,6 @@ func (o *Over) frames(in arrow.RecordBatch, emitted int64, out exec.Emitter) err
 				o.update(in, lo, true)
 			}
 			if o.ts(g) > emitted {
-				o.exactly(in, lo, h)
 				if err := o.emitRange(g, h, out); err != nil {
 					return err
 				}
@@ -135,25 +133,6 @@ func (o *Over) frames(in arrow.RecordBatch, emitted int64, out exec.Emitter) err
 		}
 	}
 	return nil
-}
-
-// exactly makes the accumulators hold rows lo..hi-1 of in, folded in
-// order from empty, when the frame has an aggregate that could not have
-// taken rows back exactly: a FLOAT or DOUBLE SUM or AVG subtracts, and
-// its rounding would then depend on which rows the frame held at earlier
-// rows, which depends on when the watermarks came. The other aggregates
-// retract exactly (counts, exact sums, MIN and MAX multisets), so their
-// sliding state is already the frame's.
-func (o *Over) exactly(in arrow.RecordBatch, lo, hi int) {
-	if !o.rounds {
-		return
-	}
-	for _, acc := range o.accs {
-		acc.Reset(0)
-	}
-	for r := lo; r < hi; r++ {
-		o.update(in, r, false)
-	}
 }
 
 // before is t - d, or the smallest time when that is before it.

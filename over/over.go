@@ -35,9 +35,6 @@ type Over struct {
 
 	// accs hold one group, the frame of the row being emitted.
 	accs []agg.Acc
-	// rounds marks a bounded frame with a FLOAT or DOUBLE SUM or AVG,
-	// whose accumulators are rebuilt for each row (exactly).
-	rounds bool
 	// next is the earliest time of a timer, math.MinInt64 when it is not
 	// known (after a restore): a watermark before it fires nothing.
 	next int64
@@ -86,8 +83,6 @@ func New(spec Spec) (*Over, error) {
 		}
 		acc.Grow(1)
 		o.accs = append(o.accs, acc)
-		float := t.Kind == types.Float || t.Kind == types.Double
-		o.rounds = o.rounds || o.bounded && float && (a.Kind == agg.Sum || a.Kind == agg.Avg)
 	}
 	o.one = [2][]int32{{0}, {0}}
 	return o, nil

@@ -63,6 +63,10 @@ func TestExamples(t *testing.T) {
 	if j := out["join_users.sql"]; !strings.Contains(j, ", 5, null, ") || !strings.Contains(j, ", 3, cyd, ") {
 		t.Errorf("join_users.sql: want names joined and user 5 NULL-padded\n%s", j)
 	}
+	// Exact sums: what adding doubles in the file's order gets wrong.
+	if x := out["exact_sums.sql"]; !strings.Contains(x, ", 1, 4, 2.0, 0.5]") || !strings.Contains(x, ", 2, 10, 1.0, 0.1]") {
+		t.Errorf("exact_sums.sql: want account 1's sum 2.0 and account 2's 1.0 and average 0.1\n%s", x)
+	}
 	// A temporal join: user 1's three levels, user 4's ended by a deletion.
 	if l := out["user_levels.sql"]; !strings.Contains(l, ", 1, gold, ") || !strings.Contains(l, ", 1, silver, ") ||
 		!strings.Contains(l, ", 4, bronze, ") || !strings.Contains(l, ", 4, null, ") || !strings.Contains(l, "rows written 200") {

@@ -1,16 +1,12 @@
 package tests
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math/rand"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/session"
 	"github.com/strandsql/strand/types"
 )
@@ -50,21 +46,10 @@ func TestFloatSumIsExact(t *testing.T) {
 		t.Run(q.name, func(t *testing.T) {
 			script := floatSumDDL + fmt.Sprintf(`INSERT INTO dst SELECT window_start, k, COUNT(*), SUM(v), AVG(v)
 FROM TABLE(%s) GROUP BY window_start, window_end, k;`, q.window)
-			dir := t.TempDir()
-			t.Chdir(dir)
-			writeFile(t, filepath.Join("in", "f.csv"), input)
+			t.Chdir(t.TempDir())
 			var want string
 			for _, p := range []int{1, 2, 4, 8, 2, 4, 8, 2} {
-				sess := session.New(io.Discard, io.Discard)
-				sess.Parallelism = p
-				sess.Config[session.KeyBatchSize] = fmt.Sprint(37 * p)
-				if err := sess.ExecScript(context.Background(), script); err != nil {
-					t.Fatal(planner.FormatError("query", script, err))
-				}
-				got := readOutput(t, "out", false)
-				if err := os.RemoveAll("out"); err != nil {
-					t.Fatal(err)
-				}
+				got, sess := runOnFile(t, filepath.Join("in", "f.csv"), input, script, p, map[string]string{session.KeyBatchSize: fmt.Sprint(37 * p)})
 				if late := sess.LastMetrics.LateRows.Load(); late != 0 {
 					t.Fatalf("p%d: %d late rows", p, late)
 				}

@@ -1,16 +1,13 @@
 package tests
 
 import (
-	"context"
 	"fmt"
-	"io"
 	"math/rand"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/session"
 )
 
@@ -49,13 +46,7 @@ func TestWindowStateLargerThanMemory(t *testing.T) {
 			t.Chdir(t.TempDir())
 			tmp := t.TempDir()
 			t.Setenv("TMPDIR", tmp)
-			writeFile(t, filepath.Join("in", "part-0.csv"), in.String())
-			sess := session.New(io.Discard, io.Discard)
-			sess.Parallelism = p
-			sess.Config[session.KeyMemory] = "256kb"
-			if err := sess.ExecScript(context.Background(), exactQuery); err != nil {
-				t.Fatal(planner.FormatError("query", exactQuery, err))
-			}
+			out, sess := runOnFile(t, filepath.Join("in", "part-0.csv"), in.String(), exactQuery, p, map[string]string{session.KeyMemory: "256kb"})
 			// The windows' state: ~8,000 groups of ~300 bytes each per
 			// window, two or three windows open at a time, against a
 			// share of 256 KiB / p.
@@ -63,7 +54,7 @@ func TestWindowStateLargerThanMemory(t *testing.T) {
 			if spills < 10 {
 				t.Errorf("%d spills: the state fit in memory, the test tests nothing", spills)
 			}
-			got := strings.Split(strings.TrimRight(readOutput(t, "out", false), "\n"), "\n")
+			got := strings.Split(strings.TrimRight(out, "\n"), "\n")
 			compareRows(t, got, want)
 			left, err := os.ReadDir(tmp)
 			if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand"
-	"os"
 	osexec "os/exec"
 	"path/filepath"
 	"slices"
@@ -69,14 +68,7 @@ func splitExact(t *testing.T, input string) {
 	for _, p := range []int{1, 2, 4, 8} {
 		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
 			t.Chdir(dir)
-			writeFile(t, filepath.Join("in", "big.csv"), input)
-			sess := session.New(io.Discard, io.Discard)
-			sess.Parallelism = p
-			sess.Config[session.KeyBatchSize] = fmt.Sprint(61 * p)
-			if err := sess.ExecScript(context.Background(), splitQuery); err != nil {
-				t.Fatal(planner.FormatError("query", splitQuery, err))
-			}
-			got := readOutput(t, "out", false)
+			got, sess := runOnFile(t, filepath.Join("in", "big.csv"), input, splitQuery, p, map[string]string{session.KeyBatchSize: fmt.Sprint(61 * p)})
 			late := sess.LastMetrics.LateRows.Load()
 			if p == 1 {
 				want, wantLate = got, late
@@ -92,9 +84,6 @@ func splitExact(t *testing.T, input string) {
 				t.Errorf("result differs from parallelism 1's")
 			}
 		})
-		if err := os.RemoveAll(filepath.Join(dir, "out")); err != nil {
-			t.Fatal(err)
-		}
 	}
 }
 
@@ -289,17 +278,8 @@ func TestSplitFileMatchesReference(t *testing.T) {
 	for _, p := range []int{1, 3, 8} {
 		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
 			t.Chdir(dir)
-			if err := os.RemoveAll("out"); err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, filepath.Join("in", "big.csv"), b.String())
-			sess := session.New(io.Discard, io.Discard)
-			sess.Parallelism = p
-			sess.Config[session.KeyBatchSize] = fmt.Sprint(7 * p)
-			if err := sess.ExecScript(context.Background(), splitRefQuery); err != nil {
-				t.Fatal(planner.FormatError("query", splitRefQuery, err))
-			}
-			if got := readOutput(t, "out", false); got != wantOut {
+			got, sess := runOnFile(t, filepath.Join("in", "big.csv"), b.String(), splitRefQuery, p, map[string]string{session.KeyBatchSize: fmt.Sprint(7 * p)})
+			if got != wantOut {
 				t.Errorf("result differs from the reference:\n%s", lineDiff(wantOut, got))
 			}
 			if m := sess.LastMetrics; m.LateRows.Load() != late || m.BadRows.Load() != bad {

@@ -328,7 +328,7 @@ func (s *fileSource) Open(split exec.Split, off exec.Offset, ro exec.ReadOptions
 	}
 	if len(s.file) < len(s.schema) {
 		if r.split, err = s.splitValues(path, f); err != nil {
-			f.Close()
+			r.Close() // closes f and gives the read buffer back to its pool
 			return nil, fmt.Errorf("filesystem source: %w", err)
 		}
 	}

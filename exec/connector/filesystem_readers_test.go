@@ -1,13 +1,17 @@
 package connector
 
 import (
+	"bytes"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/types"
 )
 
 // TestRangeReadersReused: a range's reader takes the read buffer a closed
@@ -56,5 +60,44 @@ func TestRangeReadersReused(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if n := after.TotalAlloc - before.TotalAlloc; n > opens*rangeBuffer/4 {
 		t.Fatalf("%d opens of a range allocated %d bytes, want under %d (a read buffer each would be %d)", opens, n, opens*rangeBuffer/4, opens*rangeBuffer)
+	}
+}
+
+// TestFailedOpenReturnsReader: an Open that fails after taking a pooled
+// read buffer (a partitioned table's file outside any partition
+// directory) gives the buffer back, so failing opens allocate no buffer
+// each.
+func TestFailedOpenReturnsReader(t *testing.T) {
+	dir := t.TempDir()
+	line := []byte("1234567890,abcdefghij\n")
+	body := bytes.Repeat(line, fileBuffer/len(line)+1) // a whole file's buffer
+	if err := os.WriteFile(filepath.Join(dir, "stray.csv"), body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tab := fsTable(dir, "csv")
+	tab.Schema = types.Schema{{Name: "a", Type: types.TBigInt}, {Name: "s", Type: types.TString}, {Name: "p", Type: types.TString}}
+	tab.Partitions = []string{"p"}
+	src := must(NewSource(tab))
+	splits := must(src.Splits())
+	if len(splits) != 1 {
+		t.Fatalf("%d splits, want the one file", len(splits))
+	}
+	if _, err := src.Open(splits[0], exec.Offset{}, exec.ReadOptions{}); err == nil || !strings.Contains(err.Error(), "not in a partition directory") {
+		t.Fatalf("Open of a file outside the partition directories: %v", err)
+	}
+	if raceEnabled {
+		return
+	}
+	const opens = 20
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range opens {
+		if _, err := src.Open(splits[0], exec.Offset{}, exec.ReadOptions{}); err == nil {
+			t.Fatal("Open succeeded")
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > opens*fileBuffer/4 {
+		t.Fatalf("%d failed opens allocated %d bytes, want under %d (a read buffer each would be %d)", opens, n, opens*fileBuffer/4, opens*fileBuffer)
 	}
 }
