@@ -168,6 +168,7 @@ func (c *chain) whole(b arrow.RecordBatch, p *Part) arrow.RecordBatch {
 func (c *chain) pushInput(side Side, b arrow.RecordBatch) error {
 	if c.metrics != nil {
 		c.metrics.RowsIn.Add(b.NumRows())
+		c.sub.RowsIn.Add(b.NumRows())
 	}
 	defer b.Release()
 	if b.NumRows() == 0 {

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -12,6 +13,8 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/checkpoint"
@@ -40,6 +43,46 @@ type pacedReader struct {
 func (r *pacedReader) Next() (arrow.RecordBatch, error) {
 	time.Sleep(r.pause)
 	return r.SplitReader.Next()
+}
+
+// endGatedSource is a pacedSource whose readers, at the end of their rows,
+// read empty batches until open is closed (never, if it is nil): its
+// job's input does not end before the test lets it, however slow the
+// machine, so a savepoint or a stop asked for meanwhile cannot find it
+// finishing (ErrFinishing).
+type endGatedSource struct {
+	pacedSource
+	open <-chan struct{}
+}
+
+func (s *endGatedSource) Open(sp Split, off Offset, ro ReadOptions) (SplitReader, error) {
+	r, err := s.pacedSource.Open(sp, off, ro)
+	return &endGatedReader{SplitReader: r, open: s.open}, err
+}
+
+type endGatedReader struct {
+	SplitReader
+	open <-chan struct{}
+}
+
+func (r *endGatedReader) Next() (arrow.RecordBatch, error) {
+	b, err := r.SplitReader.Next()
+	if !errors.Is(err, io.EOF) {
+		return b, err
+	}
+	select {
+	case <-r.open:
+		return nil, io.EOF
+	default:
+		return emptyMemBatch(), nil
+	}
+}
+
+// emptyMemBatch is a batch of memSchema without rows.
+func emptyMemBatch() arrow.RecordBatch {
+	ts := array.NewTimestampBuilder(memory.DefaultAllocator, &arrow.TimestampType{Unit: arrow.Millisecond})
+	k := array.NewInt64Builder(memory.DefaultAllocator)
+	return array.NewRecordBatch(memSchema.Arrow(), []arrow.Array{ts.NewArray(), k.NewArray()}, 0)
 }
 
 // snapFail fails the snapshot of every checkpoint fail says, and passes
@@ -132,7 +175,9 @@ func TestSavepointsConcurrentThenStop(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	first := &memSink{}
-	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 10, splits: rows}, time.Millisecond}, first, 2, nil), Options{Checkpoint: spCheckpointing(t)})
+	// The input does not end: the stop comes before its end.
+	src := &endGatedSource{pacedSource{memSource{batch: 10, splits: rows}, time.Millisecond}, nil}
+	j, err := Start(ctx, spGraph(src, first, 2, nil), Options{Checkpoint: spCheckpointing(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +231,10 @@ func TestSavepointFailureKeepsRunning(t *testing.T) {
 	dir := t.TempDir()
 	fail := func(id int64) bool { return id <= 2 } // the two savepoints; 3 is the final checkpoint
 	sink := &memSink{}
-	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 10, splits: rows}, time.Millisecond}, sink, 2, fail), Options{Checkpoint: spCheckpointing(t)})
+	// The input ends only after the stop has failed.
+	open := make(chan struct{})
+	src := &endGatedSource{pacedSource{memSource{batch: 10, splits: rows}, time.Millisecond}, open}
+	j, err := Start(ctx, spGraph(src, sink, 2, fail), Options{Checkpoint: spCheckpointing(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,6 +244,7 @@ func TestSavepointFailureKeepsRunning(t *testing.T) {
 	if _, err := j.Stop(ctx, dir, false); !errors.Is(err, errBoom) {
 		t.Fatalf("stop: %v, want the snapshot's failure", err)
 	}
+	close(open)
 	if err := j.Wait(); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +307,9 @@ func testStopsWhileCheckpointing(t *testing.T, atLeastOnce bool) {
 	cp := spCheckpointing(t)
 	cp.Interval, cp.AtLeastOnce = 2*time.Millisecond, atLeastOnce
 	first := &memSink{}
-	j, err := Start(ctx, spGraph(&pacedSource{memSource{batch: 7, splits: rows}, time.Millisecond}, first, 2, nil), Options{Checkpoint: cp})
+	// The input does not end: the stops come before its end.
+	src := &endGatedSource{pacedSource{memSource{batch: 7, splits: rows}, time.Millisecond}, nil}
+	j, err := Start(ctx, spGraph(src, first, 2, nil), Options{Checkpoint: cp})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -211,3 +211,23 @@ func TestValidateTwoInputVertices(t *testing.T) {
 		}
 	}
 }
+
+// TestTwoInputCountsSubtaskRowsIn: the rows into a two-input head count
+// on its subtask as on its vertex, from either side, as a one-input
+// head's do (the dashboard shows both).
+func TestTwoInputCountsSubtaskRowsIn(t *testing.T) {
+	m := newVertexMetrics(&Vertex{Name: "two", Parallelism: 1})
+	spec := OpSpec{Name: "two", TwoInput: true, New: func() (Operator, error) { return &twoLog{}, nil }}
+	c, err := newChain(&TaskContext{vertex: m}, []OpSpec{spec}, nullOutput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, side := range []Side{Left, Right, Left} {
+		if err := c.pushInput(side, int64Batch(t, 7)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if in, sub := m.RowsIn.Load(), m.Subtasks[0].RowsIn.Load(); in != 3 || sub != in {
+		t.Fatalf("rows in: vertex %d, subtask %d, want 3 both", in, sub)
+	}
+}

@@ -157,6 +157,17 @@ func (fs *snapFS) unlinkLocked(r string) error {
 	return fs.FS.Remove(r)
 }
 
+// GetDiskUsage answers for a snapshot directory, which is in memory,
+// with the disk of the store's directory: Pebble asks it of every DB it
+// opens (a savepoint's export opens the snapshot), and logs a failure as
+// a background error on the user's terminal.
+func (fs *snapFS) GetDiskUsage(name string) (vfs.DiskUsage, error) {
+	if fs.inSnap(name) {
+		name = fs.FS.PathDir(fs.snaps)
+	}
+	return fs.FS.GetDiskUsage(name)
+}
+
 func (fs *snapFS) RemoveAll(name string) error {
 	if !fs.inSnap(name) && !strings.HasPrefix(fs.snaps, name) {
 		return fs.FS.RemoveAll(name)

@@ -93,3 +93,27 @@ func readFile(t *testing.T, fs vfs.FS, name string) string {
 	}
 	return string(b)
 }
+
+// TestSnapFSDiskUsage: the disk usage of a snapshot directory, which is
+// in memory, is that of the store's directory, not an error (which
+// Pebble logs as a background error when a savepoint's export opens the
+// snapshot).
+func TestSnapFSDiskUsage(t *testing.T) {
+	dir := t.TempDir()
+	fs := newSnapFS(scratchFS{vfs.Default}, dir)
+	snap := filepath.Join(dir, snapPrefix+"1")
+	if err := fs.MkdirAll(snap, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	got, err := fs.GetDiskUsage(snap)
+	if err != nil {
+		t.Fatalf("disk usage of a snapshot: %v", err)
+	}
+	want, err := vfs.Default.GetDiskUsage(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.TotalBytes != want.TotalBytes {
+		t.Fatalf("a snapshot's disk has %d bytes, the store's %d", got.TotalBytes, want.TotalBytes)
+	}
+}

@@ -31,30 +31,57 @@ func spSession(p int, log io.Writer) *session.Session {
 	return s
 }
 
-// stopAt runs query in a session at parallelism p and stops it with a
-// savepoint into sp after wait, returning the savepoint's path. The run
-// must end with the stop, without an error.
+// stopAt runs query in a session at parallelism p in the working
+// directory and stops it with a savepoint into sp after wait, returning
+// the savepoint's path. The run must end with the stop, without an error.
 func stopAt(t *testing.T, query string, p int, wait time.Duration, drain bool) (path string, kept int64) {
 	t.Helper()
+	path, kept, _ = stopAtTries(t, query, p, wait, drain)
+	return path, kept
+}
+
+// stopAtTries is stopAt, also returning how many runs it took.
+func stopAtTries(t *testing.T, query string, p int, wait time.Duration, drain bool) (path string, kept int64, tries int) {
+	t.Helper()
+	before, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
 	// On a loaded machine the first checkpoint can come so late that the
-	// bounded input ends before the stop: then the run is started again
-	// from nothing and stopped at once.
+	// bounded input ends before it or before the stop: then the run is
+	// started again from nothing and stopped at once.
 	for try := 0; ; try++ {
 		path, kept, err := tryStopAt(t, query, p, wait, drain)
 		if err == nil {
-			return path, kept
+			return path, kept, try + 1
 		}
 		if !errors.Is(err, exec.ErrFinishing) || try == 2 {
 			t.Fatalf("stop with savepoint: %v", err)
 		}
 		t.Logf("the input ended before the stop (try %d); again without waiting, at a quarter of the rate", try+1)
-		for _, d := range []string{"out", ".strand", "sp"} {
-			if err := os.RemoveAll(d); err != nil {
-				t.Fatal(err)
-			}
-		}
+		removeNew(t, before)
 		wait = 0
 		query = slower(query)
+	}
+}
+
+// removeNew removes every entry of the working directory that is not in
+// before: all that a run wrote there (its state, its savepoints, each of
+// its sinks' directories, whatever the query names them), so that the
+// next run starts from nothing.
+func removeNew(t *testing.T, before []os.DirEntry) {
+	t.Helper()
+	es, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if slices.ContainsFunc(before, func(b os.DirEntry) bool { return b.Name() == e.Name() }) {
+			continue
+		}
+		if err := os.RemoveAll(e.Name()); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
@@ -82,7 +109,10 @@ func tryStopAt(t *testing.T, query string, p int, wait time.Duration, drain bool
 	for !strings.Contains(log.String(), "checkpoint 1 completed") {
 		select {
 		case err := <-errc:
-			t.Fatalf("the job ended before its first checkpoint: %v\n%s", err, log.String())
+			if err != nil {
+				t.Fatalf("the job ended before its first checkpoint: %v\n%s", err, log.String())
+			}
+			return "", 0, fmt.Errorf("the job ended before its first checkpoint: %w\n%s", exec.ErrFinishing, log.String())
 		case <-deadline:
 			t.Fatalf("no checkpoint:\n%s", log.String())
 		case <-time.After(10 * time.Millisecond):
@@ -97,6 +127,12 @@ func tryStopAt(t *testing.T, query string, p int, wait time.Duration, drain bool
 	if err != nil {
 		if rerr := <-errc; rerr != nil {
 			t.Fatalf("the run after a failed stop (%v): %v\n%s", err, rerr, log.String())
+		}
+		// A job whose input ended before the stop refuses it while it
+		// finishes (ErrFinishing), and once it has finished is no longer
+		// running: either way the stop came too late.
+		if st, _, _ := jobs[0].Status(); st == exec.Finished && !errors.Is(err, exec.ErrFinishing) {
+			err = fmt.Errorf("%w: %v", exec.ErrFinishing, err)
 		}
 		return "", 0, fmt.Errorf("%w\n%s", err, log.String())
 	}

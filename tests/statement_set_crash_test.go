@@ -96,3 +96,22 @@ func TestStatementSetSavepoint(t *testing.T) {
 		diffRows(t, committed(t, s), want[s])
 	}
 }
+
+// TestStatementSetSavepointRetried stops a statement set only after its
+// input has ended, so that stopAt runs it again from nothing: the run
+// again must not find the first run's output in any of the sinks, and
+// the resumed output is exact in each.
+func TestStatementSetSavepointRetried(t *testing.T) {
+	// A second of input, stopped at the earliest four seconds in.
+	query := fmt.Sprintf(setQuery, 3000, 3000, "")
+	want := setReference(t, query)
+	t.Chdir(t.TempDir())
+	path, _, tries := stopAtTries(t, query, 2, 4*time.Second, false)
+	if tries == 1 {
+		t.Fatalf("the stop came before the end of the input: the test tests nothing")
+	}
+	resume(t, query, path, 3)
+	for _, s := range setSinks {
+		diffRows(t, committed(t, s), want[s])
+	}
+}
