@@ -100,7 +100,7 @@ func readFile(t *testing.T, fs vfs.FS, name string) string {
 // snapshot).
 func TestSnapFSDiskUsage(t *testing.T) {
 	dir := t.TempDir()
-	fs := newSnapFS(scratchFS{vfs.Default}, dir)
+	fs := newSnapFS(scratchFS{FS: vfs.Default}, dir)
 	snap := filepath.Join(dir, snapPrefix+"1")
 	if err := fs.MkdirAll(snap, 0o755); err != nil {
 		t.Fatal(err)
