@@ -44,8 +44,12 @@
 //     double), any other with a marker; state written before sums were
 //     exact reads as a sum of its one double. The marked encoding keeps
 //     a header bit for a later format, which Get refuses with
-//     ErrLaterFormat; a strand from before exact sums does not check it
-//     (the README says what it does).
+//     ErrLaterFormat. A strand from before exact sums checks neither
+//     and would misread an exact sum, so an operator that checkpoints
+//     a FLOAT or DOUBLE SUM or AVG marks its state fingerprint with
+//     ExactFloatSums (FingerprintMark, fingerprint.go): that strand
+//     refuses such state, and this one restores state with the mark or
+//     without it (exec's restore).
 //
 // DISTINCT and FILTER are the caller's: it passes Update only the rows a
 // FILTER keeps and, for DISTINCT, only the first row of each value per

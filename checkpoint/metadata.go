@@ -46,7 +46,8 @@ type Metadata struct {
 type OperatorState struct {
 	UID string
 	// Fingerprint identifies the operator's state schema; a restore refuses
-	// state whose fingerprint differs from the new plan's.
+	// state whose fingerprint differs from the new plan's (but for the
+	// mark of exact float sums, exec's restore.go).
 	Fingerprint    string
 	MaxParallelism int
 	Subtasks       []SubtaskState

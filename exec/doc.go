@@ -14,6 +14,19 @@
 // that reader's windows, against the split's watermark before the row
 // (sourceTask.fan), so each pipeline gets what it would get alone.
 //
+// # Restoring state
+//
+// A restore first matches every piece of state in the checkpoint or
+// savepoint to the job (MatchState): an operator's by uid, then by state
+// schema fingerprint (OpSpec.Fingerprint) and number of key groups. The
+// fingerprints must be equal, with one exception: an operator whose
+// fingerprint ends in agg.ExactFloatSums (it checkpoints a FLOAT or
+// DOUBLE SUM or AVG, whose sums are exact) also takes state of that
+// fingerprint without the mark, written before sums were exact, which
+// its accumulators read as a count and a double. The converse is refused,
+// as a strand from before exact sums, comparing exactly, refuses the
+// marked state it would misread.
+//
 // # Hash exchange
 //
 // A hash edge sends each row to the subtask owning its key group: the

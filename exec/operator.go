@@ -212,7 +212,9 @@ type OpSpec struct {
 	UID string
 	// Fingerprint identifies the schema of a stateful operator's state: a
 	// restore takes back state of the same uid only if its fingerprint is
-	// the same. Empty for an operator without state.
+	// the same, or is this one without its agg.ExactFloatSums mark (state
+	// from before exact float sums, which the accumulators read). Empty
+	// for an operator without state.
 	Fingerprint string
 	// Out is the schema of the batches the operator emits.
 	Out types.Schema

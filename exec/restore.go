@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/state"
 )
@@ -77,7 +78,7 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 		switch {
 		case op == nil:
 			m.Unmapped = append(m.Unmapped, Unmapped{st.UID, "no operator of the job has this uid"})
-		case op.Fingerprint != "" && st.Fingerprint != op.Fingerprint:
+		case op.Fingerprint != "" && !fingerprintReads(op.Fingerprint, st.Fingerprint):
 			m.Unmapped = append(m.Unmapped, Unmapped{st.UID, fmt.Sprintf("%s: state schema %s, the job needs %s", op.Name, st.Fingerprint, op.Fingerprint)})
 		case st.MaxParallelism != maxPar:
 			m.Unmapped = append(m.Unmapped, Unmapped{st.UID, fmt.Sprintf("%s: %d key groups, the job has %d", op.Name, st.MaxParallelism, maxPar)})
@@ -121,6 +122,21 @@ func MatchState(g *Graph, md *checkpoint.Metadata) *Match {
 	slices.Sort(m.Empty)
 	slices.SortFunc(m.Unmapped, func(a, b Unmapped) int { return strings.Compare(a.UID, b.UID) })
 	return m
+}
+
+// fingerprintReads reports whether an operator of state schema
+// fingerprint need takes back state of schema have: the same schema, or,
+// when need carries agg.ExactFloatSums, need without it: that state was
+// written before FLOAT and DOUBLE sums were exact, each sum a count and a
+// double, which the exact accumulators read. The converse is refused: an
+// operator without the mark (a strand from before exact sums compares
+// exactly, as this does for other schemas) cannot read exact sums.
+func fingerprintReads(need, have string) bool {
+	if have == need {
+		return true
+	}
+	base, ok := strings.CutSuffix(need, agg.ExactFloatSums)
+	return ok && have == base
 }
 
 // goneSplits lists the splits of st that the job's source spec does not
@@ -233,7 +249,7 @@ func (tc *TaskContext) Restored(uid, fingerprint string, lo, hi int) (*RestoreVi
 				op = st
 			}
 		}
-		if op != nil && op.Fingerprint != fingerprint {
+		if op != nil && !fingerprintReads(fingerprint, op.Fingerprint) {
 			return nil, fmt.Errorf("%w: operator %s: checkpointed state has schema %s, the query needs %s", ErrIncompatible, uid, op.Fingerprint, fingerprint)
 		}
 		if op != nil && op.MaxParallelism != tc.MaxParallelism {

@@ -63,7 +63,9 @@ const (
 
 // Fingerprint identifies the layout of the state: the key columns' types,
 // each aggregate with its argument's type (which fixes its accumulator's
-// encoding), and whether MIN and MAX keep multisets. Mini-batching
+// encoding), and whether MIN and MAX keep multisets; it ends in
+// agg.FingerprintMark of the aggregates, for state a strand from before
+// exact FLOAT and DOUBLE sums must refuse. Mini-batching
 // changes when changes are emitted, not what is kept, so it is not part
 // of it.
 func (s *Spec) Fingerprint() string {
@@ -88,7 +90,7 @@ func (s *Spec) Fingerprint() string {
 		}
 		fmt.Fprintf(&b, "agg %v(%s) arg=%d distinct=%t filter=%s -> %s\n", a.Kind, arg, a.Arg, a.Distinct, filter, a.Out.Plain().Nullable())
 	}
-	return fmt.Sprintf("%016x", memseg.Hash([]byte(b.String())))
+	return fmt.Sprintf("%016x%s", memseg.Hash([]byte(b.String())), agg.FingerprintMark(s.Aggs, s.In))
 }
 
 // MinSegments is the fewest segments of managed memory the aggregate

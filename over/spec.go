@@ -88,7 +88,10 @@ const overFormat = "over/2"
 // Fingerprint identifies the layout and meaning of the operator's state:
 // the rows' columns, partitioning and order, the frame (a bounded frame
 // keeps the rows it may still need, an unbounded one its accumulators)
-// and the aggregates whose accumulators it keeps.
+// and the aggregates whose accumulators it keeps. An unbounded frame's
+// ends in agg.FingerprintMark of the aggregates, for state a strand from
+// before exact FLOAT and DOUBLE sums must refuse; a bounded frame keeps
+// rows, not accumulators, so its state reads the same in either.
 func (s *Spec) Fingerprint() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s rows=%t preceding=%d time=%d part=%v\n", overFormat, s.Rows, s.Preceding, s.Time, s.Partition)
@@ -98,5 +101,9 @@ func (s *Spec) Fingerprint() string {
 	for _, a := range s.Aggs {
 		fmt.Fprintf(&b, "agg %v(%d) -> %s\n", a.Kind, a.Arg, a.Out.Plain().Nullable())
 	}
-	return fmt.Sprintf("over;%016x", memseg.Hash([]byte(b.String())))
+	mark := ""
+	if s.Preceding == Unbounded {
+		mark = agg.FingerprintMark(s.Aggs, s.In)
+	}
+	return fmt.Sprintf("over;%016x%s", memseg.Hash([]byte(b.String())), mark)
 }

@@ -1,10 +1,8 @@
 package tests
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"hash/crc32"
 	"os"
 	"path/filepath"
@@ -108,36 +106,17 @@ func markLaterFloatSums(t *testing.T, dir string) int {
 		}
 		crcs[filepath.Base(f)] = crc32.Checksum(b, castagnoli)
 	}
-	meta := filepath.Join(dir, "_metadata")
-	b, err := os.ReadFile(meta)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var md map[string]any
-	dec := json.NewDecoder(bytes.NewReader(b[20:]))
-	dec.UseNumber() // int64s as they are, not as float64s
-	if err := dec.Decode(&md); err != nil {
-		t.Fatal(err)
-	}
-	for _, op := range md["Operators"].([]any) {
-		for _, st := range op.(map[string]any)["Subtasks"].([]any) {
-			if d, ok := st.(map[string]any)["Data"].(map[string]any); ok {
-				if c, ok := crcs[filepath.Base(d["Path"].(string))]; ok {
-					d["CRC32C"] = c
+	editMetadata(t, dir, func(md map[string]any) {
+		for _, op := range md["Operators"].([]any) {
+			for _, st := range op.(map[string]any)["Subtasks"].([]any) {
+				if d, ok := st.(map[string]any)["Data"].(map[string]any); ok {
+					if c, ok := crcs[filepath.Base(d["Path"].(string))]; ok {
+						d["CRC32C"] = c
+					}
 				}
 			}
 		}
-	}
-	body, err := json.Marshal(md)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hdr := bytes.Clone(b[:20])
-	binary.LittleEndian.PutUint32(hdr[12:], uint32(len(body)))
-	binary.LittleEndian.PutUint32(hdr[16:], crc32.Checksum(body, castagnoli))
-	if err := os.WriteFile(meta, append(hdr, body...), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	})
 	return marked
 }
 

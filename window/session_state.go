@@ -264,7 +264,8 @@ func (r *reader) varint() int64 {
 // Fingerprint identifies the aggregate's state schema: the fixed windows'
 // description (kind SESSION and the gap, the keys and aggregates), under a
 // format name of its own, so that a 10 s session's state is never restored
-// into a 20 s one, nor a fixed window's into a session's.
+// into a 20 s one, nor a fixed window's into a session's. It keeps
+// Spec.Fingerprint's agg.FingerprintMark.
 func (s *Sessions) Fingerprint() string { return SessionFingerprint(&s.spec) }
 
 // SessionFingerprint is Sessions.Fingerprint of an aggregate of spec.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
 )
 
@@ -674,7 +675,9 @@ func (r *reader) bytes() []byte {
 }
 
 // Fingerprint identifies the aggregate's state schema: a restore refuses
-// state written by an aggregate with other keys, aggregates or window.
+// state written by an aggregate with other keys, aggregates or window. It
+// ends in agg.FingerprintMark of the aggregates: a FLOAT or DOUBLE SUM or
+// AVG keeps exact sums, which a strand from before them must refuse.
 func (s *Spec) Fingerprint() string {
 	var b bytes.Buffer
 	if w := s.Window; w.Kind == Tumble {
@@ -704,5 +707,5 @@ func (s *Spec) Fingerprint() string {
 			version = "parts3"
 		}
 	}
-	return fmt.Sprintf("%s;%016x", version, memseg.Hash(b.Bytes()))
+	return fmt.Sprintf("%s;%016x%s", version, memseg.Hash(b.Bytes()), agg.FingerprintMark(s.Aggs, s.In))
 }
