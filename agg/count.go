@@ -7,7 +7,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-type countAcc struct{ n []int64 }
+type countAcc struct {
+	n []int64
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
+}
 
 func (c *countAcc) Grow(n int) { c.n = Grow(c.n, n) }
 
@@ -53,6 +57,7 @@ func (c *countAcc) Get(src []byte, g int32) ([]byte, error) {
 }
 
 func (c *countAcc) AppendTo(b array.Builder, groups []int32) error {
+	c.warmed += warm(c.n, len(groups))
 	ib := b.(*array.Int64Builder)
 	ib.Reserve(len(groups))
 	for _, g := range groups {

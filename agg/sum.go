@@ -202,6 +202,8 @@ type floatSumAcc struct {
 	free  []uint64
 	// rows and groups hold foldFloats' non-NULL rows.
 	rows, groups []int32
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
@@ -569,6 +571,7 @@ func (s *floatSumAcc) result(g int32, f fsumFormat) uint64 {
 }
 
 func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	s.warmed += warm(s.slots, len(groups))
 	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
 		fb.Reserve(len(groups))
 		for _, g := range groups {
