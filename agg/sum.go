@@ -23,6 +23,8 @@ type intSumAcc struct {
 	// counts it in wraps.
 	lo, wraps []int64
 	n         []int64
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 // sum returns group g's exact sum.
@@ -144,6 +146,7 @@ func (s *intSumAcc) Get(src []byte, g int32) ([]byte, error) {
 }
 
 func (s *intSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	s.warmed += warm(s.lo, len(groups)) + warm(s.wraps, len(groups)) + warm(s.n, len(groups))
 	for _, g := range groups {
 		if s.n[g] == 0 {
 			b.AppendNull()
