@@ -16,6 +16,7 @@ type countAcc struct {
 func (c *countAcc) Grow(n int) { c.n = Grow(c.n, n) }
 
 func (c *countAcc) Update(col arrow.Array, rows, groups []int32) {
+	c.warmed += warm(c.n, len(groups))
 	if col == nil || col.NullN() == 0 {
 		for _, g := range groups {
 			c.n[g]++

@@ -42,6 +42,7 @@ func (s *decSumAcc) Grow(n int) {
 }
 
 func (s *decSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.sum, len(groups)) + warm(s.n, len(groups))
 	a := col.(*array.Decimal128)
 	v := a.Values()
 	if a.NullN() == 0 {

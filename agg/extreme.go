@@ -89,6 +89,7 @@ func (e *extreme[T]) Grow(n int) {
 }
 
 func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {
+	e.warmed += warm(e.v, len(groups)) + warm(e.seen, len(groups))
 	// BIGINT without NULLs: a loop without a call per row.
 	if a, ok := col.(*array.Int64); ok && a.NullN() == 0 {
 		if v, ok := any(e.v).([]int64); ok {

@@ -43,6 +43,7 @@ func (s *intSumAcc) Grow(n int) {
 }
 
 func (s *intSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.lo, len(groups)) + warm(s.wraps, len(groups)) + warm(s.n, len(groups))
 	switch a := col.(type) {
 	case *array.Int64:
 		sumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
@@ -212,6 +213,7 @@ type floatSumAcc struct {
 func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
 
 func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.slots, len(groups))
 	switch a := col.(type) {
 	case *array.Float64:
 		foldFloats(s, a.Float64Values(), a, rows, groups, 1)
