@@ -21,6 +21,8 @@ type decSumAcc struct {
 	mult uint64
 	sum  []i192
 	n    []int64
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 func newDecSum(a Call, in types.Type) (*decSumAcc, error) {
@@ -40,6 +42,7 @@ func (s *decSumAcc) Grow(n int) {
 }
 
 func (s *decSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.sum, len(groups)) + warm(s.n, len(groups))
 	a := col.(*array.Decimal128)
 	v := a.Values()
 	if a.NullN() == 0 {
@@ -131,6 +134,7 @@ func getDec(src []byte) (decimal128.Num, []byte, error) {
 }
 
 func (s *decSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	s.warmed += warm(s.sum, len(groups)) + warm(s.n, len(groups))
 	db := b.(*array.Decimal128Builder)
 	for _, g := range groups {
 		if s.n[g] == 0 {

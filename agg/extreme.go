@@ -30,6 +30,8 @@ type extreme[T any] struct {
 	held int // bytes the slots' values hold on the heap
 	v    []T
 	seen []bool
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 func (e *extreme[T]) Reset(g int32) {
@@ -87,6 +89,7 @@ func (e *extreme[T]) Grow(n int) {
 }
 
 func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {
+	e.warmed += warm(e.v, len(groups)) + warm(e.seen, len(groups))
 	// BIGINT without NULLs: a loop without a call per row.
 	if a, ok := col.(*array.Int64); ok && a.NullN() == 0 {
 		if v, ok := any(e.v).([]int64); ok {
@@ -119,6 +122,7 @@ func extremeInt64(v []int64, seen []bool, isMax bool, col []int64, rows, groups 
 }
 
 func (e *extreme[T]) AppendTo(b array.Builder, groups []int32) error {
+	e.warmed += warm(e.v, len(groups)) + warm(e.seen, len(groups))
 	for _, g := range groups {
 		if !e.seen[g] {
 			b.AppendNull()

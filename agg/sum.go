@@ -23,6 +23,8 @@ type intSumAcc struct {
 	// counts it in wraps.
 	lo, wraps []int64
 	n         []int64
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 // sum returns group g's exact sum.
@@ -41,6 +43,7 @@ func (s *intSumAcc) Grow(n int) {
 }
 
 func (s *intSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.lo, len(groups)) + warm(s.wraps, len(groups)) + warm(s.n, len(groups))
 	switch a := col.(type) {
 	case *array.Int64:
 		sumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
@@ -144,6 +147,7 @@ func (s *intSumAcc) Get(src []byte, g int32) ([]byte, error) {
 }
 
 func (s *intSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	s.warmed += warm(s.lo, len(groups)) + warm(s.wraps, len(groups)) + warm(s.n, len(groups))
 	for _, g := range groups {
 		if s.n[g] == 0 {
 			b.AppendNull()
@@ -202,11 +206,14 @@ type floatSumAcc struct {
 	free  []uint64
 	// rows and groups hold foldFloats' non-NULL rows.
 	rows, groups []int32
+	// warmed keeps warm's reads (warm.go).
+	warmed uint64
 }
 
 func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
 
 func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {
+	s.warmed += warm(s.slots, len(groups))
 	switch a := col.(type) {
 	case *array.Float64:
 		foldFloats(s, a.Float64Values(), a, rows, groups, 1)
@@ -574,6 +581,7 @@ func (s *floatSumAcc) result(g int32, f fsumFormat) uint64 {
 }
 
 func (s *floatSumAcc) AppendTo(b array.Builder, groups []int32) error {
+	s.warmed += warm(s.slots, len(groups))
 	if fb, ok := b.(*array.Float64Builder); ok && !s.avg {
 		fb.Reserve(len(groups))
 		for _, g := range groups {

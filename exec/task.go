@@ -71,32 +71,45 @@ func (t *inputTask) run() error {
 
 	for live > 0 {
 		var e Element
-		var from int
-		if len(idx) == 1 {
-			from = idx[0]
+		// from stays -1 when the tick, not a channel, was ready. One or two
+		// channels (a forward input, a two-input head, a hash exchange from
+		// two subtasks) are read by a plain select: reflect.Select
+		// allocates its cases and a copy of every element it receives.
+		from := -1
+		switch len(idx) {
+		case 1:
 			select {
-			case e = <-t.ins[from]:
+			case e = <-t.ins[idx[0]]:
+				from = idx[0]
 			case <-tick:
-				if err := t.processingTime(); err != nil {
-					return err
-				}
-				continue
 			case <-t.ctx.Done():
 				return context.Cause(t.ctx)
 			}
-		} else {
-			chosen, v, _ := reflect.Select(cases)
-			switch chosen {
-			case 0:
+		case 2:
+			select {
+			case e = <-t.ins[idx[0]]:
+				from = idx[0]
+			case e = <-t.ins[idx[1]]:
+				from = idx[1]
+			case <-tick:
+			case <-t.ctx.Done():
 				return context.Cause(t.ctx)
-			case 1:
-				if err := t.processingTime(); err != nil {
-					return err
-				}
-				continue
 			}
-			from = idx[chosen-2]
-			e = v.Interface().(Element)
+		default:
+			chosen, v, _ := reflect.Select(cases)
+			if chosen == 0 {
+				return context.Cause(t.ctx)
+			}
+			if chosen > 1 {
+				from = idx[chosen-2]
+				e = v.Interface().(Element)
+			}
+		}
+		if from < 0 {
+			if err := t.processingTime(); err != nil {
+				return err
+			}
+			continue
 		}
 		if e.Kind == ElemBatch || e.Kind == ElemWatermark {
 			idle[from] = e.Idle

@@ -119,7 +119,9 @@ func (t *IntTable) Insert(key, hash uint64, val uint32) (v uint32, inserted bool
 // It first loads the home slot of every key, loads that do not depend on
 // each other and so overlap their cache misses, then probes: for a table
 // larger than the cache, a batch costs about one miss's latency per
-// handful of keys rather than one per key. vals must be as long as keys.
+// handful of keys rather than one per key. When the keys are at least a
+// quarter as many as the slots it reads the slots in address order
+// instead. vals must be as long as keys.
 func (t *IntTable) Lookup(keys, hashes []uint64, vals []int32) {
 	vals = vals[:len(keys)]
 	hashes = hashes[:len(keys)]
@@ -133,8 +135,19 @@ func (t *IntTable) Lookup(keys, hashes []uint64, vals []int32) {
 	mask := uint64(len(slots) - 1)
 	shift := 32 - t.bits
 	var sink uint32
-	for _, h := range hashes {
-		sink += slots[uint64(intTag(h))>>shift&mask].val
+	if len(keys)*4 >= len(slots) {
+		// Keys at least a quarter as many as the slots: read every line
+		// of the slots in address order instead, which the hardware
+		// prefetches, where the home slots' loads are at random (a window
+		// subtask at parallelism 2 looks up batches in tables that have
+		// left the cache since the other source's rows went there).
+		for i := 0; i < len(slots); i += 64 / intSlotSize {
+			sink += slots[i].val
+		}
+	} else {
+		for _, h := range hashes {
+			sink += slots[uint64(intTag(h))>>shift&mask].val
+		}
 	}
 	t.sink = sink
 	for j, key := range keys {
