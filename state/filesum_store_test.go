@@ -72,7 +72,7 @@ func TestFileSumsOfStore(t *testing.T) {
 				t.Fatal(err)
 			}
 			sums := s.fs.(*snapFS).FS.(scratchFS).sums
-			summed := 0
+			hits := 0
 			val := []byte(strings.Repeat("v", 100))
 			for id := int64(1); id <= 12; id++ {
 				b := s.NewBatch()
@@ -94,7 +94,7 @@ func TestFileSumsOfStore(t *testing.T) {
 				}
 				for _, name := range mustList(t, s.fs, sn.dir) {
 					if _, ok := sums.get(s.fs.(*snapFS).real(s.fs.PathJoin(sn.dir, name))); ok {
-						summed++
+						hits++
 					}
 				}
 				h, err := sn.Upload(dst)
@@ -112,9 +112,23 @@ func TestFileSumsOfStore(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%d SSTs linked, %d with a sum", dst.linked, summed)
-			if dst.linked == 0 || summed == 0 {
-				t.Fatalf("%d SSTs linked, %d with a sum: the sums were not used", dst.linked, summed)
+			t.Logf("%d SSTs linked, %d with a sum", dst.linked, hits)
+			// The sums of removed files are dropped: a long job's set is
+			// its live SSTs'.
+			live := 0
+			for _, name := range mustList(t, s.fs, s.fs.PathJoin(s.dir, dbDir)) {
+				if summed(name) {
+					live++
+				}
+			}
+			sums.mu.Lock()
+			kept := len(sums.sums)
+			sums.mu.Unlock()
+			if kept > live {
+				t.Fatalf("%d sums kept for %d SSTs", kept, live)
+			}
+			if dst.linked == 0 || hits == 0 {
+				t.Fatalf("%d SSTs linked, %d with a sum: the sums were not used", dst.linked, hits)
 			}
 		})
 	}
