@@ -74,6 +74,30 @@ func TestFileSumsOfStore(t *testing.T) {
 			sums := s.fs.(*snapFS).FS.(scratchFS).sums
 			hits := 0
 			val := []byte(strings.Repeat("v", 100))
+			// Each upload runs while the next checkpoint's writes go on,
+			// as a checkpoint's does (Snapshot.Upload).
+			type uploaded struct {
+				id  int64
+				h   Handle
+				err error
+			}
+			var pending chan uploaded
+			check := func() {
+				u := <-pending
+				if u.err != nil {
+					t.Fatal(u.err)
+				}
+				for _, f := range u.h.Files {
+					b, err := os.ReadFile(f.Path)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if crc := crc32.Checksum(b, castagnoli); int64(len(b)) != f.Size || crc != f.CRC32C {
+						t.Fatalf("checkpoint %d: %s: reference %d bytes crc %08x, file %d bytes crc %08x",
+							u.id, f.Name, f.Size, f.CRC32C, len(b), crc)
+					}
+				}
+			}
 			for id := int64(1); id <= 12; id++ {
 				b := s.NewBatch()
 				w := s.NewSorted()
@@ -88,6 +112,9 @@ func TestFileSumsOfStore(t *testing.T) {
 				if err := w.Commit(); err != nil {
 					t.Fatal(err)
 				}
+				if pending != nil {
+					check()
+				}
 				sn, err := s.Snapshot(id)
 				if err != nil {
 					t.Fatal(err)
@@ -97,21 +124,13 @@ func TestFileSumsOfStore(t *testing.T) {
 						hits++
 					}
 				}
-				h, err := sn.Upload(dst)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, f := range h.Files {
-					b, err := os.ReadFile(f.Path)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if crc := crc32.Checksum(b, castagnoli); int64(len(b)) != f.Size || crc != f.CRC32C {
-						t.Fatalf("checkpoint %d: %s: reference %d bytes crc %08x, file %d bytes crc %08x",
-							id, f.Name, f.Size, f.CRC32C, len(b), crc)
-					}
-				}
+				pending = make(chan uploaded, 1)
+				go func(id int64, done chan<- uploaded) {
+					h, err := sn.Upload(dst)
+					done <- uploaded{id, h, err}
+				}(id, pending)
 			}
+			check()
 			t.Logf("%d SSTs linked, %d with a sum", dst.linked, hits)
 			// The sums of removed files are dropped: a long job's set is
 			// its live SSTs'.
