@@ -60,10 +60,9 @@
 // whole state, and a restore copies them all, the state plus up to 63
 // checkpoints' changes. Its SSTs are not compressed, which made up most
 // of a compaction's CPU (the state is about twice as large on disk and in
-// checkpoints). A store read
-// by point lookups, a join's, keeps Pebble's shallow L0 (Open). Every
-// Store's MANIFEST rotates at 4 KiB, since every snapshot copies it
-// record by record.
+// checkpoints). A store read by point lookups, a join's, keeps Pebble's
+// shallow L0 (Open). Every Store's MANIFEST rotates at 4 KiB, since every
+// snapshot copies it record by record.
 //
 // Every Store and Reader has a bloom filter on every level (10 bits a
 // key), a 16 MiB memtable and a block cache that all the process's stores
