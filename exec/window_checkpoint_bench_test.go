@@ -76,7 +76,9 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 			b.Fatal(err)
 		}
 		// The mean, not the median, of the last 100 checkpoints: Pebble
-		// compacts every few checkpoints, and the window compacts its
+		// compacts L0 once per 64 checkpoints (state's l0Compaction), so
+		// the last 100 hold one or two of its compactions, depending on
+		// where its period falls, and the window compacts its
 		// parts once their entries hold compactAt versions of each group
 		// (after about 200 checkpoints at 1%): those checkpoints' share
 		// counts.

@@ -55,12 +55,14 @@
 // Store (OpenIngesting) therefore compacts L0 only at 64 sublevels, not
 // Pebble's 2, so that the state is rewritten once per 64 checkpoints, not
 // per 2 (Pebble compacts at half its L0CompactionThreshold: the threshold
-// is 128); reads (restores, spilled windows) merge a few more files. Its
-// SSTs are not compressed, which made up most of a compaction's CPU (the
-// state is about twice as large on disk and in checkpoints). A store read
-// by point lookups, a join's, keeps Pebble's shallow L0 (Open). Every
-// Store's MANIFEST rotates at 4 KiB, since every snapshot copies it
-// record by record.
+// is 128). The price is paid by reads (restores, spilled windows): just
+// before a compaction, they merge up to 63 files that each overlap the
+// whole state, and a restore copies them all, the state plus up to 63
+// checkpoints' changes. Its SSTs are not compressed, which made up most
+// of a compaction's CPU (the state is about twice as large on disk and in
+// checkpoints). A store read by point lookups, a join's, keeps Pebble's
+// shallow L0 (Open). Every Store's MANIFEST rotates at 4 KiB, since every
+// snapshot copies it record by record.
 //
 // Every Store and Reader has a bloom filter on every level (10 bits a
 // key), a 16 MiB memtable and a block cache that all the process's stores

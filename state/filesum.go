@@ -16,10 +16,15 @@ import (
 // each Pebble compaction's tens of MiB of new tables, only to checksum
 // them. An SST is written once, front to back, with Write, and never
 // changes after; a file written any other way (WriteAt, or opened again
-// for writing) gets no sum, and is read as before.
+// for writing, through any of its names) gets no sum, and is read as
+// before.
+//
+// A sum belongs to a file, not to a name: every hard link to a file
+// shares its fileEntry, a rename moves it, and a file opened for writing
+// through one name spoils it for all of them.
 type fileSums struct {
 	mu   sync.Mutex
-	sums map[string]fileSum // by path on the Store's file system
+	sums map[string]*fileEntry // by path on the Store's file system
 }
 
 // fileSum is the size and CRC32C of a file's bytes.
@@ -28,7 +33,17 @@ type fileSum struct {
 	crc  uint32
 }
 
-func newFileSums() *fileSums { return &fileSums{sums: map[string]fileSum{}} }
+// fileEntry is the sum of one file, shared by its names. Guarded by
+// fileSums.mu.
+type fileEntry struct {
+	sum fileSum
+	// done is set when the file's writer closed it, every write a Write;
+	// spoiled when the file may have been written otherwise, after which
+	// it never has a sum.
+	done, spoiled bool
+}
+
+func newFileSums() *fileSums { return &fileSums{sums: map[string]*fileEntry{}} }
 
 // summed reports whether name is a file whose sum is taken: an SST.
 func summed(name string) bool { return strings.HasSuffix(name, ".sst") }
@@ -40,17 +55,32 @@ func (s *fileSums) get(path string) (fileSum, bool) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sum, ok := s.sums[path]
-	return sum, ok
+	e := s.sums[path]
+	if e == nil || !e.done || e.spoiled {
+		return fileSum{}, false
+	}
+	return e.sum, true
 }
 
-func (s *fileSums) set(path string, sum fileSum) {
+// created records that path names a new file, whose sum its writer will
+// set (finish), and returns the file's entry.
+func (s *fileSums) created(path string) *fileEntry {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.sums[path] = sum
+	e := &fileEntry{}
+	s.sums[path] = e
+	return e
 }
 
-// forget drops the sum of the file at path: it is removed, or written anew.
+// finish sets the sum of e's file, unless it was spoiled.
+func (s *fileSums) finish(e *fileEntry, sum fileSum) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	e.sum, e.done = sum, true
+}
+
+// forget drops the name path: its file is removed, or replaced by a new
+// file (Create), while the file's other names keep its sum.
 func (s *fileSums) forget(path string) {
 	if s == nil {
 		return
@@ -60,7 +90,21 @@ func (s *fileSums) forget(path string) {
 	delete(s.sums, path)
 }
 
-// forgetUnder drops the sums of the files in directory dir.
+// spoil drops the sum of the file at path, under every name it has: it
+// is opened for writing, in place.
+func (s *fileSums) spoil(path string) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e := s.sums[path]; e != nil {
+		e.spoiled = true
+		delete(s.sums, path)
+	}
+}
+
+// forgetUnder drops the names in directory dir.
 func (s *fileSums) forgetUnder(dir string) {
 	if s == nil {
 		return
@@ -74,32 +118,32 @@ func (s *fileSums) forgetUnder(dir string) {
 	}
 }
 
-// link gives newname the sum of oldname, which it is a hard link to.
+// link makes newname a name of oldname's file, which it is a hard link to.
 func (s *fileSums) link(oldname, newname string) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if sum, ok := s.sums[oldname]; ok {
-		s.sums[newname] = sum
+	if e := s.sums[oldname]; e != nil {
+		s.sums[newname] = e
 	} else {
 		delete(s.sums, newname)
 	}
 }
 
-// rename moves the sum of oldname to newname.
+// rename moves the file of oldname to newname.
 func (s *fileSums) rename(oldname, newname string) {
 	if s == nil {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	sum, ok := s.sums[oldname]
+	e := s.sums[oldname]
 	delete(s.sums, oldname)
 	delete(s.sums, newname)
-	if ok {
-		s.sums[newname] = sum
+	if e != nil {
+		s.sums[newname] = e
 	}
 }
 
@@ -107,11 +151,11 @@ func (s *fileSums) rename(oldname, newname string) {
 // and records the sum when it is closed, if every write was a Write.
 type summingFile struct {
 	vfs.File
-	sums *fileSums
-	path string
-	crc  hash.Hash32
-	n    int64
-	bad  bool // written otherwise than by Write: no sum
+	sums  *fileSums
+	entry *fileEntry
+	crc   hash.Hash32
+	n     int64
+	bad   bool // written otherwise than by Write: no sum
 }
 
 func (f *summingFile) Write(p []byte) (int, error) {
@@ -133,7 +177,7 @@ func (f *summingFile) WriteAt(p []byte, off int64) (int, error) {
 func (f *summingFile) Close() error {
 	err := f.File.Close()
 	if err == nil && !f.bad {
-		f.sums.set(f.path, fileSum{size: f.n, crc: f.crc.Sum32()})
+		f.sums.finish(f.entry, fileSum{size: f.n, crc: f.crc.Sum32()})
 	}
 	return err
 }

@@ -2,6 +2,7 @@ package state
 
 import (
 	"hash/crc32"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -104,5 +105,103 @@ func TestFileSums(t *testing.T) {
 	}
 	if len(sums.sums) != 0 {
 		t.Fatalf("sums left after RemoveAll: %v", sums.sums)
+	}
+}
+
+// TestFileSumsSharedFile checks that a sum belongs to the file, not to a
+// name: a file written anew through one of its hard links, or a name
+// that was moved or removed while its file was being written, leaves no
+// sum that no longer matches the bytes another name reads.
+func TestFileSumsSharedFile(t *testing.T) {
+	dir := t.TempDir()
+	sums := newFileSums()
+	fs := scratchFS{FS: vfs.Default, sums: sums}
+	path := func(n string) string { return filepath.Join(dir, n) }
+	write := func(name, content string) vfs.File {
+		t.Helper()
+		f, err := fs.Create(path(name), vfs.WriteCategoryUnspecified)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write([]byte(content)); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	closeFile := func(f vfs.File) {
+		t.Helper()
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// check fails if name has a sum that does not match its bytes.
+	check := func(name string) {
+		t.Helper()
+		sum, ok := sums.get(path(name))
+		if !ok {
+			return
+		}
+		b, err := os.ReadFile(path(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if crc := crc32.Checksum(b, castagnoli); sum.size != int64(len(b)) || sum.crc != crc {
+			t.Fatalf("%s: sum %d bytes crc %08x, file %d bytes crc %08x", name, sum.size, sum.crc, len(b), crc)
+		}
+	}
+	link := func(a, b string) {
+		t.Helper()
+		if err := fs.Link(path(a), path(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Written anew through the other name of a hard link, to the same size.
+	closeFile(write("a.sst", "table one"))
+	link("a.sst", "b.sst")
+	closeFile(write("a.sst", "TABLE ONE"))
+	check("a.sst")
+	check("b.sst")
+
+	// Opened for writing through the other name.
+	closeFile(write("c.sst", "table two"))
+	link("c.sst", "d.sst")
+	rw, err := fs.OpenReadWrite(path("c.sst"), vfs.WriteCategoryUnspecified)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rw.WriteAt([]byte("T"), 0); err != nil {
+		t.Fatal(err)
+	}
+	closeFile(rw)
+	check("d.sst")
+
+	// Renamed while being written: the sum follows the file.
+	f := write("e.sst", "table three")
+	if err := fs.Rename(path("e.sst"), path("f.sst")); err != nil {
+		t.Fatal(err)
+	}
+	closeFile(f)
+	check("f.sst")
+	if _, ok := sums.get(path("e.sst")); ok {
+		t.Fatal("e.sst, renamed away, has a sum")
+	}
+
+	// Removed while being written: no sum is left behind.
+	f = write("g.sst", "table four")
+	if err := fs.Remove(path("g.sst")); err != nil {
+		t.Fatal(err)
+	}
+	closeFile(f)
+	if _, ok := sums.get(path("g.sst")); ok {
+		t.Fatal("g.sst, removed, has a sum")
+	}
+	for _, n := range []string{"a.sst", "b.sst", "c.sst", "d.sst", "f.sst"} {
+		if err := fs.Remove(path(n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(sums.sums) != 0 {
+		t.Fatalf("sums left after every file is removed: %v", sums.sums)
 	}
 }

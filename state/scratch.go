@@ -21,12 +21,14 @@ type scratchFS struct {
 }
 
 func (fs scratchFS) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	// Pebble's Create removes a file that is there and makes a new one:
+	// the old file's other names keep their sum.
 	fs.sums.forget(name)
 	f, err := unsynced(fs.FS.Create(name, category))
 	if err != nil || fs.sums == nil || !summed(name) {
 		return f, err
 	}
-	return &summingFile{File: f, sums: fs.sums, path: name, crc: newCRC()}, nil
+	return &summingFile{File: f, sums: fs.sums, entry: fs.sums.created(name), crc: newCRC()}, nil
 }
 
 func (fs scratchFS) Link(oldname, newname string) error {
@@ -60,7 +62,7 @@ func (fs scratchFS) Open(name string, opts ...vfs.OpenOption) (vfs.File, error) 
 }
 
 func (fs scratchFS) OpenReadWrite(name string, category vfs.DiskWriteCategory, opts ...vfs.OpenOption) (vfs.File, error) {
-	fs.sums.forget(name)
+	fs.sums.spoil(name)
 	return unsynced(fs.FS.OpenReadWrite(name, category, opts...))
 }
 
@@ -69,8 +71,8 @@ func (fs scratchFS) OpenDir(name string) (vfs.File, error) {
 }
 
 func (fs scratchFS) ReuseForWrite(oldname, newname string, category vfs.DiskWriteCategory) (vfs.File, error) {
-	fs.sums.forget(oldname)
-	fs.sums.forget(newname)
+	fs.sums.spoil(oldname)
+	fs.sums.spoil(newname)
 	return unsynced(fs.FS.ReuseForWrite(oldname, newname, category))
 }
 
