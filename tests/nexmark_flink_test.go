@@ -31,6 +31,9 @@ func runScript(t *testing.T, src string) string {
 	var out, log bytes.Buffer
 	sess := session.New(&out, &log)
 	sess.Parallelism = 2
+	// Its jobs' work directories go under the test's, not a .strand
+	// directory left behind in tests/.
+	sess.Durable.StateDir = t.TempDir()
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
