@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/strandsql/strand/session"
 )
@@ -17,17 +16,7 @@ import (
 // windows: nearly every sum is not a double, so its state is an exact
 // sum's encoding (agg.floatSumAcc.Put), and the windows are open for
 // most of the run.
-const laterFormatQuery = `
-CREATE TABLE clicks (
-  ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
-  WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
-) WITH (
-  'connector' = 'datagen', 'number-of-rows' = '40000', 'rows-per-second' = '20000', 'splits' = '2', 'seed' = '11',
-  'fields.ts.kind' = 'random', 'fields.ts.step' = '5 ms', 'fields.ts.max-past' = '1 s',
-  'fields.user_id.min' = '1', 'fields.user_id.max' = '20',
-  'fields.amount.min' = '0', 'fields.amount.max' = '10'
-);
-SELECT window_start, user_id, SUM(amount)
+const laterFormatQuery = v1Clicks + `SELECT window_start, user_id, SUM(amount)
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' MINUTE))
 GROUP BY window_start, window_end, user_id;
 `
@@ -40,33 +29,18 @@ GROUP BY window_start, window_end, user_id;
 // made anew, as a later strand would have written them.
 func TestFloatSumLaterFormatRefused(t *testing.T) {
 	t.Chdir(t.TempDir())
-	var out, log syncBuffer
-	s := session.New(&out, &log)
-	s.Parallelism = 2
-	s.Durable = session.Durability{StateDir: ".strand", Name: "q"}
-	s.Config[session.KeyCheckpointInterval] = "200ms"
-	errc := make(chan error, 1)
-	go func() { errc <- s.ExecScript(context.Background(), laterFormatQuery) }()
-	for !strings.Contains(log.String(), "checkpoint 1 completed") {
-		time.Sleep(10 * time.Millisecond)
-	}
-	sp, err := s.Jobs.List()[0].Stop(context.Background(), "sp", false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := <-errc; err != nil {
-		t.Fatal(err)
-	}
+	sp := savepointOf(t, "q", laterFormatQuery)
 	marked := markLaterFloatSums(t, sp)
 	if marked == 0 {
 		t.Fatalf("the savepoint holds no exact float sum to mark")
 	}
 
+	var out, log syncBuffer
 	r := session.New(&out, &log)
 	r.Parallelism = 2
 	r.Durable = session.Durability{StateDir: ".strand2", Name: "q", FromSavepoint: sp}
 	r.Config[session.KeyCheckpointInterval] = "1s"
-	err = r.ExecScript(context.Background(), laterFormatQuery)
+	err := r.ExecScript(context.Background(), laterFormatQuery)
 	if err == nil || !strings.Contains(err.Error(), "accumulator state of a later strand") || !strings.Contains(err.Error(), "uid=window-") {
 		t.Fatalf("restoring %d float sums of a later format: %v, want a refusal that says so and names the window operator\n%s", marked, err, log.String())
 	}

@@ -341,9 +341,9 @@ func flipByte(p string) error {
 	return os.WriteFile(p, b, 0o644)
 }
 
-// v1Query is the query of the savepoint in testdata/savepoints/v1/: a
-// window aggregate over a seeded generator, printed.
-const v1Query = `
+// v1Clicks is the seeded generator of v1Query, which other savepoint
+// tests read too.
+const v1Clicks = `
 CREATE TABLE clicks (
   ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE,
   WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
@@ -353,7 +353,11 @@ CREATE TABLE clicks (
   'fields.user_id.min' = '1', 'fields.user_id.max' = '20',
   'fields.amount.min' = '0', 'fields.amount.max' = '10'
 );
-SELECT window_start, user_id, COUNT(*), MAX(amount)
+`
+
+// v1Query is the query of the savepoint in testdata/savepoints/v1/: a
+// window aggregate over a seeded generator, printed.
+const v1Query = v1Clicks + `SELECT window_start, user_id, COUNT(*), MAX(amount)
 FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end, user_id;
 `
