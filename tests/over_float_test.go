@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"cmp"
 	"fmt"
 	"math/big"
 	"math/rand"
@@ -27,30 +26,21 @@ var overFloats = []float64{1e16, 1, -1e16, 0.1, 3.3, -7.7, 2.5e-8, 0.001, 1e300,
 // rounded once.
 func refOverFloats(rows []rrow, f overFrame) []string {
 	var out []string
-	for _, part := range partitions(rows) {
-		slices.SortFunc(part, func(a, b rrow) int {
-			return cmp.Or(cmp.Compare(a.ts, b.ts), cmpNullsFirst(a.v, b.v), cmp.Compare(a.s, b.s))
-		})
-		for i, r := range part {
-			sum, n := new(big.Float).SetPrec(4096), 0
-			for j, x := range part {
-				in := x.ts <= r.ts && (f.preceding < 0 || x.ts >= r.ts-f.preceding)
-				if f.rows {
-					in = j <= i && (f.preceding < 0 || int64(i-j) <= f.preceding)
-				}
-				if in && x.v != nil {
-					sum.Add(sum, big.NewFloat(overFloats[*x.v]))
-					n++
-				}
+	eachFrame(rows, f, func(r rrow, frame []rrow) {
+		sum, n := new(big.Float).SetPrec(4096), 0
+		for _, x := range frame {
+			if x.v != nil {
+				sum.Add(sum, big.NewFloat(overFloats[*x.v]))
+				n++
 			}
-			aggs := "null, 0, null"
-			if n > 0 {
-				s, _ := sum.Float64()
-				aggs = fmt.Sprintf("%s, %d, %s", types.FormatFloat(s, 64), n, types.FormatFloat(s/float64(n), 64))
-			}
-			out = append(out, fmt.Sprintf("+I[%s, %s, %d, %s]", showInt(r.k), showInt(r.v), r.s, aggs))
 		}
-	}
+		aggs := "null, 0, null"
+		if n > 0 {
+			s, _ := sum.Float64()
+			aggs = fmt.Sprintf("%s, %d, %s", types.FormatFloat(s, 64), n, types.FormatFloat(s/float64(n), 64))
+		}
+		out = append(out, fmt.Sprintf("+I[%s, %s, %d, %s]", showInt(r.k), showInt(r.v), r.s, aggs))
+	})
 	slices.Sort(out)
 	return out
 }

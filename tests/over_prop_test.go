@@ -27,6 +27,37 @@ type overFrame struct {
 // no code with over/.
 func refOver(rows []rrow, f overFrame) []string {
 	var out []string
+	eachFrame(rows, f, func(r rrow, frame []rrow) {
+		var sum, n int64
+		var lo, hi *int64
+		for _, x := range frame {
+			if x.v == nil {
+				continue
+			}
+			v := *x.v
+			sum, n = sum+v, n+1
+			if lo == nil || v < *lo {
+				lo = &v
+			}
+			if hi == nil || v > *hi {
+				hi = &v
+			}
+		}
+		agg := "null, %d, null, null, null"
+		if n > 0 {
+			agg = fmt.Sprintf("%d, %%d, %d, %d, %d", sum, *lo, *hi, sum/n)
+		}
+		out = append(out, fmt.Sprintf("+I[%s, %s, %d, "+agg+"]", showInt(r.k), showInt(r.v), r.s, len(frame)))
+	})
+	slices.Sort(out)
+	return out
+}
+
+// eachFrame calls fn with every row of rows and its frame (PARTITION BY k
+// ORDER BY ts f): the row's partition in time order, rows of the same
+// time in the order of their other columns (v NULLs first, then s); a
+// RANGE frame holds the row's peers.
+func eachFrame(rows []rrow, f overFrame, fn func(r rrow, frame []rrow)) {
 	for _, part := range partitions(rows) {
 		slices.SortFunc(part, func(a, b rrow) int {
 			return cmp.Or(cmp.Compare(a.ts, b.ts), cmpNullsFirst(a.v, b.v), cmp.Compare(a.s, b.s))
@@ -34,41 +65,17 @@ func refOver(rows []rrow, f overFrame) []string {
 		for i, r := range part {
 			var frame []rrow
 			for j, x := range part {
-				in := false
-				switch {
-				case f.rows:
+				in := x.ts <= r.ts && (f.preceding < 0 || x.ts >= r.ts-f.preceding)
+				if f.rows {
 					in = j <= i && (f.preceding < 0 || int64(i-j) <= f.preceding)
-				default:
-					in = x.ts <= r.ts && (f.preceding < 0 || x.ts >= r.ts-f.preceding)
 				}
 				if in {
 					frame = append(frame, x)
 				}
 			}
-			var sum, n int64
-			var lo, hi *int64
-			for _, x := range frame {
-				if x.v == nil {
-					continue
-				}
-				v := *x.v
-				sum, n = sum+v, n+1
-				if lo == nil || v < *lo {
-					lo = &v
-				}
-				if hi == nil || v > *hi {
-					hi = &v
-				}
-			}
-			agg := "null, %d, null, null, null"
-			if n > 0 {
-				agg = fmt.Sprintf("%d, %%d, %d, %d, %d", sum, *lo, *hi, sum/n)
-			}
-			out = append(out, fmt.Sprintf("+I[%s, %s, %d, "+agg+"]", showInt(r.k), showInt(r.v), r.s, len(frame)))
+			fn(r, frame)
 		}
 	}
-	slices.Sort(out)
-	return out
 }
 
 // TestOverResultsAreExact: for random inputs with NULL keys and values
