@@ -194,6 +194,8 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		{name: "hop 2 to 3", query: hopCrashQuery, from: 2, to: 3},
 		{name: "hop 1 to 1", query: hopCrashQuery, from: 1, to: 1},
 		{name: "join 2 to 3", query: joinCrashQuery, from: 2, to: 3},
+		{name: "exact sums 2 to 3", query: floatSumSavepointQuery, from: 2, to: 3},
+		{name: "exact sums 3 to 1", query: floatSumSavepointQuery, from: 3, to: 1},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -253,6 +255,19 @@ func TestStopWithSavepointResumes(t *testing.T) {
 		})
 	}
 }
+
+// floatSumSavepointQuery sums the crash source's DOUBLE amounts per user
+// and window: nearly every sum is not a double, so the savepoint holds
+// exact sums in their own encoding, which must restore at another
+// parallelism into the same output bits as an uninterrupted run.
+const floatSumSavepointQuery = crashClicks + `
+CREATE TABLE out_t (ws TIMESTAMP(3), user_id BIGINT, total DOUBLE, mean DOUBLE)
+WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO out_t
+SELECT window_start, user_id, SUM(amount), AVG(amount)
+FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '1' SECOND))
+GROUP BY window_start, window_end, user_id;
+`
 
 // topNSavepointQuery is a window Top-N over the crash source.
 const topNSavepointQuery = crashClicks + `
