@@ -84,7 +84,8 @@ func newChain(ctx *TaskContext, specs []OpSpec, tail Emitter) (*chain, error) {
 		if o, ok := op.(Opener); ok {
 			if err := o.Open(ctx); err != nil {
 				c.close()
-				return nil, fmt.Errorf("%s: %w", c.names[i], err)
+				// Operators restore their state as they open.
+				return nil, refused(fmt.Errorf("%s: %w", c.names[i], err), ctx.Checkpoint != nil && ctx.Checkpoint.SavepointDir != "")
 			}
 		}
 	}

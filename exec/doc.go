@@ -27,6 +27,15 @@
 // as a strand from before exact sums, comparing exactly, refuses the
 // marked state it would misread.
 //
+// A restore that refuses state by design fails with an error marked
+// ErrPermanent (Permanent): state of a later strand (agg.ErrLaterFormat,
+// wherever a task meets it), state its reader finds malformed, state
+// that does not fit the job (ErrUnmapped, ErrIncompatible), a corrupt
+// savepoint file. A restart from the same restore point would fail the
+// same way, so the session's restart strategy fails the job at once with
+// the same message. A corrupt checkpoint file is not marked: a restart
+// verifies the checkpoint anew and falls back to an older one.
+//
 // # Hash exchange
 //
 // A hash edge sends each row to the subtask owning its key group: the

@@ -161,7 +161,7 @@ func goneSplits(spec *SourceSpec, st checkpoint.SourceState) []string {
 }
 
 // Err refuses the start when some state cannot be mapped, naming every
-// piece of it; nil when all of it can.
+// piece of it, with an error marked ErrPermanent; nil when all of it can.
 func (m *Match) Err() error {
 	if len(m.Unmapped) == 0 {
 		return nil
@@ -170,7 +170,7 @@ func (m *Match) Err() error {
 	for i, u := range m.Unmapped {
 		lines[i] = "  " + u.String()
 	}
-	return fmt.Errorf("%w (start with --allow-non-restored-state to drop it):\n%s", ErrUnmapped, strings.Join(lines, "\n"))
+	return Permanent(fmt.Errorf("%w (start with --allow-non-restored-state to drop it):\n%s", ErrUnmapped, strings.Join(lines, "\n")))
 }
 
 // RestoreView is the state one operator subtask takes back from a restore
@@ -190,7 +190,13 @@ func (r *RestoreView) ID() int64 { return r.cp.Restore.ID }
 
 // Scan calls fn for each of the subtask's entries of state name ("" for
 // every name) in key-group order, then key order within each old subtask.
+// An error that refuses the state by design (refused), fn's included, is
+// marked ErrPermanent: a restart would meet it again.
 func (r *RestoreView) Scan(name string, fn state.ScanFunc) error {
+	return refused(r.scan(name, fn), r.cp.SavepointDir != "")
+}
+
+func (r *RestoreView) scan(name string, fn state.ScanFunc) error {
 	for _, st := range r.op.Subtasks {
 		lo, hi := max(int(r.lo), st.KeyGroupLo), min(int(r.hi), st.KeyGroupHi)
 		if lo > hi {
@@ -234,7 +240,7 @@ func (r *RestoreView) scanData(ref state.FileRef, lo, hi uint16, name string, fn
 // non-restored. A task that Run started has matched the whole job already
 // (MatchState); one started otherwise, as by a test driving an operator,
 // checks this operator's state alone, refusing state of another schema or
-// key-group count with ErrIncompatible.
+// key-group count with ErrIncompatible, marked ErrPermanent.
 func (tc *TaskContext) Restored(uid, fingerprint string, lo, hi int) (*RestoreView, error) {
 	cp := tc.Checkpoint
 	if cp == nil || cp.Restore == nil {
@@ -250,10 +256,10 @@ func (tc *TaskContext) Restored(uid, fingerprint string, lo, hi int) (*RestoreVi
 			}
 		}
 		if op != nil && !fingerprintReads(fingerprint, op.Fingerprint) {
-			return nil, fmt.Errorf("%w: operator %s: checkpointed state has schema %s, the query needs %s", ErrIncompatible, uid, op.Fingerprint, fingerprint)
+			return nil, Permanent(fmt.Errorf("%w: operator %s: checkpointed state has schema %s, the query needs %s", ErrIncompatible, uid, op.Fingerprint, fingerprint))
 		}
 		if op != nil && op.MaxParallelism != tc.MaxParallelism {
-			return nil, fmt.Errorf("%w: operator %s: checkpointed with %d key groups, the job has %d", ErrIncompatible, uid, op.MaxParallelism, tc.MaxParallelism)
+			return nil, Permanent(fmt.Errorf("%w: operator %s: checkpointed with %d key groups, the job has %d", ErrIncompatible, uid, op.MaxParallelism, tc.MaxParallelism))
 		}
 	}
 	if op == nil {

@@ -266,7 +266,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				// that a profile shows which task spent the time.
 				pprof.Do(ctx, pprof.Labels("task", v.Name, "subtask", strconv.Itoa(tc.Subtask)), func(ctx context.Context) {
 					if err := runTask(ctx, v, tc, opts, ins, sides, out, drops, coord, trigger); err != nil {
-						fail(err)
+						fail(laterFormat(err))
 					}
 				})
 			}()

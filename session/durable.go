@@ -419,8 +419,8 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			return markEnded(cp)
 		}
 		// Another process's lock does not go away by trying again soon,
-		// nor does state that cannot be mapped.
-		if errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrUnmapped) ||
+		// nor does a permanent failure (state the restore refuses).
+		if errors.Is(err, exec.ErrCanceled) || errors.Is(err, checkpoint.ErrLocked) || errors.Is(err, exec.ErrPermanent) ||
 			ctx.Err() != nil || attempt >= attempts {
 			return err
 		}

@@ -26,7 +26,9 @@ GROUP BY window_start, window_end, user_id;
 // refused at restore with an error that says so and names the operator,
 // instead of being read as corrupt or misread. The savepoint is one this
 // strand took, with that bit set in every exact sum and the checksums
-// made anew, as a later strand would have written them.
+// made anew, as a later strand would have written them. No restart can
+// cure that: the job fails after its first attempt, not after the
+// restart strategy's three.
 func TestFloatSumLaterFormatRefused(t *testing.T) {
 	t.Chdir(t.TempDir())
 	sp := savepointOf(t, "q", laterFormatQuery)
@@ -43,6 +45,9 @@ func TestFloatSumLaterFormatRefused(t *testing.T) {
 	err := r.ExecScript(context.Background(), laterFormatQuery)
 	if err == nil || !strings.Contains(err.Error(), "accumulator state of a later strand") || !strings.Contains(err.Error(), "uid=window-") {
 		t.Fatalf("restoring %d float sums of a later format: %v, want a refusal that says so and names the window operator\n%s", marked, err, log.String())
+	}
+	if n := strings.Count(log.String(), "resuming from savepoint"); n != 1 || strings.Contains(log.String(), "restarting in") {
+		t.Fatalf("the refused restore ran %d times, want once, without restarts:\n%s", n, log.String())
 	}
 }
 
