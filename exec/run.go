@@ -127,7 +127,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
-		writers  []SinkWriter
+		writers  []runWriter
 	)
 	fail := func(err error) {
 		mu.Lock()
@@ -213,7 +213,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 					fail(fmt.Errorf("%s: %w", v.Name, err))
 					break
 				}
-				writers = append(writers, w)
+				writers = append(writers, runWriter{w, v.SinkName})
 				out = &sinkOutput{w: w, uid: v.SinkUID, metrics: opts.Metrics}
 			} else {
 				var fan fanOutput
@@ -293,11 +293,24 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 	return j, nil
 }
 
+// runWriter is a sink writer of the run and the name of its sink.
+type runWriter struct {
+	SinkWriter
+	sink string
+}
+
 // finishRun ends a run whose tasks have all returned: it counts the
 // checkpoints and makes the output visible if the whole job succeeded, or
 // discards what is not committed. After a stop-with-savepoint the output
 // is the savepoint's, committed; anything written after it is discarded.
-func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []SinkWriter) error {
+//
+// A writer whose Close fails fails the run, with an error naming its
+// sink: it and every writer not yet closed are aborted, so that the
+// failed run commits nothing more and leaves no hidden file. Writers
+// closed before it keep their output: a SinkWriter cannot take back a
+// Close, which for the filesystem sink fails only in its renames, its
+// files already synced (EndAware).
+func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []runWriter) error {
 	stopped := false
 	if coord != nil {
 		coord.uploads.Wait()
@@ -317,7 +330,8 @@ func finishRun(parent context.Context, g *Graph, err error, coord *coordinator, 
 		if err != nil || stopped {
 			errs = append(errs, w.Abort())
 		} else if cerr := w.Close(); cerr != nil {
-			errs = append(errs, cerr)
+			err = fmt.Errorf("sink %s: %w", w.sink, cerr)
+			errs = append(errs, w.Abort())
 		}
 	}
 	if err != nil {
@@ -342,7 +356,7 @@ func internalError(what string, r any) error {
 
 // finishSafely is finishRun, a panic in a sink's close or commit
 // failing the run.
-func finishSafely(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []SinkWriter) (out error) {
+func finishSafely(parent context.Context, g *Graph, err error, coord *coordinator, opts Options, writers []runWriter) (out error) {
 	defer func() {
 		if r := recover(); r != nil {
 			out = errors.Join(err, internalError("finishing the job", r))

@@ -19,10 +19,13 @@ type SinkWriter interface {
 	Write(b arrow.RecordBatch) error
 	// Close finishes the output and makes it visible (a filesystem sink
 	// renames its hidden in-progress file into place). It is called once,
-	// after the last Write, only when the job succeeds.
+	// after the last Write, only when the job succeeds. When it fails, the
+	// run fails: Abort follows, on this writer and on every writer of the
+	// run not yet closed.
 	Close() error
 	// Abort discards what was written and not made visible. It is called
-	// instead of Close when the job fails, and is idempotent.
+	// instead of Close when the job fails, or after a failed Close, and
+	// is idempotent.
 	Abort() error
 }
 
