@@ -37,7 +37,7 @@ func (sn *Snapshot) Export(path, uid string) (ref FileRef, err error) {
 			err = derr
 		}
 	}()
-	db, err := pebble.Open(sn.dir, options(sn.s.fs, true))
+	db, err := pebble.Open(sn.dir, options(sn.s.fs, sn.dir, true))
 	if err != nil {
 		return FileRef{}, fmt.Errorf("state: export %d: open: %w", sn.id, err)
 	}

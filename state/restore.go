@@ -45,7 +45,7 @@ func OpenHandle(fs vfs.FS, src Source, h Handle, localDir string) (*Reader, erro
 			return nil, fmt.Errorf("state: restore: %w", err)
 		}
 	}
-	db, err := pebble.Open(localDir, options(fs, true))
+	db, err := pebble.Open(localDir, options(fs, localDir, true))
 	if err != nil {
 		_ = fs.RemoveAll(localDir)
 		return nil, fmt.Errorf("state: restore: open %s: %w", localDir, err)

@@ -88,7 +88,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 		}
 	}
 	fs = newSnapFS(fs, dir)
-	opts := options(fs, false)
+	opts := options(fs, fs.PathJoin(dir, dbDir), false)
 	if ingesting {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
 		opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
@@ -101,10 +101,12 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 	return &Store{fs: fs, dir: dir, db: db, opts: opts, uploaded: map[string]upload{}}, nil
 }
 
-// options are the Pebble options of every Store and Reader. A Reader opens
-// the files a Store's checkpoint holds, so both must agree on everything
-// that Pebble records in OPTIONS (the comparer above all).
-func options(fs vfs.FS, readOnly bool) *pebble.Options {
+// options are the Pebble options of every Store and Reader, for the DB in
+// dir on fs. A Reader opens the files a Store's checkpoint holds, so both
+// must agree on everything that Pebble records in OPTIONS (the comparer
+// above all).
+func options(fs vfs.FS, dir string, readOnly bool) *pebble.Options {
+	log := logger{fs: fs, dir: dir}
 	opts := &pebble.Options{
 		FS: fs,
 		// One block cache for every Store of the process, so that its
@@ -117,9 +119,10 @@ func options(fs vfs.FS, readOnly bool) *pebble.Options {
 		MemTableSize: memTable,
 		// Durability comes from checkpoints: a commit need not reach the
 		// disk, and Snapshot flushes memtables before it links files.
-		DisableWAL: true,
-		ReadOnly:   readOnly,
-		Logger:     quiet{},
+		DisableWAL:    true,
+		ReadOnly:      readOnly,
+		Logger:        log,
+		EventListener: log.listener(),
 		// Every checkpoint copies the MANIFEST, which grows by an edit
 		// per flush, ingestion and compaction until Pebble rotates it:
 		// rotate it small, so that a long job's checkpoints stay small.
@@ -157,14 +160,6 @@ var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(bl
 // sublevels: the state is rewritten, and its new SSTs uploaded, once per
 // 64 checkpoints.
 const l0Compaction = 128
-
-// quiet drops Pebble's informational messages ("Found 0 WALs" on every
-// open), which say nothing to a user of strand, and keeps its errors.
-type quiet struct{}
-
-func (quiet) Infof(string, ...any)           {}
-func (quiet) Errorf(format string, a ...any) { pebble.DefaultLogger.Errorf(format, a...) }
-func (quiet) Fatalf(format string, a ...any) { pebble.DefaultLogger.Fatalf(format, a...) }
 
 // DiskUsage is the size in bytes of the store's files on disk, as Pebble
 // counts them (tables, logs, manifests).
