@@ -26,6 +26,16 @@
 // them. Recovery always rebuilds state from a checkpoint, never from a
 // Store's own directory.
 //
+// So a Store's directory can go, under a running job, without a loss
+// (logger): a read that meets a table gone or corrupt fails with an error
+// naming the file, which fails the job, and the job restarts from its
+// latest checkpoint into a new Store. A flush that cannot create its
+// table because the directory is gone would keep writes waiting for ever
+// (Pebble retries it), and nothing wakes them: then, as on anything
+// Pebble calls fatal, the process exits with one line that names the
+// directory, never a stack trace. Like a kill, that keeps every
+// checkpoint taken; the job's next run resumes from the latest.
+//
 // # Snapshots and incremental uploads
 //
 // A checkpoint of a Store has two parts, as in Flink's RocksDB backend.

@@ -19,8 +19,8 @@ import (
 // directory shows at once, in a read (Pebble's DataCorruption) or a flush
 // (a background error).
 const stateDirQuery = `CREATE TABLE clicks (ts TIMESTAMP(3), user_id BIGINT, amount DOUBLE) WITH (
-  'connector' = 'datagen', 'number-of-rows' = '1500000', 'rows-per-second' = '150000', 'splits' = '2', 'seed' = '7',
-  'fields.user_id.min' = '1', 'fields.user_id.max' = '1000000', 'fields.amount.min' = '0', 'fields.amount.max' = '10');
+  'connector' = 'datagen', 'number-of-rows' = '800000', 'rows-per-second' = '150000', 'splits' = '2', 'seed' = '7',
+  'fields.user_id.min' = '1', 'fields.user_id.max' = '500000', 'fields.amount.min' = '0', 'fields.amount.max' = '10');
 CREATE TABLE out_t (user_id BIGINT, clicks BIGINT, mx DOUBLE, PRIMARY KEY (user_id) NOT ENFORCED) WITH ('connector' = 'blackhole');
 INSERT INTO out_t SELECT user_id, COUNT(*), MAX(amount) FROM clicks GROUP BY user_id;
 `
