@@ -1,10 +1,12 @@
 package checkpoint
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"testing/iotest"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/state"
@@ -84,5 +86,25 @@ func TestUploadLinks(t *testing.T) {
 		if n != 5000 {
 			t.Fatalf("checkpoint %d restored %d rows, want 5000", i+1, n)
 		}
+	}
+}
+
+// TestFailedLinkUnclaims: a link that fails (its source is gone) or a put
+// whose reader fails leaves no claim behind on the shared path it would
+// have made, so that the claims hold only files a checkpoint uses.
+func TestFailedLinkUnclaims(t *testing.T) {
+	dir := t.TempDir()
+	st := openStorage(t, vfs.Default, filepath.Join(dir, "checkpoints"))
+	p, err := st.LinkShared(1, "000001.sst", vfs.Default, filepath.Join(dir, "gone.sst"))
+	if err != nil || p != "" {
+		t.Fatalf("linking a missing file: %q, %v; want no path and no error (the caller copies)", p, err)
+	}
+	if _, err := st.PutShared(1, "000002.sst", iotest.ErrReader(errors.New("read failed"))); err == nil {
+		t.Fatal("a put whose reader fails succeeded")
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if len(st.claimed) != 0 {
+		t.Fatalf("claims left by a failed link and a failed put: %v", st.claimed)
 	}
 }

@@ -201,6 +201,15 @@ func (s *Storage) claim(id int64, path string) {
 	s.claimed[path] = max(s.claimed[path], id)
 }
 
+// unclaim drops the claim on the new shared path that a failed put or
+// link claimed and did not make: no checkpoint uses it, and only this
+// upload knew its random name.
+func (s *Storage) unclaim(path string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.claimed, path)
+}
+
 // isShared reports whether path names a file directly in shared/.
 func isShared(path string) bool {
 	name, ok := strings.CutPrefix(path, sharedDir+"/")
@@ -221,6 +230,7 @@ func (s *Storage) PutShared(id int64, name string, r io.Reader) (string, error) 
 	s.mu.Unlock()
 	n, err := s.createN(path, r)
 	if err != nil {
+		s.unclaim(path)
 		return "", err
 	}
 	s.hold(path, n)
@@ -230,8 +240,8 @@ func (s *Storage) PutShared(id int64, name string, r io.Reader) (string, error) 
 // LinkShared implements state.Linker: when fs is storage's own file
 // system, the file at path gets a hard link under a new shared path, as
 // PutShared would name it, and is synced there. A failed link (another
-// device, a file system without links) leaves nothing behind, and the
-// caller copies the file instead.
+// device, a file system without links) leaves nothing behind, no claim
+// either, and the caller copies the file instead.
 func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (string, error) {
 	if !sameFS(fs, s.fs) {
 		return "", nil
@@ -242,6 +252,7 @@ func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (str
 	s.mu.Unlock()
 	full := s.path(dst)
 	if err := s.fs.Link(path, full); err != nil {
+		s.unclaim(dst)
 		return "", nil
 	}
 	// The file was written without a sync (a Store's directory is
@@ -251,6 +262,7 @@ func (s *Storage) LinkShared(id int64, name string, fs vfs.FS, path string) (str
 		f = nil // whatever a failed Open returned, there is nothing to close
 	}
 	if err := s.syncOrRemove(full, f, err); err != nil {
+		s.unclaim(dst)
 		return "", fmt.Errorf("checkpoint: sync %s: %w", full, err)
 	}
 	return dst, nil
