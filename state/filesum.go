@@ -3,6 +3,7 @@ package state
 import (
 	"hash"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -104,15 +105,22 @@ func (s *fileSums) spoil(path string) {
 	}
 }
 
-// forgetUnder drops the names in directory dir.
+// forgetUnder drops the names in directory dir, however dir is spelled
+// (a trailing separator, a dot component): names are kept clean, as
+// Pebble joins them.
 func (s *fileSums) forgetUnder(dir string) {
 	if s == nil {
 		return
 	}
+	dir = filepath.Clean(dir)
+	prefix := dir
+	if !strings.HasSuffix(prefix, string(os.PathSeparator)) { // the root ends in one
+		prefix += string(os.PathSeparator)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p := range s.sums {
-		if p == dir || strings.HasPrefix(p, dir+string(os.PathSeparator)) {
+		if p == dir || strings.HasPrefix(p, prefix) {
 			delete(s.sums, p)
 		}
 	}

@@ -205,3 +205,39 @@ func TestFileSumsSharedFile(t *testing.T) {
 		t.Fatalf("sums left after every file is removed: %v", sums.sums)
 	}
 }
+
+// TestFileSumsRemoveAllSpelling: RemoveAll drops the sums of the files in
+// a directory however its name is spelled (a trailing separator, a dot
+// component), and not those of a sibling whose name it prefixes.
+func TestFileSumsRemoveAllSpelling(t *testing.T) {
+	dir := t.TempDir()
+	sums := newFileSums()
+	fs := scratchFS{FS: vfs.Default, sums: sums}
+	for _, spelling := range []string{"sub/", "./sub//"} {
+		for _, name := range []string{"sub/1.sst", "sub/2.sst", "sub2/3.sst"} {
+			p := filepath.Join(dir, name)
+			if err := fs.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			f, err := fs.Create(p, vfs.WriteCategoryUnspecified)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.Write([]byte(name)); err != nil {
+				t.Fatal(err)
+			}
+			if err := f.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := fs.RemoveAll(dir + string(os.PathSeparator) + spelling); err != nil {
+			t.Fatal(err)
+		}
+		if len(sums.sums) != 1 {
+			t.Fatalf("RemoveAll(%q): sums left %v, want only sub2/3.sst's", spelling, sums.sums)
+		}
+		if _, ok := sums.get(filepath.Join(dir, "sub2", "3.sst")); !ok {
+			t.Fatalf("RemoveAll(%q) dropped the sum of a sibling directory's file", spelling)
+		}
+	}
+}
