@@ -5,15 +5,22 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/memseg"
 )
 
 type countAcc struct {
-	n []int64
+	n   []int64
+	mem *memseg.Manager // see NewIn
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
 
-func (c *countAcc) Grow(n int) { c.n = Grow(c.n, n) }
+func (c *countAcc) Grow(n int) { c.n = growIn(c.mem, c.n, n) }
+
+func (c *countAcc) freeCols() {
+	freeIn(c.mem, c.n)
+	c.n = nil
+}
 
 func (c *countAcc) Update(col arrow.Array, rows, groups []int32) {
 	c.warmed += warm(c.n, len(groups))

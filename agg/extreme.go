@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -30,6 +31,7 @@ type extreme[T any] struct {
 	held int // bytes the slots' values hold on the heap
 	v    []T
 	seen []bool
+	mem  *memseg.Manager // see NewIn: set only for a T without pointers
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
@@ -84,8 +86,14 @@ func (e *extreme[T]) Size() int { return e.width + 1 }
 func (e *extreme[T]) Heap() int { return e.held }
 
 func (e *extreme[T]) Grow(n int) {
-	e.v = Grow(e.v, n)
-	e.seen = Grow(e.seen, n)
+	e.v = growIn(e.mem, e.v, n)
+	e.seen = growIn(e.mem, e.seen, n)
+}
+
+func (e *extreme[T]) freeCols() {
+	freeIn(e.mem, e.v)
+	freeIn(e.mem, e.seen)
+	e.v, e.seen, e.held = nil, nil, 0
 }
 
 func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {

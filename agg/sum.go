@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -23,6 +24,7 @@ type intSumAcc struct {
 	// counts it in wraps.
 	lo, wraps []int64
 	n         []int64
+	mem       *memseg.Manager // see NewIn
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
@@ -37,9 +39,16 @@ func (s *intSumAcc) setSum(g int32, x i128) {
 }
 
 func (s *intSumAcc) Grow(n int) {
-	s.lo = Grow(s.lo, n)
-	s.wraps = Grow(s.wraps, n)
-	s.n = Grow(s.n, n)
+	s.lo = growIn(s.mem, s.lo, n)
+	s.wraps = growIn(s.mem, s.wraps, n)
+	s.n = growIn(s.mem, s.n, n)
+}
+
+func (s *intSumAcc) freeCols() {
+	freeIn(s.mem, s.lo)
+	freeIn(s.mem, s.wraps)
+	freeIn(s.mem, s.n)
+	s.lo, s.wraps, s.n = nil, nil, nil
 }
 
 func (s *intSumAcc) Update(col arrow.Array, rows, groups []int32) {
@@ -204,13 +213,19 @@ type floatSumAcc struct {
 	slots []fslot
 	big   []fwide
 	free  []uint64
+	mem   *memseg.Manager // see NewIn
 	// rows and groups hold foldFloats' non-NULL rows.
 	rows, groups []int32
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
 
-func (s *floatSumAcc) Grow(n int) { s.slots = Grow(s.slots, n) }
+func (s *floatSumAcc) Grow(n int) { s.slots = growIn(s.mem, s.slots, n) }
+
+func (s *floatSumAcc) freeCols() {
+	freeIn(s.mem, s.slots)
+	s.slots, s.big, s.free = nil, nil, nil
+}
 
 func (s *floatSumAcc) Update(col arrow.Array, rows, groups []int32) {
 	s.warmed += warm(s.slots, len(groups))

@@ -14,7 +14,8 @@ func TestBlocksReused(t *testing.T) {
 	m := newManager(t, 16<<20, 32<<10)
 	var blocks [][]byte
 	seen := map[uintptr]bool{}
-	for _, n := range []int{minBlock, 4 * minBlock, 16 * minBlock, 16 * minBlock, 16 * minBlock, hugePage, 2 * minBlock} {
+	const u = 64 << 10 // sizes whose sum takes two chunks and a huge page
+	for _, n := range []int{u, 4 * u, 16 * u, 16 * u, 16 * u, hugePage, 2 * u} {
 		b, err := m.allocBlock(n)
 		if err != nil {
 			t.Fatal(err)
@@ -35,7 +36,7 @@ func TestBlocksReused(t *testing.T) {
 		}
 		blocks = append(blocks, b)
 	}
-	if used, want := m.Used(), int64(minBlock*(1+4+48+2)+hugePage); used != want {
+	if used, want := m.Used(), int64(u*(1+4+48+2)+hugePage); used != want {
 		t.Fatalf("%d bytes used, want %d", used, want)
 	}
 	for i, b := range blocks {
@@ -135,5 +136,44 @@ func TestIntTableInBlocks(t *testing.T) {
 	tb.Release()
 	if m.Used() != 0 {
 		t.Fatalf("%d bytes used after Release", m.Used())
+	}
+}
+
+// TestBlocksUncharged: Block hands out zeroed blocks without charging the
+// budget, even past it, and a block given back by FreeBlock is handed out
+// again, zeroed, without mapping more.
+func TestBlocksUncharged(t *testing.T) {
+	m := newManager(t, 4*MinBlock, 32<<10)
+	var blocks [][]byte
+	for _, n := range []int{MinBlock, 2 * MinBlock, 8 * MinBlock} {
+		b := m.Block(n)
+		if len(b) != n {
+			t.Fatalf("block of %d bytes for %d", len(b), n)
+		}
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("fresh block of %d bytes not zeroed at %d", n, i)
+			}
+			b[i] = 0xff
+		}
+		blocks = append(blocks, b)
+	}
+	if m.Used() != 0 {
+		t.Fatalf("%d bytes used by uncharged blocks", m.Used())
+	}
+	chunks := len(*m.chunks)
+	for _, b := range blocks {
+		m.FreeBlock(b)
+	}
+	for _, b0 := range blocks {
+		b := m.Block(len(b0))
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("reused block of %d bytes not zeroed at %d", len(b), i)
+			}
+		}
+	}
+	if len(*m.chunks) != chunks || m.Used() != 0 {
+		t.Fatalf("reuse mapped %d more chunks, %d bytes used", len(*m.chunks)-chunks, m.Used())
 	}
 }

@@ -263,12 +263,16 @@ func (t *IntTable) grow() error {
 	return nil
 }
 
+// tableBlock is the least size of slots that alloc takes from a block;
+// smaller tables' slots come from the Go heap.
+const tableBlock = 64 << 10
+
 // alloc returns n empty slots charged to the budget: a large table's in a
 // block of mapped memory (Manager.allocBlock), a small one's from the Go
 // heap.
 func (t *IntTable) alloc(n int) ([]intSlot, error) {
 	size := n * intSlotSize
-	if size < minBlock {
+	if size < tableBlock {
 		if err := t.m.Reserve(size); err != nil {
 			return nil, err
 		}
@@ -286,7 +290,7 @@ func (t *IntTable) free(slots []intSlot) {
 	size := len(slots) * intSlotSize
 	switch {
 	case size == 0:
-	case size < minBlock:
+	case size < tableBlock:
 		t.m.Unreserve(size)
 	default:
 		t.m.freeBlock(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(slots))), size))

@@ -302,6 +302,22 @@ func (a *Aggregate) newAccs() []agg.Acc {
 	return accs
 }
 
+// paneAccs is newAccs for a pane: accumulators whose large columns are
+// blocks of the aggregate's Manager (agg.NewIn), which free gives back.
+// The slider's and a spill merge's stay on the heap: they are one each,
+// made once.
+func (a *Aggregate) paneAccs() []agg.Acc {
+	accs := make([]agg.Acc, len(a.spec.Aggs))
+	for i, ag := range a.spec.Aggs {
+		var in types.Type
+		if ag.Kind != agg.CountStar {
+			in = a.spec.In[ag.Arg].Type
+		}
+		accs[i], _ = agg.NewIn(ag, in, a.mem) // New checked every aggregate
+	}
+	return accs
+}
+
 func (a *Aggregate) newPane(start int64) *pane {
 	p := &pane{start: start, null: -1}
 	last := a.expected()
@@ -317,7 +333,7 @@ func (a *Aggregate) newPane(start int64) *pane {
 		p.groups.Expect(hint)
 	}
 	if p.accs == nil {
-		p.accs = a.newAccs()
+		p.accs = a.paneAccs()
 	}
 	if hint > p.cap {
 		// Columns for as many groups as expected, if the budget has
@@ -350,7 +366,10 @@ func (a *Aggregate) free(p *pane) {
 	}
 	a.mem.Unreserve(p.charged + p.valuesBytes)
 	p.values, p.valuesBytes = nil, 0
-	p.accs = a.newAccs()
+	for _, ac := range p.accs {
+		agg.Release(ac)
+	}
+	p.accs = a.paneAccs()
 	p.addrs, p.ikeys, p.dirty, p.dirtyList, p.kgs, p.marks = nil, nil, nil, nil, nil, nil
 	p.changed()
 	p.null = -1
@@ -485,19 +504,18 @@ func (a *Aggregate) oneWindow(ts *array.Timestamp, sel []int32, all bool) (int64
 	if ts.NullN() > 0 || len(sel) == 0 {
 		return 0, false
 	}
-	// Every row of the batch in one window puts sel's there too: a
-	// scan of the whole column is cheaper than one through sel.
-	lo, hi := tv[0], tv[0]
-	for _, v := range tv[1:] {
-		lo, hi = min(lo, v), max(hi, v)
+	// Every row of the batch in one window puts sel's there too: when sel
+	// is most of the rows (a filter's), a scan of the whole column is
+	// cheaper than one through sel. A hash exchange's share at p=2 is
+	// about half the rows, and each receiver scanning all of them did the
+	// whole batch's scan once per receiver.
+	if all || 4*len(sel) >= 3*len(tv) {
+		lo, hi := timeSpan(tv)
+		if s := a.paneOf(int64(lo)); a.paneOf(int64(hi)) == s || all {
+			return s, a.paneOf(int64(hi)) == s
+		}
 	}
-	if s := a.paneOf(int64(lo)); a.paneOf(int64(hi)) == s || all {
-		return s, a.paneOf(int64(hi)) == s
-	}
-	lo, hi = tv[sel[0]], tv[sel[0]]
-	for _, r := range sel[1:] {
-		lo, hi = min(lo, tv[r]), max(hi, tv[r])
-	}
+	lo, hi := timeSpanOf(tv, sel)
 	s := a.paneOf(int64(lo))
 	return s, a.paneOf(int64(hi)) == s
 }

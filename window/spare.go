@@ -54,7 +54,7 @@ func (a *Aggregate) retire(p *pane) {
 	}
 	clear(p.dirty)
 	a.spares = append(a.spares, &spare{ints: p.ints, accs: p.accs, ikeys: p.ikeys[:0], hashes: p.hashes[:0], slots: p.slots[:0], dirty: p.dirty, cap: p.cap, charged: p.charged})
-	p.ints, p.hashes, p.slots, p.charged = nil, nil, nil, 0
+	p.ints, p.accs, p.hashes, p.slots, p.charged = nil, nil, nil, nil, 0
 	a.free(p)
 }
 
@@ -75,6 +75,9 @@ func (a *Aggregate) reuse(p *pane) bool {
 func (a *Aggregate) dropSpares() {
 	for _, sp := range a.spares {
 		sp.ints.Release()
+		for _, ac := range sp.accs {
+			agg.Release(ac)
+		}
 		a.mem.Unreserve(sp.charged)
 	}
 	a.spares = a.spares[:0]
