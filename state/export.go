@@ -88,10 +88,17 @@ func (sn *Snapshot) Export(path, uid string) (ref FileRef, err error) {
 // ReadExport calls fn for each entry of the export file r holds whose key
 // group is in [kgLo, kgHi] and whose name is name ("" for any), in file
 // order. A malformed file is an error wrapping ErrCorrupt that names
-// where; the caller has checked the file's size and checksum first.
+// where; the caller has checked the file's size and checksum first. An
+// error reading r is not the file's fault, and a retry may not meet it:
+// it fails ReadExport wrapped as it is, never as ErrCorrupt, which a
+// restore from a savepoint takes for a refusal no restart cures.
 func ReadExport(r io.Reader, where string, kgLo, kgHi uint16, name string, fn ScanFunc) error {
-	br := bufio.NewReaderSize(r, 1<<16)
+	rr := &readErr{r: r}
+	br := bufio.NewReaderSize(rr, 1<<16)
 	bad := func(format string, args ...any) error {
+		if rr.err != nil {
+			return fmt.Errorf("state: read %s: %w", where, rr.err)
+		}
 		return fmt.Errorf("%w: %s: %s", ErrCorrupt, where, fmt.Sprintf(format, args...))
 	}
 	var hdr [12]byte
@@ -156,4 +163,20 @@ func ReadExport(r io.Reader, where string, kgLo, kgHi uint16, name string, fn Sc
 			return err
 		}
 	}
+}
+
+// readErr is a reader that keeps the first error of r other than io.EOF:
+// ReadExport's parse errors hide it (a short read looks like a truncated
+// entry), and it tells a failed read from a malformed file.
+type readErr struct {
+	r   io.Reader
+	err error
+}
+
+func (e *readErr) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != nil && err != io.EOF && e.err == nil {
+		e.err = err
+	}
+	return n, err
 }

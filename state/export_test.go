@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"syscall"
 	"testing"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -117,4 +118,24 @@ func FuzzReadExport(f *testing.F) {
 			t.Fatalf("%d entries from %d bytes", n, len(data))
 		}
 	})
+}
+
+// TestReadExportReadError checks that a failed read (a directory's read
+// fails with EISDIR, as a disk's with EIO) is not taken for a malformed
+// file: a restore from a savepoint marks ErrCorrupt permanent, and a read
+// error is not.
+func TestReadExportReadError(t *testing.T) {
+	dir := t.TempDir()
+	f, err := os.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	err = ReadExport(f, dir, 0, 1<<15, "", func(uint16, string, []byte, []byte) error { return nil })
+	if err == nil || errors.Is(err, ErrCorrupt) {
+		t.Fatalf("ReadExport of an unreadable file: %v, want a read error that does not wrap ErrCorrupt", err)
+	}
+	if !errors.Is(err, syscall.EISDIR) {
+		t.Fatalf("ReadExport of an unreadable file: %v, want its cause EISDIR kept", err)
+	}
 }
