@@ -183,10 +183,16 @@ func loadSavepoint(dir string) (*Metadata, error) {
 	return md, nil
 }
 
+// errMissing is verifyFile's error for a state file that is not there.
+var errMissing = errors.New("missing")
+
+// verifyFile checks the file at path against ref: an error wrapping
+// errMissing or state.ErrCorrupt when the file is not there or not ref's,
+// any other error when it could not be read.
 func verifyFile(path string, ref state.FileRef) error {
 	f, err := os.Open(path)
 	if errors.Is(err, iofs.ErrNotExist) {
-		return fmt.Errorf("%s: missing", path)
+		return fmt.Errorf("%s: %w", path, errMissing)
 	}
 	if err != nil {
 		return err
@@ -197,11 +203,17 @@ func verifyFile(path string, ref state.FileRef) error {
 }
 
 // OpenData opens a savepoint's state file for reading, checking its size
-// and checksum first.
+// and checksum first. A file that is missing or not the one the savepoint
+// recorded is refused with an error wrapping ErrSavepoint; an error
+// reading it is returned as it is: it is not the savepoint's fault, and a
+// restart, which takes ErrSavepoint for a refusal it cannot cure, may
+// read the file.
 func OpenData(dir string, ref state.FileRef) (io.ReadCloser, error) {
 	path := filepath.Join(dir, ref.Path)
-	if err := verifyFile(path, ref); err != nil {
+	if err := verifyFile(path, ref); errors.Is(err, errMissing) || errors.Is(err, state.ErrCorrupt) {
 		return nil, fmt.Errorf("%w: %w", ErrSavepoint, err)
+	} else if err != nil {
+		return nil, fmt.Errorf("checkpoint: savepoint: %w", err)
 	}
 	return os.Open(path)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/strandsql/strand/state"
@@ -69,4 +70,26 @@ func TestLoadSavepointBadVersion(t *testing.T) {
 // hint), and the savepoint it names a state file after restores.
 func TestSavepointOfDottedUID(t *testing.T) {
 	writeSavepointOf(t, t.TempDir(), "per_user..v2")
+}
+
+// TestOpenDataReadError checks that OpenData refuses a missing state file
+// with ErrSavepoint, which a restore marks permanent, but not one it
+// fails to read (a directory's read fails with EISDIR, as a disk's with
+// EIO): a restart may read it.
+func TestOpenDataReadError(t *testing.T) {
+	dir := t.TempDir()
+	ref := state.FileRef{Path: "agg-0.state", Name: "agg-0.state", Size: 12}
+	if _, err := OpenData(dir, ref); !errors.Is(err, ErrSavepoint) {
+		t.Fatalf("OpenData of a missing file: %v, want ErrSavepoint", err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, ref.Path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenData(dir, ref)
+	if err == nil || errors.Is(err, ErrSavepoint) {
+		t.Fatalf("OpenData of an unreadable file: %v, want a read error that does not wrap ErrSavepoint", err)
+	}
+	if !errors.Is(err, syscall.EISDIR) {
+		t.Fatalf("OpenData of an unreadable file: %v, want its cause EISDIR kept", err)
+	}
 }
