@@ -118,6 +118,7 @@ func (m *Manager) FreeBlock(b []byte) {
 func (m *Manager) putBlock(b []byte) {
 	n := cap(b)
 	b = b[:n]
+	poisonFreed(b)
 	if m.mu.used+m.mu.blockFree+int64(n) > m.budget {
 		release(b)
 	}

@@ -177,3 +177,30 @@ func TestBlocksUncharged(t *testing.T) {
 		t.Fatalf("reuse mapped %d more chunks, %d bytes used", len(*m.chunks)-chunks, m.Used())
 	}
 }
+
+// TestFreedBlockPoisoned checks that in the poison debug mode a block
+// given back holds garbage, so that an owner reading it after FreeBlock
+// does not read the zeros or values it left, and that the block comes
+// back zeroed.
+func TestFreedBlockPoisoned(t *testing.T) {
+	defer poison.Store(poison.Swap(true))
+	m := newManager(t, 16<<20, 32<<10)
+	b := m.Block(MinBlock)
+	b[0] = 1
+	m.FreeBlock(b)
+	zeros := 0
+	for _, c := range b {
+		if c == 0 {
+			zeros++
+		}
+	}
+	if zeros > len(b)/128 || b[0] == 1 {
+		t.Fatalf("freed block under poison: %d zero bytes of %d, first byte %d: not poisoned", zeros, len(b), b[0])
+	}
+	b = m.Block(MinBlock)
+	for i, c := range b {
+		if c != 0 {
+			t.Fatalf("block handed out again not zeroed at %d", i)
+		}
+	}
+}
