@@ -13,12 +13,18 @@ demo: build
 	./$(BIN) run queries/demo.sql --parallelism 2
 
 # vet, then every test with the race detector, then the packages whose
-# single-goroutine tests scale down under it (raceEnabled, scaled in their
-# race_test.go) once more without it, at full size.
+# single-goroutine tests scale down under it (raceEnabled, scaled or
+# modelSeeds in their race_test.go) once more without it, at full size, and
+# the end-to-end property tests of tests/ that run one case in a few under
+# it (raceRuns) with every case.
 test:
 	$(GO) vet ./...
 	$(GO) test -race -timeout 14m ./...
-	$(GO) test -timeout 5m ./memseg ./parser ./window
+	$(GO) test -timeout 5m ./memseg ./parser ./window ./state
+	$(GO) test -timeout 5m -run '$(NORACE_TESTS)' ./tests
+
+# The tests of tests/ that call raceRuns, which checks that they are here.
+NORACE_TESTS := ^(TestWindowJoinResultsAreExact|TestGroupingSetsResultsAreExact|TestSessionWindowResultsAreExact|TestSlidingWindowResultsAreExact|TestIntKeyedWindowResultsAreExact|TestIntervalJoinResultsAreExact)$$
 
 # Every Nexmark query of queries/nexmark at parallelism 1 and 4 against
 # DuckDB's formulation of it over the same events (tests/oracle, a module

@@ -74,22 +74,22 @@ func TestCacheDirectWriteThenCached(t *testing.T) {
 // restores from the last checkpoint after a failure (what was not
 // checkpointed is lost, model included) at another set of key groups.
 func TestCacheReviewModel(t *testing.T) {
-	for _, c := range []struct {
+	for ci, c := range []struct {
 		limit int64
 		seg   int
 		pre   int
 	}{
 		{8 << 10, 256, 400}, {16 << 10, 256, 40}, {64 << 10, 1024, 2000},
 	} {
-		for _, wb := range writeBacks {
-			for seed := range uint64(reviewSeeds) {
+		for wi, wb := range writeBacks {
+			for _, seed := range modelSeeds(reviewSeeds, ci+wi) {
 				cacheReviewModel(t, seed, c.limit, c.seg, c.pre, wb)
 			}
 		}
 	}
 }
 
-var reviewSeeds = 3
+const reviewSeeds = 3
 
 func cacheReviewModel(t *testing.T, seed uint64, limit int64, seg, prefixes int, wb writeBack) {
 	rng := rand.New(rand.NewPCG(seed, 11))

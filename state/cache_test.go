@@ -32,7 +32,7 @@ type modelKey struct {
 // latter with state names whose order in the store is not theirs in the
 // cache (an SST takes its keys in the store's order only).
 func TestCacheModel(t *testing.T) {
-	for _, c := range []struct {
+	for ci, c := range []struct {
 		limit    int64
 		seg      int
 		prefixes int
@@ -40,9 +40,9 @@ func TestCacheModel(t *testing.T) {
 		{0, 1024, 12}, {8 << 10, 1024, 12}, {32 << 10, 1024, 12}, {1 << 20, 4096, 12},
 		{8 << 10, 256, 250}, {64 << 10, 256, 250}, {64 << 10, 1024, 60},
 	} {
-		for _, wb := range writeBacks {
+		for wi, wb := range writeBacks {
 			t.Run(fmt.Sprintf("limit=%d,seg=%d,prefixes=%d,%s", c.limit, c.seg, c.prefixes, wb.name), func(t *testing.T) {
-				for seed := range wb.seeds {
+				for _, seed := range modelSeeds(wb.seeds, ci+wi) {
 					cacheModel(t, seed, c.limit, c.seg, c.prefixes, wb)
 				}
 			})
@@ -54,8 +54,8 @@ func TestCacheModel(t *testing.T) {
 // ingesting an SST when it has 512 bytes of records or more (most
 // evictions, some checkpoints), over state names in the store's order or
 // not. TestCacheModel runs seeds seeds of it (an ingestion is slower
-// than a batch: fewer, so that the test stays within go test's timeout
-// under -race; an even and an odd one, which restores).
+// than a batch: fewer; an even and an odd one, which restores), one under
+// the race detector (modelSeeds).
 type writeBack struct {
 	name     string
 	ingestAt int

@@ -1,0 +1,6 @@
+//go:build race
+
+package tests
+
+// raceEnabled is set under the race detector: see raceRuns.
+const raceEnabled = true
