@@ -290,30 +290,24 @@ func (a *Aggregate) Release() {
 	a.panes = map[int64]*pane{}
 }
 
-func (a *Aggregate) newAccs() []agg.Acc {
-	accs := make([]agg.Acc, len(a.spec.Aggs))
-	for i, ag := range a.spec.Aggs {
-		var in types.Type
-		if ag.Kind != agg.CountStar {
-			in = a.spec.In[ag.Arg].Type
-		}
-		accs[i], _ = agg.New(ag, in) // New checked every aggregate
-	}
-	return accs
-}
+// newAccs makes the aggregate's accumulators on the Go heap: the
+// slider's and a spill merge's, one each, made once.
+func (a *Aggregate) newAccs() []agg.Acc { return a.accsIn(nil) }
 
-// paneAccs is newAccs for a pane: accumulators whose large columns are
-// blocks of the aggregate's Manager (agg.NewIn), which free gives back.
-// The slider's and a spill merge's stay on the heap: they are one each,
-// made once.
-func (a *Aggregate) paneAccs() []agg.Acc {
+// paneAccs makes a pane's accumulators, whose large columns are blocks of
+// the aggregate's Manager (agg.NewIn), which free gives back.
+func (a *Aggregate) paneAccs() []agg.Acc { return a.accsIn(a.mem) }
+
+// accsIn makes the aggregate's accumulators with their large columns in
+// m's blocks, or on the heap with m nil.
+func (a *Aggregate) accsIn(m *memseg.Manager) []agg.Acc {
 	accs := make([]agg.Acc, len(a.spec.Aggs))
 	for i, ag := range a.spec.Aggs {
 		var in types.Type
 		if ag.Kind != agg.CountStar {
 			in = a.spec.In[ag.Arg].Type
 		}
-		accs[i], _ = agg.NewIn(ag, in, a.mem) // New checked every aggregate
+		accs[i], _ = agg.NewIn(ag, in, m) // New checked every aggregate
 	}
 	return accs
 }
