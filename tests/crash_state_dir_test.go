@@ -3,7 +3,6 @@ package tests
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -36,16 +35,8 @@ func TestCrashStateDirRemoved(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "q.sql"), stateDirQuery)
 	args := []string{"run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "1s"}
-	cmd := exec.Command(strandBinary(t), args...)
-	cmd.Dir = dir
-	var errb syncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	untilCheckpoint(&errb, done)
+	cmd, errb, done := background(t, dir, args...)
+	untilCheckpoint(errb, done)
 	if !strings.Contains(errb.String(), " completed in ") {
 		_ = cmd.Process.Kill()
 		t.Fatalf("no checkpoint completed:\n%s", errb.String())

@@ -121,15 +121,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 		if i >= kills {
 			par = final
 		}
-		cmd := exec.Command(strandBinary(t), args(par)...)
-		cmd.Dir = dir
-		var errb syncBuffer
-		cmd.Stderr = &errb
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		done := make(chan error, 1)
-		go func() { done <- cmd.Wait() }()
+		cmd, errb, done := background(t, dir, args(par)...)
 		logs = append(logs, "")
 		note := func(how string) { logs[i] = fmt.Sprintf("(%s)\n%s", how, errb.String()) }
 		if i < kills {
@@ -144,7 +136,7 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 				// run, so that the final run resumes from one (a rescale
 				// is tested) however slow checkpoints are on a loaded
 				// machine.
-				untilCheckpoint(&errb, done)
+				untilCheckpoint(errb, done)
 				wait = time.Duration(rng.Intn(100)) * time.Millisecond
 			}
 			select {
@@ -178,6 +170,18 @@ func crashRunWait(t *testing.T, dir string, p, final, kills int, maxWait time.Du
 			t.Fatalf("run did not finish:\n%s", errb.String())
 		}
 	}
+}
+
+// background is startStrand for a run watched while it goes: it returns
+// the process, its standard error as it is written, and a channel that
+// receives Wait's result once the process ends.
+func background(t *testing.T, dir string, args ...string) (*exec.Cmd, *syncBuffer, chan error) {
+	t.Helper()
+	errb := &syncBuffer{}
+	cmd := startStrand(t, dir, errb, args...)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return cmd, errb, done
 }
 
 // untilCheckpoint waits until the run writing errb logs a completed

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"fmt"
+	"io"
 	"math/rand"
 	"os"
 	"os/exec"
@@ -19,9 +20,9 @@ import (
 // once, every checkpoint corrupt, a stop or a failure in the middle of a
 // checkpoint, a kill while a window spills.
 
-// startStrand starts the binary in dir; Wait on the result returns its
-// error.
-func startStrand(t *testing.T, dir string, stderr *strings.Builder, args ...string) *exec.Cmd {
+// startStrand starts the binary in dir, its standard error to stderr
+// unless nil; Wait on the result returns its error.
+func startStrand(t *testing.T, dir string, stderr io.Writer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(strandBinary(t), args...)
 	cmd.Dir = dir

@@ -3,7 +3,6 @@ package tests
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -48,18 +47,7 @@ INSERT INTO o SELECT id FROM src;
 	if err := <-errc; err != nil {
 		t.Fatalf("the restarted job: %v\n%s", err, log.String())
 	}
-	files, err := filepath.Glob("out/part-*")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("output files %v, %v\n%s", files, err, log.String())
-	}
-	rows := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rows += strings.Count(string(b), "\n")
-	}
+	rows := len(committed(t, "out"))
 	if rows != 1000 {
 		t.Fatalf("%d rows written, want 1000\n%s", rows, log.String())
 	}

@@ -3,7 +3,6 @@ package tests
 import (
 	"bytes"
 	"fmt"
-	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -35,15 +34,7 @@ func (s *syncBuffer) String() string {
 // checkpoint, then kills it with SIGKILL.
 func killAfterCheckpoint(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(strandBinary(t), args...)
-	cmd.Dir = dir
-	var errb syncBuffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	cmd, errb, done := background(t, dir, args...)
 	deadline := time.After(time.Minute)
 	for !strings.Contains(errb.String(), "checkpoint 2 completed") {
 		select {
