@@ -35,7 +35,7 @@ func (p permanentError) Unwrap() []error { return []error{p.err, ErrPermanent} }
 // design, which a restart from the same restore point meets again:
 // state of a later strand (agg.ErrLaterFormat), state its reader finds
 // malformed although its file's checksum verified (agg.ErrCorrupt,
-// memseg.ErrCorrupt, window.Corrupt), state that does not fit the job
+// memseg.ErrCorrupt, window.ErrCorrupt), state that does not fit the job
 // (ErrIncompatible, ErrUnmapped). A corrupt file (state.ErrCorrupt) is
 // permanent in a savepoint, which a restart restores again; in a
 // checkpoint it is not, as a restart verifies the checkpoint anew and
@@ -46,7 +46,7 @@ func refused(err error, savepoint bool) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, agg.ErrLaterFormat), errors.Is(err, agg.ErrCorrupt), errors.Is(err, memseg.ErrCorrupt),
-		window.Corrupt(err), errors.Is(err, ErrIncompatible), errors.Is(err, ErrUnmapped),
+		errors.Is(err, window.ErrCorrupt), errors.Is(err, ErrIncompatible), errors.Is(err, ErrUnmapped),
 		savepoint && (errors.Is(err, state.ErrCorrupt) || errors.Is(err, checkpoint.ErrSavepoint)):
 		return Permanent(err)
 	}

@@ -10,9 +10,10 @@ import (
 	"github.com/strandsql/strand/types"
 )
 
-// TestCorrupt: the refusal of state of an unknown name and of malformed
-// window progress are Corrupt, also wrapped; other errors are not.
-func TestCorrupt(t *testing.T) {
+// TestErrCorrupt: the refusal of state of an unknown name and of
+// malformed window progress wrap ErrCorrupt, also wrapped again; other
+// errors do not.
+func TestErrCorrupt(t *testing.T) {
 	a, err := New(Spec{Window: TumbleOf(10, 0), In: tkSchema, TimeCol: 0, Keys: []int{1},
 		Aggs: []agg.Call{{Kind: agg.Count, Arg: 2, Filter: -1, Out: types.TBigInt}}}, memory.DefaultAllocator)
 	if err != nil {
@@ -23,11 +24,11 @@ func TestCorrupt(t *testing.T) {
 		key, value []byte
 	}{{"no such state", []byte{1}, nil}, {progressState, progressKey, []byte{0x80}}} {
 		err := a.Load(0, e.name, e.key, e.value)
-		if !Corrupt(err) || !Corrupt(fmt.Errorf("restoring: %w", err)) {
-			t.Errorf("Load(%q, %x, %x): %v, want an error Corrupt reports", e.name, e.key, e.value, err)
+		if !errors.Is(err, ErrCorrupt) || !errors.Is(fmt.Errorf("restoring: %w", err), ErrCorrupt) {
+			t.Errorf("Load(%q, %x, %x): %v, want one wrapping ErrCorrupt", e.name, e.key, e.value, err)
 		}
 	}
-	if Corrupt(errors.New("window: malformed checkpointed state")) || Corrupt(nil) {
-		t.Error("Corrupt reports an error that does not wrap the window's refusal")
+	if errors.Is(errors.New("window: malformed checkpointed state"), ErrCorrupt) || errors.Is(nil, ErrCorrupt) {
+		t.Error("an error that does not wrap the window's refusal is ErrCorrupt")
 	}
 }

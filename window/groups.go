@@ -100,7 +100,7 @@ func (a *Aggregate) groupOf(p *pane, key []byte, hash uint64) (g int32, inserted
 			g, err := a.nullGroup(p)
 			return g, n < 0, err
 		case len(key) != len(zeroKey) || key[0] != zeroKey[0]:
-			return 0, false, fmt.Errorf("%w: integer group key %x", errState, key)
+			return 0, false, fmt.Errorf("%w: integer group key %x", ErrCorrupt, key)
 		}
 		return a.intGroup(p, binary.BigEndian.Uint64(key[1:]), hash)
 	}

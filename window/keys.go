@@ -42,7 +42,7 @@ func (d *keyDecoder) decode(bs []array.Builder, key []byte) ([]byte, error) {
 		}
 		var err error
 		if key, err = memseg.DecodeColumn(b, t, memseg.Order{}, key, &d.scratch); err != nil {
-			return nil, fmt.Errorf("%w: %w", errState, err)
+			return nil, fmt.Errorf("%w: %w", ErrCorrupt, err)
 		}
 	}
 	return key, nil

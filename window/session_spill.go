@@ -273,7 +273,7 @@ func (s *Sessions) spillEntry(kg uint16, key, value []byte) error {
 	sp := &s.spill
 	if _, ok, err := sp.batch.Get(sp.uid, kg, sessionState, key); err != nil || ok {
 		if err == nil {
-			err = fmt.Errorf("%w: sessions of a key stored twice", errState)
+			err = fmt.Errorf("%w: sessions of a key stored twice", ErrCorrupt)
 		}
 		return err
 	}
@@ -411,7 +411,7 @@ func (s *Sessions) fireSpilled(d *dueSessions, o *sessionOut) error {
 	lo, hi := r.varint(), r.varint()
 	st := r.bytes()
 	if !ok || r.err != nil || n == 0 || hi != end {
-		return fmt.Errorf("%w: a spilled session's timer at %d without its session", errState, end)
+		return fmt.Errorf("%w: a spilled session's timer at %d without its session", ErrCorrupt, end)
 	}
 	if _, err := o.addState(lo, hi, key, st); err != nil {
 		return err

@@ -105,17 +105,17 @@ func eachSession(value []byte, fn func(start, end int64, st []byte) error) error
 	r := reader{b: value}
 	n := r.uvarint()
 	if r.err != nil || n == 0 || n > uint64(len(value)) {
-		return fmt.Errorf("%w: malformed sessions", errState)
+		return fmt.Errorf("%w: malformed sessions", ErrCorrupt)
 	}
 	last := int64(0)
 	for i := uint64(0); i < n; i++ {
 		lo, hi := r.varint(), r.varint()
 		st := r.bytes()
 		if r.err != nil {
-			return fmt.Errorf("%w: malformed sessions", errState)
+			return fmt.Errorf("%w: malformed sessions", ErrCorrupt)
 		}
 		if hi <= lo || i > 0 && lo <= last {
-			return fmt.Errorf("%w: sessions out of order", errState)
+			return fmt.Errorf("%w: sessions out of order", ErrCorrupt)
 		}
 		if err := fn(lo, hi, st); err != nil {
 			return err
@@ -123,13 +123,13 @@ func eachSession(value []byte, fn func(start, end int64, st []byte) error) error
 		last = hi
 	}
 	if len(r.b) != 0 {
-		return fmt.Errorf("%w: malformed sessions", errState)
+		return fmt.Errorf("%w: malformed sessions", ErrCorrupt)
 	}
 	return nil
 }
 
 // decodeInto gives key k, which has no sessions, those of an entry. It
-// returns ErrNoMemory when they do not fit, and an error wrapping errState
+// returns ErrNoMemory when they do not fit, and an error wrapping ErrCorrupt
 // or agg.ErrCorrupt when the entry does not decode; either way k is left
 // without sessions.
 func (s *Sessions) decodeInto(k int32, value []byte) error {
@@ -204,12 +204,12 @@ func (s *Sessions) getState(slot int32, st []byte) error {
 			}
 		}
 		if r.err != nil {
-			return fmt.Errorf("%w: malformed DISTINCT values of a session", errState)
+			return fmt.Errorf("%w: malformed DISTINCT values of a session", ErrCorrupt)
 		}
 		st = r.b
 	}
 	if len(st) != 0 {
-		return fmt.Errorf("%w: %d trailing bytes in a session", errState, len(st))
+		return fmt.Errorf("%w: %d trailing bytes in a session", ErrCorrupt, len(st))
 	}
 	return nil
 }
@@ -224,15 +224,15 @@ func (s *Sessions) Load(kg uint16, name string, key, value []byte) error {
 		return nil // the timers are set again for the sessions loaded
 	case sessionState:
 	default:
-		return fmt.Errorf("%w: unknown state %q", errState, name)
+		return fmt.Errorf("%w: unknown state %q", ErrCorrupt, name)
 	}
 	if n, err := s.keys.len(key); err != nil || n != len(key) {
-		return fmt.Errorf("%w: session key %x", errState, key)
+		return fmt.Errorf("%w: session key %x", ErrCorrupt, key)
 	}
 	k, err := s.keyOf(key)
 	if err == nil {
 		if s.head[k] >= 0 {
-			return fmt.Errorf("%w: sessions of a key stored twice", errState)
+			return fmt.Errorf("%w: sessions of a key stored twice", ErrCorrupt)
 		}
 		if err = s.decodeInto(k, value); err == nil {
 			s.touch(k)
@@ -254,7 +254,7 @@ func (s *Sessions) Load(kg uint16, name string, key, value []byte) error {
 func (r *reader) varint() int64 {
 	v, n := binary.Varint(r.b)
 	if n <= 0 {
-		r.err = errState
+		r.err = ErrCorrupt
 		return 0
 	}
 	r.b = r.b[n:]

@@ -302,14 +302,14 @@ func TestSessionsLoadCorrupt(t *testing.T) {
 	}
 	for i := range good {
 		bad := slices.Clone(good[:i])
-		if err := newSessions(t, 5).Load(0, sessionState, key, bad); !errors.Is(err, errState) && !errors.Is(err, agg.ErrCorrupt) {
+		if err := newSessions(t, 5).Load(0, sessionState, key, bad); !errors.Is(err, ErrCorrupt) && !errors.Is(err, agg.ErrCorrupt) {
 			t.Fatalf("truncated at %d: %v", i, err)
 		}
 	}
 	if err := newSessions(t, 5).Load(0, sessionState, key, good); err != nil {
 		t.Fatal(err)
 	}
-	if err := newSessions(t, 5).Load(0, "p", key, good); !errors.Is(err, errState) {
+	if err := newSessions(t, 5).Load(0, "p", key, good); !errors.Is(err, ErrCorrupt) {
 		t.Fatalf("unknown state: %v", err)
 	}
 }

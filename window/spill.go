@@ -318,7 +318,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 	a := m.a
 	n, err := a.keys.len(key)
 	if err != nil || n >= len(key) {
-		return fmt.Errorf("%w: spilled key %x", errState, key)
+		return fmt.Errorf("%w: spilled key %x", ErrCorrupt, key)
 	}
 	gk, rest := key[:n], key[n:]
 	if m.n == 0 || !bytes.Equal(gk, m.keys[m.n-1]) {
@@ -337,7 +337,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 	switch rest[0] {
 	case tagAccs:
 		if len(rest) != 9 {
-			return fmt.Errorf("%w: spilled group key %x", errState, key)
+			return fmt.Errorf("%w: spilled group key %x", ErrCorrupt, key)
 		}
 		v, err := value()
 		if err != nil {
@@ -349,7 +349,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 			}
 		}
 		if len(v) != 0 {
-			return fmt.Errorf("%w: %d trailing bytes in a spilled group", errState, len(v))
+			return fmt.Errorf("%w: %d trailing bytes in a spilled group", ErrCorrupt, len(v))
 		}
 		for i, ag := range a.spec.Aggs {
 			if !ag.Distinct {
@@ -359,7 +359,7 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 	case tagDistinct:
 		agg, n := binary.Uvarint(rest[1:])
 		if n <= 0 || agg >= uint64(len(m.dec)) || m.dec[agg] == nil {
-			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", errState)
+			return fmt.Errorf("%w: spilled DISTINCT value of no DISTINCT aggregate", ErrCorrupt)
 		}
 		// The same value of the group in another slice comes next to it.
 		if bytes.Equal(key, m.lastVal) {
@@ -367,11 +367,11 @@ func (m *merge) add(key []byte, value func() ([]byte, error), ws, we int64, emit
 		}
 		m.lastVal = append(m.lastVal[:0], key...)
 		if tail, err := m.dec[agg].decode(m.values[agg:agg+1], rest[1+n:]); err != nil || len(tail) != 0 {
-			return fmt.Errorf("%w: spilled DISTINCT value %x", errState, rest)
+			return fmt.Errorf("%w: spilled DISTINCT value %x", ErrCorrupt, rest)
 		}
 		m.slots[agg] = append(m.slots[agg], g)
 	default:
-		return fmt.Errorf("%w: spilled entry of unknown kind %#x", errState, rest[0])
+		return fmt.Errorf("%w: spilled entry of unknown kind %#x", ErrCorrupt, rest[0])
 	}
 	return nil
 }

@@ -95,8 +95,10 @@ var progressKey = []byte{0}
 // into key groups lo..hi (inclusive) when its windows slide.
 func (a *Aggregate) StoreProgress(lo, hi int) { a.kgLo, a.kgHi = lo, hi }
 
-// errState reports checkpointed or spilled window state that does not decode.
-var errState = errors.New("window: malformed checkpointed state")
+// ErrCorrupt is wrapped by the refusal of checkpointed or spilled window
+// state that does not decode (a restore that meets it meets it again on
+// every restart from the same state).
+var ErrCorrupt = errors.New("window: malformed checkpointed state")
 
 // Track makes the aggregate remember what changes between checkpoints. It
 // must be called before the first Add.
@@ -405,14 +407,14 @@ func (a *Aggregate) Load(kg uint16, name string, key, value []byte) error {
 	case name == progressState && bytes.Equal(key, progressKey):
 		wm, n := binary.Varint(value)
 		if n <= 0 || n != len(value) {
-			return fmt.Errorf("%w: malformed window progress", errState)
+			return fmt.Errorf("%w: malformed window progress", ErrCorrupt)
 		}
 		if !a.progressed || wm < a.restoredWM {
 			a.restoredWM, a.progressed = wm, true
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: unknown state %q", errState, name)
+	return fmt.Errorf("%w: unknown state %q", ErrCorrupt, name)
 }
 
 // Restored finishes a restore.
@@ -469,7 +471,7 @@ func (a *Aggregate) decode(value []byte) (decoded, error) {
 	r := reader{b: value}
 	n := r.uvarint()
 	if n > uint64(len(value)) {
-		return decoded{}, fmt.Errorf("%w: malformed window part", errState)
+		return decoded{}, fmt.Errorf("%w: malformed window part", ErrCorrupt)
 	}
 	d := decoded{keys: make([][]byte, 0, n), states: make([][]byte, 0, n)}
 	for i := uint64(0); i < n && r.err == nil; i++ {
@@ -480,16 +482,16 @@ func (a *Aggregate) decode(value []byte) (decoded, error) {
 	for i := uint64(0); i < nd && r.err == nil; i++ {
 		agg := r.uvarint()
 		if r.err == nil && agg >= uint64(len(a.spec.Aggs)) {
-			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing aggregate", errState)
+			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing aggregate", ErrCorrupt)
 		}
 		v := decodedValue{agg: int(agg), group: r.uvarint(), value: r.bytes()}
 		if r.err == nil && (!a.spec.Aggs[v.agg].Distinct || v.group >= n) {
-			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing group", errState)
+			return decoded{}, fmt.Errorf("%w: DISTINCT value of a missing group", ErrCorrupt)
 		}
 		d.values = append(d.values, v)
 	}
 	if r.err != nil || len(r.b) != 0 {
-		return decoded{}, fmt.Errorf("%w: malformed window part", errState)
+		return decoded{}, fmt.Errorf("%w: malformed window part", ErrCorrupt)
 	}
 	return d, nil
 }
@@ -594,7 +596,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 		return 0, err
 	}
 	if !inserted {
-		return 0, fmt.Errorf("%w: group stored twice", errState)
+		return 0, fmt.Errorf("%w: group stored twice", ErrCorrupt)
 	}
 	rest := st
 	for _, ac := range p.accs {
@@ -603,7 +605,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 		}
 	}
 	if len(rest) != 0 {
-		return 0, fmt.Errorf("%w: %d trailing bytes", errState, len(rest))
+		return 0, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(rest))
 	}
 	if a.track {
 		p.dirty[g>>6] |= 1 << (g & 63)
@@ -656,7 +658,7 @@ type reader struct {
 func (r *reader) uvarint() uint64 {
 	v, n := binary.Uvarint(r.b)
 	if n <= 0 {
-		r.err = errState
+		r.err = ErrCorrupt
 		return 0
 	}
 	r.b = r.b[n:]
@@ -666,7 +668,7 @@ func (r *reader) uvarint() uint64 {
 func (r *reader) bytes() []byte {
 	n := r.uvarint()
 	if r.err != nil || uint64(len(r.b)) < n {
-		r.err = errState
+		r.err = ErrCorrupt
 		return nil
 	}
 	v := r.b[:n]
