@@ -100,6 +100,9 @@ func runSession(t *testing.T, src string, parallelism, batch int) string {
 	sess := session.New(&out, &bytes.Buffer{})
 	sess.Parallelism = parallelism
 	sess.Config[session.KeyBatchSize] = fmt.Sprint(batch)
+	// Its jobs' work directories go under the test's, not a .strand
+	// directory left behind in tests/ (as runScript's).
+	sess.Durable.StateDir = t.TempDir()
 	if err := sess.ExecScript(context.Background(), src); err != nil {
 		t.Fatal(planner.FormatError("query", src, err))
 	}
