@@ -58,11 +58,9 @@ func (w *WindowAgg) Open(ctx *TaskContext) error {
 		return w.openState(ctx)
 	}
 	w.scratch = ctx.Scratch
-	agg.UseStore(w.spillStore, w.UID, w.keyGroup, 0)
+	agg.UseStore(w.spillStore, w.UID, w.maxPar, 0)
 	return nil
 }
-
-func (w *WindowAgg) keyGroup(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) }
 
 // spillStore opens a private store for a job that does not checkpoint.
 func (w *WindowAgg) spillStore() (*state.Store, error) {

@@ -29,12 +29,12 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 		return err
 	}
 	if rv == nil {
-		w.agg.UseStore(w.openStore, w.UID, w.keyGroup, 0)
+		w.agg.UseStore(w.openStore, w.UID, w.maxPar, 0)
 		return nil
 	}
 	// Spills of this run must not overwrite those of the runs whose
 	// checkpoints it restores, which all came before this checkpoint.
-	w.agg.UseStore(w.openStore, w.UID, w.keyGroup, uint64(rv.ID())+1)
+	w.agg.UseStore(w.openStore, w.UID, w.maxPar, uint64(rv.ID())+1)
 	if err := rv.Scan("", w.agg.Load); err != nil {
 		return err
 	}

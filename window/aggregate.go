@@ -209,13 +209,16 @@ type pane struct {
 	// Checkpoint bookkeeping (state.go): groups changed since the last
 	// Flush (dirty has bit g set for group g: a bit, not a byte, so that
 	// fold's check of every row's group stays in cache), each group's key
-	// group (filled by Flush), per key group what the state store holds
-	// of the window, and per DISTINCT aggregate the position in seen up to
-	// which the store holds its values.
+	// group (recorded as the group is made, once UseStore has given the
+	// key groups: spill.go), per key group what the state store holds of
+	// the window, of which the first joined groups are members, and per
+	// DISTINCT aggregate the position in seen up to which the store holds
+	// its values.
 	dirty     []uint64
 	dirtyList []int32
 	kgs       []uint16
 	parts     []part
+	joined    int
 	marks     []uint64
 	// spilled are the key groups with a part of the window spilled to the
 	// store.
@@ -366,7 +369,7 @@ func (a *Aggregate) free(p *pane) {
 	p.accs = a.paneAccs()
 	p.addrs, p.ikeys, p.dirty, p.dirtyList, p.kgs, p.marks = nil, nil, nil, nil, nil, nil
 	p.changed()
-	p.null = -1
+	p.null, p.joined = -1, 0
 	for i := range p.parts {
 		p.parts[i].members = nil
 	}
@@ -816,6 +819,9 @@ func (a *Aggregate) growTo(p *pane, n int) error {
 		p.ikeys = slices.Grow(p.ikeys, n-len(p.ikeys))
 	} else {
 		p.addrs = slices.Grow(p.addrs, n-len(p.addrs))
+	}
+	if a.spill.maxPar != 0 {
+		p.kgs = slices.Grow(p.kgs, n-len(p.kgs))
 	}
 	for _, ac := range p.accs {
 		ac.Grow(n)

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/agg"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
@@ -160,13 +159,12 @@ func TestAggregateRestoredBigintKeys(t *testing.T) {
 	defer store.Close()
 	a := countSum(t)
 	a.Track()
+	a.UseStore(func() (*state.Store, error) { return store, nil }, "w", 128, 0)
 	first := batchOf(rows[:1000])
 	if _, err := a.Add(first); err != nil {
 		t.Fatal(err)
 	}
 	first.Release()
-	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
-	a.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
 	sb := store.NewBatch()
 	a.Flush(sb)
 	if err := sb.Commit(); err != nil {

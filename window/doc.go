@@ -107,9 +107,13 @@
 // normalized key (memseg.HashInt64 for an integer, the same function), the
 // hash whose key group routed the row; AddRows takes the rows of a batch a
 // hash exchange shares with other receivers, and the hashes it computed,
-// so that the aggregate neither copies the rows nor hashes them again. When the budget cannot take a row's group or values,
-// the aggregate spills every window to the state store and goes on
-// (spill.go); a window with spilled parts fires by merging them.
+// so that the aggregate neither copies the rows nor hashes them again.
+// The same hash gives a new group its key group (hash % max parallelism,
+// exec.KeyGroup's), recorded then, which checkpoints and spills file the
+// group under without encoding or hashing its key again. When the budget
+// cannot take a row's group or values, the aggregate spills every window
+// to the state store and goes on (spill.go); a window with spilled parts
+// fires by merging them.
 //
 // Processing-time windows use the same aggregate: AddAt folds a whole
 // batch into the window holding a given clock reading, and the caller

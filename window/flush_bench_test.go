@@ -6,7 +6,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/strandsql/strand/agg"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
@@ -25,7 +24,7 @@ func BenchmarkFlushChanged(b *testing.B) {
 		b.Fatal(err)
 	}
 	a.Track()
-	a.UseStore(func() (*state.Store, error) { return nil, nil }, "w", func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }, 0)
+	a.UseStore(func() (*state.Store, error) { return nil, nil }, "w", 128, 0)
 	add := func(ks []int64) {
 		rows := make([]row, len(ks))
 		for i, k := range ks {

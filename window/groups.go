@@ -28,13 +28,18 @@ import (
 //
 // Either way a group's key is its normalized key (keyAt), and both tables
 // are keyed by memseg.Hash of it (HashInt64 for integers, the same
-// function), so the hashes a hash exchange computed serve both.
+// function), so the hashes a hash exchange computed serve both. That hash
+// also gives the group's key group, which every path that makes a group
+// records then (Aggregate.record), in group order.
 
 // nullKey and zeroKey are the normalized keys of a NULL and of 0 of an
-// integer-like column: a marker alone, and a marker and 8 bytes.
+// integer-like column: a marker alone, and a marker and 8 bytes; nullHash
+// is nullKey's hash, which the NULL group has no table entry to take
+// from.
 var (
-	nullKey = memseg.AppendNull(nil, memseg.Order{})
-	zeroKey = memseg.AppendInt64(nil, 0, memseg.Order{})
+	nullKey  = memseg.AppendNull(nil, memseg.Order{})
+	zeroKey  = memseg.AppendInt64(nil, 0, memseg.Order{})
+	nullHash = memseg.Hash(nullKey)
 )
 
 // intKeyed reports whether an aggregate of spec groups by one
@@ -114,6 +119,7 @@ func (a *Aggregate) groupOf(p *pane, key []byte, hash uint64) (g int32, inserted
 	g = int32(len(p.addrs))
 	binary.LittleEndian.PutUint32(acc, uint32(g))
 	p.addrs = append(p.addrs, addr)
+	a.record(p, hash)
 	p.changed()
 	return g, true, nil
 }
@@ -127,6 +133,7 @@ func (a *Aggregate) intGroup(p *pane, u, hash uint64) (int32, bool, error) {
 	}
 	if inserted {
 		p.ikeys = append(p.ikeys, u)
+		a.record(p, hash)
 		p.changed()
 	}
 	return int32(v), inserted, nil
@@ -138,6 +145,7 @@ func (a *Aggregate) nullGroup(p *pane) (int32, error) {
 	if p.null < 0 {
 		p.null = int32(len(p.ikeys))
 		p.ikeys = append(p.ikeys, 0)
+		a.record(p, nullHash)
 		p.changed()
 	}
 	return p.null, nil
@@ -174,6 +182,7 @@ func (a *Aggregate) lookupInts(p *pane, b arrow.RecordBatch, rows []int32, hashe
 			n, added, err := p.ints.Fill(us[done:], hashes[done:], gs[done:], uint32(from), uint32(p.cap), p.ikeys)
 			p.ikeys = added
 			if len(p.ikeys) > from {
+				a.recordFilled(p, gs[done:done+n], hashes[done:done+n])
 				p.changed()
 			}
 			if done += n; done == len(us) {
@@ -228,6 +237,7 @@ func (a *Aggregate) lookupInts(p *pane, b arrow.RecordBatch, rows []int32, hashe
 			}
 			if inserted {
 				ik = append(ik, us[i])
+				a.record(p, hashes[i])
 				added = true
 			}
 			g = int32(v)
@@ -239,6 +249,21 @@ func (a *Aggregate) lookupInts(p *pane, b arrow.RecordBatch, rows []int32, hashe
 		gs[i] = g
 	}
 	return n, nil
+}
+
+// recordFilled records the key groups of the groups that IntTable.Fill
+// made in pane p for rows whose groups are gs and key hashes hashes. Fill
+// numbers new groups in the order of their first rows, so the first row
+// of the next group to record is the first whose group is that number.
+func (a *Aggregate) recordFilled(p *pane, gs []int32, hashes []uint64) {
+	if a.spill.maxPar == 0 {
+		return
+	}
+	for i := 0; len(p.kgs) < len(p.ikeys); i++ {
+		if gs[i] == int32(len(p.kgs)) {
+			a.record(p, hashes[i])
+		}
+	}
 }
 
 // keyOrder returns p's group numbers in key order: a radix sort of key

@@ -82,7 +82,7 @@ func runIntKeyed(t *testing.T, w Assigner, kt types.Type, rows []row, sel bool, 
 			t.Fatal(err)
 		}
 		defer st.Close()
-		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 0)
 		defer func() {
 			if a.Spills() == 0 {
 				t.Errorf("nothing spilled in %d bytes", budget)
@@ -267,7 +267,7 @@ func TestSlidesWithoutRoom(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 0)
 	r := rand.New(rand.NewPCG(5, 6))
 	rows := make([]row, 2000)
 	for i := range rows {
@@ -293,5 +293,220 @@ func TestSlidesWithoutRoom(t *testing.T) {
 	}
 	if want := intReference(w, types.TBigInt, rows); !slices.Equal(out, want) {
 		t.Fatalf("%d rows, want %d", len(out), len(want))
+	}
+}
+
+// TestRecordedKeyGroups checks that every group's key group, recorded
+// when the group is made, is exec.KeyGroup's memseg.Hash(key) % maxPar of
+// its normalized key: in memory after each batch, in the entries a Flush
+// writes and a spill leaves in the store, and after a restore. Keys are
+// one integer column (an IntTable; NULLs, and batches without NULLs that
+// fill the table in bulk), a string, an integer and a string, none, and an
+// integer beside a DISTINCT aggregate (a HashTable); rows come whole
+// (Add) or as selections, half with the hashes a hash exchange computed
+// (AddRows); in a budget that holds every group and in one that spills.
+func TestRecordedKeyGroups(t *testing.T) {
+	schema := types.Schema{{Name: "ts", Type: types.TTimestamp}, {Name: "k", Type: types.TBigInt}, {Name: "s", Type: types.TString}, {Name: "v", Type: types.TBigInt}}
+	count := agg.Call{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}
+	distinct := agg.Call{Kind: agg.Count, Arg: 3, Filter: -1, Distinct: true, Out: types.TBigInt}
+	specs := []struct {
+		name string
+		keys []int
+		aggs []agg.Call
+	}{
+		{"int", []int{1}, []agg.Call{count}},
+		{"string", []int{2}, []agg.Call{count}},
+		{"int,string", []int{1, 2}, []agg.Call{count}},
+		{"none", nil, []agg.Call{count}},
+		{"int,distinct", []int{1}, []agg.Call{count, distinct}},
+	}
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, sp := range specs {
+		for _, maxPar := range []int{128, 7} {
+			for _, sel := range []bool{false, true} {
+				for _, budget := range []int64{0, 24 << 10} {
+					t.Run(fmt.Sprintf("%s/maxPar=%d/sel=%v/budget=%d", sp.name, maxPar, sel, budget), func(t *testing.T) {
+						spec := Spec{Window: Assigner{Kind: Hop, Size: 20, Slide: 10}, In: schema, TimeCol: 0, Keys: sp.keys, Aggs: sp.aggs}
+						a, st := keyGroupAggregate(t, spec, maxPar, budget)
+						for i := range 40 {
+							// Every other batch without NULL keys: an
+							// IntTable's groups are then made in bulk.
+							b := keyGroupBatch(schema, r, i, i%2 == 0)
+							addKeyGroupBatch(t, a, b, sel)
+							b.Release()
+							checkKeyGroups(t, a, maxPar)
+						}
+						if budget > 0 && len(sp.keys) > 0 && a.Spills() == 0 {
+							t.Fatalf("nothing spilled in %d bytes", budget)
+						}
+						sorted := st.NewSorted()
+						a.Flush(sorted)
+						if err := sorted.Commit(); err != nil {
+							t.Fatal(err)
+						}
+						a.Flushed()
+						restored, rst := keyGroupAggregate(t, spec, maxPar, budget)
+						err := st.Scan("w", 0, uint16(maxPar-1), "", func(kg uint16, name string, key, value []byte) error {
+							checkStoredKeyGroup(t, a, maxPar, kg, name, key, value)
+							return restored.Load(kg, name, key, value)
+						})
+						if err == nil {
+							err = restored.Restored()
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						checkKeyGroups(t, restored, maxPar)
+						// The restored groups' key groups serve its Flush.
+						sorted = rst.NewSorted()
+						restored.Flush(sorted)
+						if err := sorted.Commit(); err != nil {
+							t.Fatal(err)
+						}
+						err = rst.Scan("w", 0, uint16(maxPar-1), "", func(kg uint16, name string, key, value []byte) error {
+							checkStoredKeyGroup(t, restored, maxPar, kg, name, key, value)
+							return nil
+						})
+						if err != nil {
+							t.Fatal(err)
+						}
+						a.Release()
+						restored.Release()
+						st.Close()
+						rst.Close()
+					})
+				}
+			}
+		}
+	}
+}
+
+// keyGroupAggregate makes an aggregate of spec with maxPar key groups
+// that checkpoints to the store it returns, in budget bytes if not 0.
+func keyGroupAggregate(t *testing.T, spec Spec, maxPar int, budget int64) (*Aggregate, *state.Store) {
+	t.Helper()
+	a, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if budget > 0 {
+		m, err := memseg.NewManager(budget, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.UseMemory(m)
+	}
+	st, err := state.Open(vfs.NewMem(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Track()
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", maxPar, 0)
+	return a, st
+}
+
+// keyGroupBatch makes batch i of TestRecordedKeyGroups: 200 rows over two
+// slices, keys from a range that moves on, NULLs only if nulls.
+func keyGroupBatch(schema types.Schema, r *rand.Rand, i int, nulls bool) arrow.RecordBatch {
+	al := memory.DefaultAllocator
+	ts := array.NewTimestampBuilder(al, &arrow.TimestampType{Unit: arrow.Millisecond})
+	k := array.NewInt64Builder(al)
+	s := array.NewStringBuilder(al)
+	v := array.NewInt64Builder(al)
+	const n = 200
+	for j := range n {
+		ts.Append(arrow.Timestamp(i + j%2*10))
+		if nulls && r.IntN(20) == 0 {
+			k.AppendNull()
+		} else {
+			k.Append(int64(i*50 + r.IntN(300) - 100))
+		}
+		if nulls && r.IntN(20) == 0 {
+			s.AppendNull()
+		} else {
+			s.Append(fmt.Sprint("s", i*20+r.IntN(100)))
+		}
+		v.Append(int64(r.IntN(10)))
+	}
+	cols := []arrow.Array{ts.NewArray(), k.NewArray(), s.NewArray(), v.NewArray()}
+	return array.NewRecordBatch(schema.Arrow(), cols, n)
+}
+
+// addKeyGroupBatch adds b to a whole, or with sel as two selections, the
+// first with the hashes of its rows' keys.
+func addKeyGroupBatch(t *testing.T, a *Aggregate, b arrow.RecordBatch, sel bool) {
+	t.Helper()
+	if !sel {
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	var enc memseg.KeyEncoder
+	if err := enc.Reset(b, a.spec.Keys); err != nil {
+		t.Fatal(err)
+	}
+	var hashed, plain []int32
+	var hs []uint64
+	for i := range int(b.NumRows()) {
+		if i%3 == 0 {
+			plain = append(plain, int32(i))
+			continue
+		}
+		hashed = append(hashed, int32(i))
+		hs = append(hs, memseg.Hash(enc.Append(nil, i)))
+	}
+	if _, err := a.AddRows(b, hashed, hs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.AddRows(b, plain, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// keyGroupOf is exec.KeyGroup, which window cannot import.
+func keyGroupOf(key []byte, maxPar int) uint16 { return uint16(memseg.Hash(key) % uint64(maxPar)) }
+
+// checkKeyGroups fails t unless every group of a's windows has its key
+// group recorded.
+func checkKeyGroups(t *testing.T, a *Aggregate, maxPar int) {
+	t.Helper()
+	var buf []byte
+	for s, p := range a.panes {
+		if len(p.kgs) != p.len() {
+			t.Fatalf("window %d: %d key groups recorded for %d groups", s, len(p.kgs), p.len())
+		}
+		for g := range int32(p.len()) {
+			key := p.keyAt(g, &buf)
+			if want := keyGroupOf(key, maxPar); p.kgs[g] != want {
+				t.Fatalf("window %d: group %d of key %x recorded in key group %d, want %d", s, g, key, p.kgs[g], want)
+			}
+		}
+	}
+}
+
+// checkStoredKeyGroup fails t unless the groups of an entry that a's
+// Flush or spill wrote into key group kg are of that key group.
+func checkStoredKeyGroup(t *testing.T, a *Aggregate, maxPar int, kg uint16, name string, key, value []byte) {
+	t.Helper()
+	var keys [][]byte
+	switch name {
+	case paneState:
+		d, err := a.decode(value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = d.keys
+	case spillState:
+		n, err := a.keys.len(key[8:])
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = [][]byte{key[8 : 8+n]}
+	}
+	for _, k := range keys {
+		if want := keyGroupOf(k, maxPar); kg != want {
+			t.Fatalf("%s entry of key %x in key group %d, want %d", name, k, kg, want)
+		}
 	}
 }

@@ -134,7 +134,7 @@ func TestIntKeysSmallBatches(t *testing.T) {
 						t.Fatal(err)
 					}
 					defer st.Close()
-					a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 0)
+					a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 0)
 					var got []string
 					var enc memseg.KeyEncoder
 					maxTs := int64(-1 << 62)

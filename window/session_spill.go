@@ -62,6 +62,9 @@ type sessionSpill struct {
 
 func (sp *sessionSpill) reset() { sp.min = types.MaxWatermark }
 
+// KeyGroup returns the key group of an encoded group key.
+type KeyGroup func(key []byte) uint16
+
 // UseStore names the state Flush writes (operator uid, each key in key
 // group kg of its key) and lets the aggregate spill what does not fit in
 // memory to the store open returns, called on the first spill (with

@@ -7,8 +7,8 @@ import (
 
 // spare is the memory of a fired window kept for the next one: its
 // IntTable (cleared, its slots kept), its accumulator columns (every slot
-// empty again) and its key and dirty columns, still charged to the
-// budget. A hopping window's slices are small, made and fired one after
+// empty again) and its key, key-group and dirty columns, still charged
+// to the budget. A hopping window's slices are small, made and fired one after
 // another; reusing one's memory for the next saves allocating, zeroing
 // and growing it, and the garbage collector's work on it.
 //
@@ -27,6 +27,7 @@ type spare struct {
 	ints         *memseg.IntTable
 	accs         []agg.Acc
 	ikeys        []uint64
+	kgs          []uint16
 	hashes       []uint64
 	slots        []int32
 	dirty        []uint64
@@ -53,7 +54,7 @@ func (a *Aggregate) retire(p *pane) {
 		}
 	}
 	clear(p.dirty)
-	a.spares = append(a.spares, &spare{ints: p.ints, accs: p.accs, ikeys: p.ikeys[:0], hashes: p.hashes[:0], slots: p.slots[:0], dirty: p.dirty, cap: p.cap, charged: p.charged})
+	a.spares = append(a.spares, &spare{ints: p.ints, accs: p.accs, ikeys: p.ikeys[:0], kgs: p.kgs[:0], hashes: p.hashes[:0], slots: p.slots[:0], dirty: p.dirty, cap: p.cap, charged: p.charged})
 	p.ints, p.accs, p.hashes, p.slots, p.charged = nil, nil, nil, nil, 0
 	a.free(p)
 }
@@ -67,7 +68,7 @@ func (a *Aggregate) reuse(p *pane) bool {
 	sp := a.spares[n-1]
 	a.spares = a.spares[:n-1]
 	a.spareBytes -= sp.charged + sp.ints.Bytes()
-	p.ints, p.accs, p.ikeys, p.hashes, p.slots, p.dirty, p.cap, p.charged = sp.ints, sp.accs, sp.ikeys, sp.hashes, sp.slots, sp.dirty, sp.cap, sp.charged
+	p.ints, p.accs, p.ikeys, p.kgs, p.hashes, p.slots, p.dirty, p.cap, p.charged = sp.ints, sp.accs, sp.ikeys, sp.kgs, sp.hashes, sp.slots, sp.dirty, sp.cap, sp.charged
 	return true
 }
 

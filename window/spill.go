@@ -48,22 +48,39 @@ type spill struct {
 	open  func() (*state.Store, error)
 	store *state.Store
 	uid   string
-	kg    KeyGroup
-	seq   uint64
-	batch *state.Batch
-	n     int64 // spills so far
+	// maxPar is the number of key groups, 0 before UseStore: from then
+	// on each group's key group is recorded when it is made (record).
+	maxPar uint64
+	seq    uint64
+	batch  *state.Batch
+	n      int64 // spills so far
 }
 
 // UseStore lets the aggregate spill state that does not fit in memory to
 // a state store, which open returns (it is called on the first spill),
-// under operator uid, each group in key group kg of its key; Flush writes
-// checkpointed state under the same uid and key groups. epoch must be
-// greater than that of every earlier run whose state the aggregate
-// restores (such as the ID of the checkpoint restored), so that its spills
-// never overwrite theirs. Without a store, running out of memory fails the
-// aggregate with ErrMemory.
-func (a *Aggregate) UseStore(open func() (*state.Store, error), uid string, kg KeyGroup, epoch uint64) {
-	a.spill = spill{open: open, uid: uid, kg: kg, seq: epoch << 32}
+// under operator uid; Flush writes checkpointed state under the same uid.
+// Both put each group in key group memseg.Hash(key) % maxPar of its
+// normalized key, exec.KeyGroup's: maxPar is the job's max parallelism,
+// 1 to 65536. epoch must be greater than that of every earlier run whose
+// state the aggregate restores (such as the ID of the checkpoint
+// restored), so that its spills never overwrite theirs. Without a store,
+// running out of memory fails the aggregate with ErrMemory.
+//
+// UseStore must be called before the first Add or Load: from then on the
+// aggregate records each group's key group as it makes the group, from the
+// hash its table took (groups.go), so that neither a spill nor a Flush
+// encodes and hashes keys again.
+func (a *Aggregate) UseStore(open func() (*state.Store, error), uid string, maxPar int, epoch uint64) {
+	a.spill = spill{open: open, uid: uid, maxPar: uint64(maxPar), seq: epoch << 32}
+}
+
+// record appends to p.kgs the key group of p's newest group, whose key's
+// hash is hash, once UseStore has given the key groups: p.kgs[g] is then
+// group g's key group, for every group of p.
+func (a *Aggregate) record(p *pane, hash uint64) {
+	if a.spill.maxPar != 0 {
+		p.kgs = append(p.kgs, uint16(hash%a.spill.maxPar))
+	}
 }
 
 // Spills is the number of times the aggregate has spilled a window.
@@ -117,17 +134,14 @@ func (a *Aggregate) spillPane(p *pane) error {
 	start := startKey(p.start)
 	seq := a.spill.seq
 	a.spill.seq++
-	kgs := make([]uint16, p.len())
 	for g := range int32(p.len()) {
-		key := p.keyAt(g, &a.kbuf)
-		kgs[g] = a.spill.kg(key)
-		a.part = accsKey(a.part[:0], start[:], key, seq)
+		a.part = accsKey(a.part[:0], start[:], p.keyAt(g, &a.kbuf), seq)
 		k := len(a.part)
 		for _, ac := range p.accs {
 			a.part = ac.Put(a.part, g)
 		}
-		b.Set(a.spill.uid, kgs[g], spillState, a.part[:k], a.part[k:])
-		p.markSpilled(kgs[g])
+		b.Set(a.spill.uid, p.kgs[g], spillState, a.part[:k], a.part[k:])
+		p.markSpilled(p.kgs[g])
 		if err := a.commitIfLarge(b); err != nil {
 			return err
 		}
@@ -139,7 +153,7 @@ func (a *Aggregate) spillPane(p *pane) error {
 		for it := seen.Iter(); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
 			a.part = distinctKey(a.part[:0], start[:], p.keyAt(int32(g), &a.kbuf), agg, it.Key()[4:])
-			b.Set(a.spill.uid, kgs[g], spillState, a.part, nil)
+			b.Set(a.spill.uid, p.kgs[g], spillState, a.part, nil)
 			if err := a.commitIfLarge(b); err != nil {
 				return err
 			}

@@ -105,8 +105,6 @@ const (
 	mBatchN = 50
 )
 
-func mKeyGroup(key []byte) uint16 { return uint16(memseg.Hash(key) % mKGs) }
-
 // rowsOut renders fired batches as lines.
 func rowsOut(out *[]string) func(arrow.RecordBatch) error {
 	return func(b arrow.RecordBatch) error {
@@ -216,7 +214,7 @@ func newMJob(t *testing.T, spec Spec, p int, budget int64, restore *mCheckpoint)
 		if restore != nil {
 			epoch = uint64(restore.id) + 1
 		}
-		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, epoch)
+		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, epoch)
 		a.StoreProgress(int(task.lo), int(task.hi)) // as exec does: hopping windows restore their progress
 		if restore != nil {
 			for _, e := range restore.entries {
@@ -484,7 +482,7 @@ func loadAndFire(t *testing.T, entries []mEntry, what string) (err error) {
 	if serr != nil {
 		t.Fatal(serr)
 	}
-	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKeyGroup, 2)
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 2)
 	defer func() {
 		if r := recover(); r != nil {
 			t.Errorf("%s: panic: %v", what, r)

@@ -29,7 +29,7 @@ func TestSpillMatchesMemory(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer st.Close()
-		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", func(k []byte) uint16 { return uint16(memseg.Hash(k) % 128) }, 0)
+		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", 128, 0)
 		for lo := 0; lo < len(rows); lo += 1000 {
 			b := batchOf(rows[lo : lo+1000])
 			if _, err := a.Add(b); err != nil {

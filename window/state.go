@@ -104,9 +104,6 @@ var ErrCorrupt = errors.New("window: malformed checkpointed state")
 // must be called before the first Add.
 func (a *Aggregate) Track() { a.track = true }
 
-// KeyGroup returns the key group of an encoded group key.
-type KeyGroup func(key []byte) uint16
-
 // Writer receives the writes of a Flush: a state.Batch or a state.Sorted.
 type Writer interface {
 	Set(uid string, kg uint16, name string, key, value []byte)
@@ -151,7 +148,7 @@ func (a *Aggregate) Flush(b Writer) {
 	for s, p := range a.panes {
 		if len(p.dirtyList) > 0 {
 			f.starts = append(f.starts, s)
-			a.assignKeyGroups(p)
+			a.join(p)
 			budget += len(p.dirtyList)
 		}
 	}
@@ -161,17 +158,15 @@ func (a *Aggregate) Flush(b Writer) {
 	}
 }
 
-// assignKeyGroups records the key group of each group of p new since the
-// last Flush, and makes it a member of its part. The slices are sized
-// before they are filled: a first checkpoint assigns up to a million
-// groups, which appending would copy and fault in at every doubling.
-func (a *Aggregate) assignKeyGroups(p *pane) {
-	from := len(p.kgs)
-	p.kgs = slices.Grow(p.kgs, p.len()-from)
+// join makes each group of p made since the last Flush a member of the
+// part of its key group, which the group's making recorded (p.kgs). The
+// slices are sized before they are filled: a first checkpoint adds up to
+// a million groups, which appending would copy and fault in at every
+// doubling.
+func (a *Aggregate) join(p *pane) {
+	kgs := p.kgs[p.joined:]
 	nkg := len(p.parts)
-	for g := from; g < p.len(); g++ {
-		k := a.spill.kg(p.keyAt(int32(g), &a.kbuf))
-		p.kgs = append(p.kgs, k)
+	for _, k := range kgs {
 		nkg = max(nkg, int(k)+1)
 	}
 	if nkg > len(p.parts) {
@@ -179,7 +174,7 @@ func (a *Aggregate) assignKeyGroups(p *pane) {
 	}
 	f := &a.flush
 	f.next = append(f.next[:0], make([]int32, nkg)...)
-	for _, k := range p.kgs[from:] {
+	for _, k := range kgs {
 		f.next[k]++
 	}
 	for k, n := range f.next {
@@ -187,9 +182,10 @@ func (a *Aggregate) assignKeyGroups(p *pane) {
 			p.parts[k].members = slices.Grow(p.parts[k].members, int(n))
 		}
 	}
-	for i, k := range p.kgs[from:] {
-		p.parts[k].members = append(p.parts[k].members, int32(from+i))
+	for i, k := range kgs {
+		p.parts[k].members = append(p.parts[k].members, int32(p.joined+i))
 	}
+	p.joined = len(p.kgs)
 }
 
 // flushPane writes pane p's entry numbered seq in every key group where a

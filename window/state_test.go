@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/agg"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 )
@@ -38,16 +37,15 @@ func TestStateRoundTrip(t *testing.T) {
 	first, second := batchOf(rows[:1500]), batchOf(rows[1500:])
 	defer first.Release()
 	defer second.Release()
-	if _, err := orig.Add(first); err != nil {
-		t.Fatal(err)
-	}
 	store, err := state.Open(vfs.NewMem(), "s")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
-	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
+	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", 128, 0)
+	if _, err := orig.Add(first); err != nil {
+		t.Fatal(err)
+	}
 	sorted := store.NewSorted()
 	orig.Flush(sorted)
 	if err := sorted.Commit(); err != nil {
@@ -135,8 +133,7 @@ func TestFlushWritesChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer store.Close()
-	kg := func(key []byte) uint16 { return uint16(memseg.Hash(key) % 128) }
-	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", kg, 0)
+	orig.UseStore(func() (*state.Store, error) { return store, nil }, "w", 128, 0)
 	checkpoint := func(complete bool) *recorder {
 		t.Helper()
 		sorted := store.NewSorted()
