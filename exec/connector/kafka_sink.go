@@ -429,7 +429,12 @@ func (w *kafkaWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 }
 
 // Close commits what was written since the last barrier: the job
-// succeeded (without checkpoints that is everything).
+// succeeded (without checkpoints that is everything). When the flush or
+// the commit fails, Close aborts the transaction itself, as Abort does,
+// before returning the error (joined with the abort's if that fails too):
+// a transaction left open would hold back read_committed readers of the
+// topic (its last stable offset) until the broker's transaction timeout.
+// The Abort that follows a failed Close has nothing left to do.
 func (w *kafkaWriter) Close() error {
 	if w.done {
 		return nil
@@ -438,16 +443,26 @@ func (w *kafkaWriter) Close() error {
 	if w.cl == nil {
 		return nil
 	}
-	defer func() { w.cl.Close(); w.cl = nil }()
+	if err := w.commit(); err != nil {
+		return errors.Join(err, w.abort())
+	}
+	w.cl.Close()
+	w.cl = nil
+	return nil
+}
+
+// commit flushes the open transaction and, with exactly-once, commits it.
+func (w *kafkaWriter) commit() error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	if w.eos() {
-		ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
-		defer cancel()
-		if err := w.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-			return fmt.Errorf("kafka sink: committing transaction %s: %w", w.txn, err)
-		}
+	if !w.eos() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	if err := w.cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
+		return fmt.Errorf("kafka sink: committing transaction %s: %w", w.txn, err)
 	}
 	return nil
 }
@@ -456,22 +471,33 @@ func (w *kafkaWriter) Close() error {
 // checkpoints: the restore commits or aborts them.
 func (w *kafkaWriter) Abort() error {
 	w.done = true
+	return w.abort()
+}
+
+// abort closes the client, dropping the records it has not sent, and
+// aborts its open transaction on the broker by fencing the transactional
+// id, as a restore does: InitProducerID bumps the id's epoch, which aborts
+// the transaction and refuses any record of the old epoch still in flight.
+// The client's own abort (EndTransaction with TryAbort) is not enough after
+// a failed flush or commit: franz-go then may return success without
+// ending the transaction, leaving that to a reload of the producer id that
+// a closed client never does.
+func (w *kafkaWriter) abort() error {
 	if w.cl == nil {
 		return nil
 	}
-	defer func() { w.cl.Close(); w.cl = nil }()
+	w.cl.Close()
+	w.cl = nil
 	if !w.eos() {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
-	defer cancel()
-	if err := w.cl.AbortBufferedRecords(ctx); err != nil {
-		return fmt.Errorf("kafka sink: %w", err)
-	}
-	if err := w.cl.EndTransaction(ctx, kgo.TryAbort); err != nil {
+	admin, err := w.s.adminClient()
+	if err != nil {
 		return fmt.Errorf("kafka sink: aborting transaction %s: %w", w.txn, err)
 	}
-	return nil
+	ctx, cancel := context.WithTimeout(context.Background(), sinkTimeout)
+	defer cancel()
+	return w.s.fence(ctx, admin, w.txn)
 }
 
 // forget reports whether txn is committed, and if so forgets it: the
