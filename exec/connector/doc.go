@@ -516,7 +516,9 @@
 // producer and aborts it): the replay after n writes their rows again. So a
 // read_committed reader sees each row once across crashes. A job that ends
 // commits its last transaction in Close, so without checkpoints a run is one
-// transaction. A transaction must be committed before
+// transaction. A Close whose flush or commit fails, and an Abort, fence the
+// writer's open transaction the same way, so that a failed run leaves no
+// transaction open to hold back read_committed readers. A transaction must be committed before
 // properties.transaction.timeout.ms, or the broker aborts it and its rows
 // are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
 // lineage committed cannot be taken back (Clean only aborts). Metadata
