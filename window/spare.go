@@ -8,9 +8,9 @@ import (
 // spare is the memory of a fired window kept for the next one: its
 // IntTable (cleared, its slots kept), its accumulator columns (every slot
 // empty again) and its key, key-group and dirty columns, still charged
-// to the budget. A hopping window's slices are small, made and fired one after
-// another; reusing one's memory for the next saves allocating, zeroing
-// and growing it, and the garbage collector's work on it.
+// to the budget. A hopping window's slices are small, made and fired one
+// after another; reusing one's memory for the next saves allocating,
+// zeroing and growing it, and the garbage collector's work on it.
 //
 // A slice's first rows come before the watermark that fires the window
 // freeing an old slice (the watermark lags the rows by its delay), so a

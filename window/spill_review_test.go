@@ -63,8 +63,9 @@ func mBatch(rows []mRow) arrow.RecordBatch {
 
 // mSpec groups by k and computes every kind of state the spill writes:
 // plain accumulators, a string MAX (heap bytes), DISTINCT aggregates with
-// and without FILTER, over BIGINT and STRING values. Its panes have
-// IntTables; mSpecKeys groups by other keys.
+// and without FILTER, over BIGINT and STRING values. Its DISTINCT
+// aggregates keep its panes on HashTables (TestIntKeyedCheckpointRestoreModel
+// covers IntTables); mSpecKeys groups by other keys.
 func mSpec() Spec { return mSpecKeys(1) }
 
 // mSpecKeys is mSpec grouped by columns keys: by k and s, its panes have
@@ -423,8 +424,7 @@ func TestSpillCheckpointRestoreModel(t *testing.T) {
 		{"rescale", []int{3, 2, 1, 4, 2}, []int64{16 << 10, 24 << 10, 32 << 10, 12 << 10, 16 << 10}},
 		{"shrink", []int{1, 1, 2, 1}, []int64{1 << 20, 16 << 10, 12 << 10, 1 << 20}},
 	}
-	// Grouped by k the panes have IntTables, by k and s HashTables; the
-	// latter once per case.
+	// Grouped by k, then by k and s; the latter once per case.
 	for _, keys := range [][]int{{1}, {1, 3}} {
 		spec := mSpecKeys(keys...)
 		want := mReference(t, spec, rows)

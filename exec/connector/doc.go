@@ -518,9 +518,9 @@
 // commits its last transaction in Close, so without checkpoints a run is one
 // transaction. A Close whose flush or commit fails, and an Abort, fence the
 // writer's open transaction the same way, so that a failed run leaves no
-// transaction open to hold back read_committed readers. A transaction must be committed before
-// properties.transaction.timeout.ms, or the broker aborts it and its rows
-// are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
+// transaction open to hold back read_committed readers. A transaction must
+// be committed before properties.transaction.timeout.ms, or the broker
+// aborts it and its rows are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
 // lineage committed cannot be taken back (Clean only aborts). Metadata
 // columns declared without VIRTUAL write the record's headers (a JSON
 // object of strings, as the source shows them; anything else fails the
