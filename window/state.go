@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 
 	"github.com/strandsql/strand/agg"
@@ -73,12 +74,15 @@ type drop struct {
 // flushScratch is Flush's scratch, kept across checkpoints.
 type flushScratch struct {
 	starts  []int64
-	off     []int32 // per key group: where its changed groups start in byKG
-	next    []int32
-	byKG    []int32 // the changed groups, by key group
-	compact []bool  // per key group: the part is compacted
-	ord     []int32 // per group: its ordinal in the entry being encoded
+	count   []int32  // per key group: the groups its entry holds
+	next    []int32  // per key group: the groups encoded so far
+	compact []bool   // per key group: the part is compacted
+	bufs    [][]byte // per key group: its entry
+	ord     []int32  // per group: its ordinal in its entry
 	values  []distinctValue
+	// perGroup is the bytes per group of the last Flush's entries, which
+	// the next sizes its buffers by.
+	perGroup int
 }
 
 // A hopping or cumulating window's slice outlives the windows that have
@@ -194,44 +198,29 @@ func (a *Aggregate) join(p *pane) {
 func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 	f := &a.flush
 	nkg := len(p.parts)
-	// The changed groups by key group: a counting sort.
-	f.off = append(f.off[:0], make([]int32, nkg+1)...)
+	f.count = append(f.count[:0], make([]int32, nkg)...)
 	for _, g := range p.dirtyList {
-		f.off[p.kgs[g]+1]++
-	}
-	for k := range nkg {
-		f.off[k+1] += f.off[k]
-	}
-	f.next = append(f.next[:0], f.off[:nkg]...)
-	f.byKG = slices.Grow(f.byKG[:0], len(p.dirtyList))[:len(p.dirtyList)]
-	for _, g := range p.dirtyList {
-		k := p.kgs[g]
-		f.byKG[f.next[k]] = g
-		f.next[k]++
+		f.count[p.kgs[g]]++
 	}
 	f.compact = append(f.compact[:0], make([]bool, nkg)...)
 	compacting := false
-	for k := range nkg {
-		changed := int(f.off[k+1] - f.off[k])
+	for k, changed := range f.count {
 		pt := &p.parts[k]
-		if changed > 0 && len(pt.seqs) > 0 && pt.held+changed > compactAt*len(pt.members) && budget > 0 {
+		if changed > 0 && len(pt.seqs) > 0 && pt.held+int(changed) > compactAt*len(pt.members) && budget > 0 {
 			f.compact[k], compacting = true, true
 			budget -= len(pt.members)
+			f.count[k] = int32(len(pt.members))
 		}
 	}
 	a.distinctOf(p, compacting)
+	a.encodeGroups(p, compacting)
 	uid, key := a.spill.uid, entryKey(p.start, seq)
 	vi := 0
-	for k := range nkg {
-		changed := f.byKG[f.off[k]:f.off[k+1]]
-		if len(changed) == 0 {
+	for k, n := range f.count {
+		if n == 0 {
 			continue
 		}
 		pt := &p.parts[k]
-		groups := changed
-		if f.compact[k] {
-			groups = pt.members
-		}
 		for vi < len(f.values) && f.values[vi].kg < uint16(k) {
 			vi++
 		}
@@ -239,10 +228,15 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		for vj < len(f.values) && f.values[vj].kg == uint16(k) {
 			vj++
 		}
-		// Set copies the value, so one buffer serves every entry.
-		a.part = a.encodePart(a.part[:0], p, groups, f.values[vi:vj])
+		entry := a.appendDistinct(f.bufs[k], f.values[vi:vj])
 		vi = vj
-		b.Set(uid, uint16(k), paneState, key[:], a.part)
+		// Set copies the value: the buffer serves the next Flush, unless
+		// it is large (a first checkpoint's), which would stay held.
+		b.Set(uid, uint16(k), paneState, key[:], entry)
+		f.bufs[k] = nil
+		if cap(entry) <= keptEntry {
+			f.bufs[k] = entry[:0]
+		}
 		if f.compact[k] {
 			for _, old := range pt.seqs {
 				ok := entryKey(p.start, old)
@@ -251,11 +245,14 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 			pt.drop, pt.held = len(pt.seqs), 0
 			a.drops = append(a.drops, drop{p: p, kg: uint16(k)})
 		}
-		pt.held += len(groups)
+		pt.held += int(n)
 		pt.seqs = append(pt.seqs, seq)
 	}
 	return budget
 }
+
+// keptEntry is the largest entry buffer a Flush keeps for the next one.
+const keptEntry = 64 << 10
 
 // Flushed records that the last Flush's writes are part of a complete
 // snapshot: the changes it wrote need not be written again, and the
@@ -325,44 +322,126 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 	slices.SortStableFunc(f.values, func(x, y distinctValue) int { return int(x.kg) - int(y.kg) })
 }
 
-// encodePart appends the encoding of an entry of pane p: groups, and
-// distinct, DISTINCT values of those groups.
-func (a *Aggregate) encodePart(dst []byte, p *pane, groups []int32, distinct []distinctValue) []byte {
-	ord := a.flush.ord
-	if len(distinct) > 0 {
-		ord = slices.Grow(ord[:0], p.len())[:p.len()]
-		for i, g := range groups {
-			ord[g] = int32(i)
-		}
-		a.flush.ord = ord
+// encodeGroups starts the entry of each key group k with groups to write
+// (f.count[k] > 0) in f.bufs[k]: their number, then each group's key and
+// state. The groups are those that changed, and every member of a part
+// being compacted. It visits them in group order, not key group by key
+// group (unless they are few): a group's columns (its key, each accumulator's slots) are arrays
+// by group number, and a key group's groups are spread over all of them,
+// so visiting one key group after another would miss the cache at every
+// group of a large window, where group order reads each column from start
+// to end. Each group's ordinal in its entry goes to f.ord when a DISTINCT
+// value refers to it.
+func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
+	f := &a.flush
+	nkg := len(p.parts)
+	if len(f.bufs) < nkg {
+		f.bufs = append(f.bufs, make([][]byte, nkg-len(f.bufs))...)
 	}
-	dst = binary.AppendUvarint(dst, uint64(len(groups)))
-	for _, g := range groups {
-		key := p.keyAt(g, &a.kbuf)
+	per := max(f.perGroup, 4)
+	total, groups := 0, 0
+	for k, n := range f.count {
+		if n > 0 {
+			f.bufs[k] = binary.AppendUvarint(slices.Grow(f.bufs[k][:0], int(n)*per), uint64(n))
+			total -= len(f.bufs[k])
+			groups += int(n)
+		}
+	}
+	ordered := len(f.values) > 0
+	if ordered {
+		f.ord = slices.Grow(f.ord[:0], p.len())[:p.len()]
+		f.next = append(f.next[:0], make([]int32, nkg)...)
+	}
+	put := func(g int32) {
+		k := p.kgs[g]
+		f.bufs[k] = a.appendGroup(f.bufs[k], p, g)
+		if ordered {
+			f.ord[g] = f.next[k]
+			f.next[k]++
+		}
+	}
+	switch {
+	case !compacting:
+		for w, word := range p.dirty {
+			for ; word != 0; word &= word - 1 {
+				put(int32(w<<6 + bits.TrailingZeros64(word)))
+			}
+		}
+	case groups >= p.len()/8:
+		for g := range int32(p.len()) {
+			if f.compact[p.kgs[g]] || p.dirty[g>>6]&(1<<(g&63)) != 0 {
+				put(g)
+			}
+		}
+	default:
+		// Few groups: a pass over all of them would cost more than the
+		// misses it saves. The changed groups of the parts not compacted,
+		// then the members of those compacted (in group order too).
+		for w, word := range p.dirty {
+			for ; word != 0; word &= word - 1 {
+				if g := int32(w<<6 + bits.TrailingZeros64(word)); !f.compact[p.kgs[g]] {
+					put(g)
+				}
+			}
+		}
+		for k, c := range f.compact {
+			if c {
+				for _, g := range p.parts[k].members {
+					put(g)
+				}
+			}
+		}
+	}
+	for k, n := range f.count {
+		if n > 0 {
+			total += len(f.bufs[k])
+		}
+	}
+	if groups > 0 {
+		f.perGroup = total/groups + 1
+	}
+}
+
+// appendGroup appends group g of pane p as an entry holds it: its
+// normalized key and its accumulators' state, each after its length.
+func (a *Aggregate) appendGroup(dst []byte, p *pane, g int32) []byte {
+	if p.ints != nil {
+		// An integer key is 1 or 9 bytes: its length is one byte.
+		at := len(dst)
+		dst = p.appendKey(append(dst, 0), g)
+		dst[at] = byte(len(dst) - at - 1)
+	} else {
+		key := p.groups.KeyAt(p.addrs[g])
 		dst = binary.AppendUvarint(dst, uint64(len(key)))
 		dst = append(dst, key...)
-		// The state's length goes before it: encode after a one-byte
-		// guess and move the state if its length needs more bytes.
-		at := len(dst)
-		dst = append(dst, 0)
-		for _, ac := range p.accs {
-			dst = ac.Put(dst, g)
-		}
-		n := len(dst) - at - 1
-		if n < 0x80 {
-			dst[at] = byte(n)
-			continue
-		}
-		var lenBuf [binary.MaxVarintLen64]byte
-		w := binary.PutUvarint(lenBuf[:], uint64(n))
-		dst = append(dst, lenBuf[:w-1]...)
-		copy(dst[at+w:], dst[at+1:at+1+n])
-		copy(dst[at:], lenBuf[:w])
 	}
+	// The state's length goes before it: encode after a one-byte guess
+	// and move the state if its length needs more bytes.
+	at := len(dst)
+	dst = append(dst, 0)
+	for _, ac := range p.accs {
+		dst = ac.Put(dst, g)
+	}
+	n := len(dst) - at - 1
+	if n < 0x80 {
+		dst[at] = byte(n)
+		return dst
+	}
+	var lenBuf [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(lenBuf[:], uint64(n))
+	dst = append(dst, lenBuf[:w-1]...)
+	copy(dst[at+w:], dst[at+1:at+1+n])
+	copy(dst[at:], lenBuf[:w])
+	return dst
+}
+
+// appendDistinct appends to an entry started by encodeGroups its DISTINCT
+// values, whose groups' ordinals are in a.flush.ord.
+func (a *Aggregate) appendDistinct(dst []byte, distinct []distinctValue) []byte {
 	dst = binary.AppendUvarint(dst, uint64(len(distinct)))
 	for _, d := range distinct {
 		dst = binary.AppendUvarint(dst, uint64(d.agg))
-		dst = binary.AppendUvarint(dst, uint64(ord[d.group]))
+		dst = binary.AppendUvarint(dst, uint64(a.flush.ord[d.group]))
 		dst = binary.AppendUvarint(dst, uint64(len(d.value)))
 		dst = append(dst, d.value...)
 	}
