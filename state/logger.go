@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/cockroachdb/errors/oserror"
 	"github.com/cockroachdb/pebble/v2"
@@ -27,28 +29,100 @@ import (
 // state it calls fatal (Fatalf). Both end the process with one line that
 // names the directory (fatal): like a kill, that keeps every checkpoint
 // already taken, and the job's next run resumes from the latest.
+//
+// Any other background error (a flush or compaction that fails, as on a
+// full disk) Pebble retries at once, for ever, until it succeeds. The
+// first is logged; while they go on, one line every repeatEvery says how
+// many there have been since when, and each retry waits (pause) so that a
+// disk that stays full neither floods the log nor burns a core. Writes
+// wait meanwhile; once the flush succeeds the job goes on, having lost
+// nothing.
 type logger struct {
 	fs  vfs.FS
 	dir string
+	// errorf writes an error line: Pebble's default logger's. every is
+	// how often background errors that go on are logged: repeatEvery.
+	errorf func(format string, a ...any)
+	every  time.Duration
+	mu     struct {
+		sync.Mutex
+		failures int       // background errors since the last success
+		since    time.Time // the first of them
+		logged   time.Time // when the last was logged
+	}
 }
 
-func (logger) Infof(string, ...any)             {}
-func (logger) Errorf(format string, a ...any)   { pebble.DefaultLogger.Errorf(format, a...) }
-func (l logger) Fatalf(format string, a ...any) { fatal(l.dir, fmt.Sprintf(format, a...)) }
+// repeatEvery is how often background errors that go on are logged.
+const repeatEvery = 10 * time.Second
 
-// listener is the DB's EventListener: it reports background errors as
-// Pebble does, unless the DB's directory is gone, and leaves corruption to
+func newLogger(fs vfs.FS, dir string) *logger {
+	return &logger{fs: fs, dir: dir, errorf: pebble.DefaultLogger.Errorf, every: repeatEvery}
+}
+
+func (*logger) Infof(string, ...any)             {}
+func (l *logger) Errorf(format string, a ...any) { l.errorf(format, a...) }
+func (l *logger) Fatalf(format string, a ...any) { fatal(l.dir, fmt.Sprintf(format, a...)) }
+
+// listener is the DB's EventListener: it reports background errors (see
+// background) unless the DB's directory is gone, and leaves corruption to
 // the operation that met it.
-func (l logger) listener() *pebble.EventListener {
+func (l *logger) listener() *pebble.EventListener {
 	return &pebble.EventListener{
-		BackgroundError: func(err error) {
-			if _, serr := l.fs.Stat(l.dir); oserror.IsNotExist(serr) {
-				fatal(l.dir, "the directory was removed while the job ran")
+		BackgroundError: l.background,
+		DataCorruption:  func(pebble.DataCorruptionInfo) {},
+		FlushEnd: func(info pebble.FlushInfo) {
+			if info.Err == nil {
+				l.succeeded()
 			}
-			l.Errorf("background error: %s", err)
 		},
-		DataCorruption: func(pebble.DataCorruptionInfo) {},
+		CompactionEnd: func(info pebble.CompactionInfo) {
+			if info.Err == nil {
+				l.succeeded()
+			}
+		},
 	}
+}
+
+// background reports a background error, and pauses the retry that
+// follows it.
+func (l *logger) background(err error) {
+	if _, serr := l.fs.Stat(l.dir); oserror.IsNotExist(serr) {
+		fatal(l.dir, "the directory was removed while the job ran")
+	}
+	now := time.Now()
+	l.mu.Lock()
+	l.mu.failures++
+	n, first := l.mu.failures, l.mu.failures == 1
+	if first {
+		l.mu.since = now
+	}
+	since := l.mu.since
+	report := first || now.Sub(l.mu.logged) >= l.every
+	if report {
+		l.mu.logged = now
+	}
+	l.mu.Unlock()
+	switch {
+	case first:
+		l.Errorf("background error: %s", err)
+	case report:
+		l.Errorf("background error, %d since %s: %s", n, since.Format(time.TimeOnly), err)
+	}
+	time.Sleep(pause(n))
+}
+
+// succeeded records that a flush or compaction went through: the next
+// background error is a new one.
+func (l *logger) succeeded() {
+	l.mu.Lock()
+	l.mu.failures = 0
+	l.mu.Unlock()
+}
+
+// pause is the wait after the nth background error in a row: 10 ms,
+// doubling up to a second.
+func pause(n int) time.Duration {
+	return min(10*time.Millisecond<<min(n-1, 7), time.Second)
 }
 
 // fatal ends the process after one line on standard error naming the

@@ -106,7 +106,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 // must agree on everything that Pebble records in OPTIONS (the comparer
 // above all).
 func options(fs vfs.FS, dir string, readOnly bool) *pebble.Options {
-	log := logger{fs: fs, dir: dir}
+	log := newLogger(fs, dir)
 	opts := &pebble.Options{
 		FS: fs,
 		// One block cache for every Store of the process, so that its
