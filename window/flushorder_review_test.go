@@ -203,7 +203,7 @@ func TestFlushEntriesExact(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.maxPar), uint64(tc.keys)))
 			spec := tc.spec
 			span := spec.Window.Size // rows of one checkpoint interval fall in one or two windows
-			mk := func(st *state.Store) *Aggregate {
+			mk := func(st *state.Store, epoch uint64) *Aggregate {
 				a, err := New(spec, memory.DefaultAllocator)
 				if err != nil {
 					t.Fatal(err)
@@ -216,7 +216,7 @@ func TestFlushEntriesExact(t *testing.T) {
 					a.UseMemory(m)
 				}
 				a.Track()
-				a.UseStore(func() (*state.Store, error) { return st, nil }, "w", tc.maxPar, 0)
+				a.UseStore(func() (*state.Store, error) { return st, nil }, "w", tc.maxPar, epoch)
 				a.StoreProgress(0, tc.maxPar-1) // as exec does: fired windows stay fired
 				return a
 			}
@@ -225,7 +225,7 @@ func TestFlushEntriesExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			a := mk(st)
+			a := mk(st, 0)
 			defer a.Release()
 			c := &entryCheck{t: t, a: a, paths: paths}
 			add := func(rows []mRow) {
@@ -283,7 +283,7 @@ func TestFlushEntriesExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer restoredSt.Close()
-			restored := mk(restoredSt)
+			restored := mk(restoredSt, 1) // its spills must not overwrite those it restores
 			defer restored.Release()
 			err = st.Scan("w", 0, uint16(tc.maxPar-1), "", restored.Load)
 			if err == nil {
