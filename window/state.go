@@ -110,6 +110,8 @@ var ErrCorrupt = errors.New("window: malformed checkpointed state")
 func (a *Aggregate) Track() { a.track = true }
 
 // Writer receives the writes of a Flush: a state.Batch or a state.Sorted.
+// Set and Delete copy what they keep of key and value: Flush reuses their
+// memory for its next writes.
 type Writer interface {
 	Set(uid string, kg uint16, name string, key, value []byte)
 	Delete(uid string, kg uint16, name string, key []byte)
