@@ -178,6 +178,8 @@ func (c *entryCheck) flush() {
 // from the last checkpoint must fire what the aggregate fires.
 func TestFlushEntriesExact(t *testing.T) {
 	hop := Assigner{Kind: Hop, Size: 2000, Slide: 500}
+	distinctHop := mSpecKeys(1)
+	distinctHop.Window = hop
 	cases := []struct {
 		name   string
 		spec   Spec
@@ -191,18 +193,17 @@ func TestFlushEntriesExact(t *testing.T) {
 		{"ints/tumble/kg128", mSpecInts(TumbleOf(200, 0)), 128, 6000, 0},
 		{"ints/tumble/kg8", mSpecInts(TumbleOf(200, 0)), 8, 2000, 0},
 		{"ints/hop/kg64", mSpecInts(hop), 64, 3000, 0},
-		{"distinct/hop/kg64", mSpecKeys(1), 64, 3000, 0},
+		{"distinct/hop/kg64", distinctHop, 64, 3000, 0},
 		{"ints/tumble/spill", mSpecInts(TumbleOf(200, 0)), 32, 3000, 256 << 10},
 		{"distinct/tumble/spill", mSpecKeys(1), 32, 3000, 512 << 10},
 	}
-	cases[6].spec.Window = hop
 	paths, ran := map[string]int{}, 0
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ran++
 			r := rand.New(rand.NewPCG(uint64(tc.maxPar), uint64(tc.keys)))
 			spec := tc.spec
-			span := spec.Window.Size // rows of one checkpoint interval fall in one or two windows
+			span := spec.Window.Size // time moves a window every 75 rounds
 			mk := func(st *state.Store, epoch uint64) *Aggregate {
 				a, err := New(spec, memory.DefaultAllocator)
 				if err != nil {
