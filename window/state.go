@@ -78,6 +78,7 @@ type flushScratch struct {
 	next    []int32  // per key group: the groups encoded so far
 	compact []bool   // per key group: the part is compacted
 	bufs    [][]byte // per key group: its entry
+	kept    int      // the capacity of bufs kept for the next Flush
 	ord     []int32  // per group: its ordinal in its entry
 	values  []distinctValue
 	// perGroup is the bytes per group of the last Flush's entries, which
@@ -109,6 +110,8 @@ var ErrCorrupt = errors.New("window: malformed checkpointed state")
 func (a *Aggregate) Track() { a.track = true }
 
 // Writer receives the writes of a Flush: a state.Batch or a state.Sorted.
+// Set and Delete copy what they keep of key and value: Flush reuses their
+// memory for its next writes.
 type Writer interface {
 	Set(uid string, kg uint16, name string, key, value []byte)
 	Delete(uid string, kg uint16, name string, key []byte)
@@ -231,11 +234,12 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		entry := a.appendDistinct(f.bufs[k], f.values[vi:vj])
 		vi = vj
 		// Set copies the value: the buffer serves the next Flush, unless
-		// it is large (a first checkpoint's), which would stay held.
+		// it is large or the buffers kept are (a first checkpoint's, as
+		// many small entries as key groups), which would stay held.
 		b.Set(uid, uint16(k), paneState, key[:], entry)
 		f.bufs[k] = nil
-		if cap(entry) <= keptEntry {
-			f.bufs[k] = entry[:0]
+		if c := cap(entry); c <= keptEntry && f.kept+c <= keptEntries {
+			f.bufs[k], f.kept = entry[:0], f.kept+c
 		}
 		if f.compact[k] {
 			for _, old := range pt.seqs {
@@ -251,8 +255,13 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 	return budget
 }
 
-// keptEntry is the largest entry buffer a Flush keeps for the next one.
-const keptEntry = 64 << 10
+// keptEntry is the largest entry buffer a Flush keeps for the next one,
+// keptEntries the most bytes all of them take: a checkpoint of 1% of 1M
+// groups (COUNT and SUM, 128 key groups) keeps a quarter of that.
+const (
+	keptEntry   = 64 << 10
+	keptEntries = 1 << 20
+)
 
 // Flushed records that the last Flush's writes are part of a complete
 // snapshot: the changes it wrote need not be written again, and the
@@ -342,6 +351,7 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 	total, groups := 0, 0
 	for k, n := range f.count {
 		if n > 0 {
+			f.kept -= cap(f.bufs[k])
 			f.bufs[k] = binary.AppendUvarint(slices.Grow(f.bufs[k][:0], int(n)*per), uint64(n))
 			total -= len(f.bufs[k])
 			groups += int(n)
