@@ -335,19 +335,26 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 // (f.count[k] > 0) in f.bufs[k]: their number, then each group's key and
 // state. The groups are those that changed, and every member of a part
 // being compacted. It visits them in group order, not key group by key
-// group (unless they are few): a group's columns (its key, each accumulator's slots) are arrays
-// by group number, and a key group's groups are spread over all of them,
-// so visiting one key group after another would miss the cache at every
-// group of a large window, where group order reads each column from start
-// to end. Each group's ordinal in its entry goes to f.ord when a DISTINCT
-// value refers to it.
+// group (unless they are few): a group's columns (its key, each
+// accumulator's slots) are arrays by group number, and a key group's
+// groups are spread over all of them, so visiting one key group after
+// another would miss the cache at every group of a large window, where
+// group order reads each column from start to end. The price is that a
+// pane's entries are all in memory at once before Flush hands them to
+// the Writer. Each group's ordinal in its entry goes to f.ord when a
+// DISTINCT value refers to it.
 func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 	f := &a.flush
 	nkg := len(p.parts)
 	if len(f.bufs) < nkg {
 		f.bufs = append(f.bufs, make([][]byte, nkg-len(f.bufs))...)
 	}
-	per := max(f.perGroup, 4)
+	// The first Flush guesses a key of 9 bytes and a few small
+	// accumulators; later ones size by what the last wrote per group.
+	per := f.perGroup
+	if per == 0 {
+		per = 16
+	}
 	total, groups := 0, 0
 	for k, n := range f.count {
 		if n > 0 {
