@@ -74,9 +74,8 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 	if ctx.Memory != nil {
 		agg.UseMemory(ctx.Memory)
 	}
-	kg := func(key []byte) uint16 { return uint16(KeyGroup(key, w.maxPar)) }
 	if ctx.Checkpoint == nil {
-		agg.UseStore(w.spillStore, w.UID, kg)
+		agg.UseStore(w.spillStore, w.UID, w.maxPar)
 		return nil
 	}
 	cp := ctx.Checkpoint
@@ -89,7 +88,7 @@ func (w *SessionAgg) Open(ctx *TaskContext) error {
 	if w.store, err = state.Open(cp.FS, dir); err != nil {
 		return err
 	}
-	agg.UseStore(func() (*state.Store, error) { return w.store, nil }, w.UID, kg)
+	agg.UseStore(func() (*state.Store, error) { return w.store, nil }, w.UID, w.maxPar)
 	rv, err := ctx.Restored(w.UID, agg.Fingerprint(), w.lo, w.hi)
 	if err != nil || rv == nil {
 		return err

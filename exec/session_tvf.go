@@ -130,7 +130,7 @@ func (t *SessionTVF) Open(ctx *TaskContext) error {
 		return err
 	}
 	t.writes = t.store.NewBatch()
-	s.UseStore(func() (*state.Store, error) { return t.store, nil }, t.UID, t.kg)
+	s.UseStore(func() (*state.Store, error) { return t.store, nil }, t.UID, t.maxPar)
 	if ctx.Checkpoint == nil {
 		return nil
 	}

@@ -49,7 +49,9 @@ type sessionSpill struct {
 	batch *state.Batch // indexed: a key's entry is read back after writes
 	dirty bool         // batch has writes
 	uid   string
-	kg    KeyGroup
+	// maxPar is the number of key groups: a key's is
+	// memseg.Hash(key) % maxPar, as the Aggregate's (UseStore).
+	maxPar uint64
 	// keys counts the keys whose sessions are in the store and not in
 	// memory; min is at most the least end of their sessions; kgs are the
 	// key groups that may hold their timers.
@@ -62,17 +64,18 @@ type sessionSpill struct {
 
 func (sp *sessionSpill) reset() { sp.min = types.MaxWatermark }
 
-// KeyGroup returns the key group of an encoded group key.
-type KeyGroup func(key []byte) uint16
-
 // UseStore names the state Flush writes (operator uid, each key in key
-// group kg of its key) and lets the aggregate spill what does not fit in
+// group memseg.Hash(key) % maxPar of its normalized key, exec.KeyGroup's,
+// as Aggregate.UseStore's) and lets the aggregate spill what does not fit in
 // memory to the store open returns, called on the first spill (with
 // checkpoints, the checkpointed store). With a nil open, running out of
 // memory fails with ErrMemory.
-func (s *Sessions) UseStore(open func() (*state.Store, error), uid string, kg KeyGroup) {
-	s.spill.open, s.spill.uid, s.spill.kg = open, uid, kg
+func (s *Sessions) UseStore(open func() (*state.Store, error), uid string, maxPar int) {
+	s.spill.open, s.spill.uid, s.spill.maxPar = open, uid, uint64(maxPar)
 }
+
+// kg returns the key group of the normalized key key.
+func (sp *sessionSpill) kg(key []byte) uint16 { return uint16(memseg.Hash(key) % sp.maxPar) }
 
 // Spills is the number of times the aggregate has spilled its sessions.
 func (s *Sessions) Spills() int64 { return s.spill.n }

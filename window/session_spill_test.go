@@ -105,7 +105,7 @@ func newSessionJob(t *testing.T, spec Spec, p int, budget int64, restore []state
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.UseStore(func() (*state.Store, error) { return st, nil }, "u", sessionKG)
+		s.UseStore(func() (*state.Store, error) { return st, nil }, "u", sessionKGs)
 		for _, e := range restore {
 			if int(e.kg)*p/sessionKGs == i {
 				if err := s.Load(e.kg, e.name, e.key, e.value); err != nil {

@@ -165,7 +165,7 @@ func TestSessionsCheckpointRescale(t *testing.T) {
 		for i := range tasks {
 			tasks[i] = newSessions(t, gap)
 			tasks[i].Track()
-			tasks[i].UseStore(nil, "u", kgOf)
+			tasks[i].UseStore(nil, "u", kgs)
 		}
 		for k, v := range restore {
 			var kg uint16
@@ -289,7 +289,7 @@ func TestSessionsMemory(t *testing.T) {
 func TestSessionsLoadCorrupt(t *testing.T) {
 	s := newSessions(t, 5)
 	s.Track()
-	s.UseStore(nil, "u", func([]byte) uint16 { return 0 })
+	s.UseStore(nil, "u", 1)
 	add(t, s, []row{{0, 1, 1}, {20, 1, 1}})
 	w := memWriter{}
 	s.Flush(w)
