@@ -34,7 +34,10 @@
 // (Pebble retries it), and nothing wakes them: then, as on anything
 // Pebble calls fatal, the process exits with one line that names the
 // directory, never a stack trace. Like a kill, that keeps every
-// checkpoint taken; the job's next run resumes from the latest.
+// checkpoint taken; the job's next run resumes from the latest. A flush
+// or compaction that fails for another reason (a full disk) is retried
+// with pauses of up to a second, logged once and then every 10 s, and
+// writes wait until it goes through: nothing is lost.
 //
 // # Snapshots and incremental uploads
 //
