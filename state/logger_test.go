@@ -97,3 +97,43 @@ func TestFullDiskFlushRetriesQuietly(t *testing.T) {
 		t.Errorf("after the flush: %q, %v, %v", v, ok, err)
 	}
 }
+
+// TestFullDiskRetryLeavesTheDBFree: while a flush fails for want of
+// space, what needs the DB's lock (Metrics, a memtable rotation, a
+// checkpoint, Close) still gets it at once. Pebble calls BackgroundError
+// holding that lock, so the pause between retries must not be taken
+// there: each caller would wait out up to a second of it.
+func TestFullDiskRetryLeavesTheDBFree(t *testing.T) {
+	full := &errorfs.Toggle{Injector: errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if op.Kind == errorfs.OpCreate && strings.HasSuffix(op.Path, ".sst") {
+			return &os.PathError{Op: "create", Path: op.Path, Err: syscall.ENOSPC}
+		}
+		return nil
+	})}
+	s := openStore(t, errorfs.Wrap(vfs.Default, full), t.TempDir())
+	s.opts.Logger.(*logger).errorf = func(string, ...any) {}
+	b := s.NewBatch()
+	b.Set("u", 0, "n", []byte("k"), []byte("v"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	full.On()
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.db.Flush() }()
+	// By now the pauses are at hundreds of milliseconds.
+	time.Sleep(1200 * time.Millisecond)
+	var slowest time.Duration
+	for range 5 {
+		start := time.Now()
+		s.DiskUsage()
+		slowest = max(slowest, time.Since(start))
+		time.Sleep(50 * time.Millisecond)
+	}
+	full.Off()
+	if err := <-flushed; err != nil {
+		t.Fatalf("the flush once space came back: %v", err)
+	}
+	if slowest > 200*time.Millisecond {
+		t.Errorf("DiskUsage took up to %v while the flush was retried, want it at once", slowest)
+	}
+}
