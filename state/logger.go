@@ -34,7 +34,10 @@ import (
 // full disk) Pebble retries at once, for ever, until it succeeds. The
 // first is logged; while they go on, one line every repeatEvery says how
 // many there have been since when, and each retry waits (pause) so that a
-// disk that stays full neither floods the log nor burns a core. Writes
+// disk that stays full neither floods the log nor burns a core. The wait
+// is taken where the retry creates its table (paced), not in the
+// listener: Pebble calls BackgroundError holding the DB's mutex, which
+// Metrics, a memtable rotation, Flush, Checkpoint and Close need. Writes
 // wait meanwhile; once the flush succeeds the job goes on, having lost
 // nothing.
 type logger struct {
@@ -83,7 +86,7 @@ func (l *logger) listener() *pebble.EventListener {
 	}
 }
 
-// background reports a background error, and pauses the retry that
+// background reports a background error; paced pauses the retry that
 // follows it.
 func (l *logger) background(err error) {
 	if _, serr := l.fs.Stat(l.dir); oserror.IsNotExist(serr) {
@@ -108,8 +111,36 @@ func (l *logger) background(err error) {
 	case report:
 		l.Errorf("background error, %d since %s: %s", n, since.Format(time.TimeOnly), err)
 	}
-	time.Sleep(pause(n))
 }
+
+// wait takes the pause after the background errors since the last
+// success, if any.
+func (l *logger) wait() {
+	l.mu.Lock()
+	n := l.mu.failures
+	l.mu.Unlock()
+	if n > 0 {
+		time.Sleep(pause(n))
+	}
+}
+
+// paced is the DB's FS: a flush or compaction, retried after a
+// background error, first waits (logger.wait) where it creates its
+// output, a table or blob file, having let go of the DB's mutex.
+type paced struct {
+	vfs.FS
+	log *logger
+}
+
+func (p paced) Create(name string, category vfs.DiskWriteCategory) (vfs.File, error) {
+	if strings.HasSuffix(name, ".sst") || strings.HasSuffix(name, ".blob") {
+		p.log.wait()
+	}
+	return p.FS.Create(name, category)
+}
+
+// Unwrap returns the FS paced wraps.
+func (p paced) Unwrap() vfs.FS { return p.FS }
 
 // succeeded records that a flush or compaction went through: the next
 // background error is a new one.

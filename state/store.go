@@ -108,7 +108,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 func options(fs vfs.FS, dir string, readOnly bool) *pebble.Options {
 	log := newLogger(fs, dir)
 	opts := &pebble.Options{
-		FS: fs,
+		FS: paced{FS: fs, log: log},
 		// One block cache for every Store of the process, so that its
 		// memory is bounded however many stores a job opens.
 		Cache: blockCache(),
