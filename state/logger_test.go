@@ -46,13 +46,7 @@ func TestRemovedTableFailsTheRead(t *testing.T) {
 // goes through when space comes back, losing nothing. Pebble alone
 // retries it at once, for ever, logging each failure.
 func TestFullDiskFlushRetriesQuietly(t *testing.T) {
-	full := &errorfs.Toggle{Injector: errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if op.Kind == errorfs.OpCreate && strings.HasSuffix(op.Path, ".sst") {
-			return &os.PathError{Op: "create", Path: op.Path, Err: syscall.ENOSPC}
-		}
-		return nil
-	})}
-	s := openStore(t, errorfs.Wrap(vfs.Default, full), t.TempDir())
+	s, full := fullDiskStore(t)
 	l := s.opts.Logger.(*logger)
 	var mu sync.Mutex
 	var lines []string
@@ -62,14 +56,8 @@ func TestFullDiskFlushRetriesQuietly(t *testing.T) {
 		lines = append(lines, fmt.Sprintf(format, a...))
 	}
 	l.every = 500 * time.Millisecond
-	b := s.NewBatch()
-	b.Set("u", 0, "n", []byte("k"), []byte("v"))
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
 	full.On()
-	flushed := make(chan error, 1)
-	go func() { flushed <- s.db.Flush() }()
+	flushed := flushing(s)
 	time.Sleep(1600 * time.Millisecond)
 	l.mu.Lock()
 	failures := l.mu.failures
@@ -104,22 +92,10 @@ func TestFullDiskFlushRetriesQuietly(t *testing.T) {
 // holding that lock, so the pause between retries must not be taken
 // there: each caller would wait out up to a second of it.
 func TestFullDiskRetryLeavesTheDBFree(t *testing.T) {
-	full := &errorfs.Toggle{Injector: errorfs.InjectorFunc(func(op errorfs.Op) error {
-		if op.Kind == errorfs.OpCreate && strings.HasSuffix(op.Path, ".sst") {
-			return &os.PathError{Op: "create", Path: op.Path, Err: syscall.ENOSPC}
-		}
-		return nil
-	})}
-	s := openStore(t, errorfs.Wrap(vfs.Default, full), t.TempDir())
+	s, full := fullDiskStore(t)
 	s.opts.Logger.(*logger).errorf = func(string, ...any) {}
-	b := s.NewBatch()
-	b.Set("u", 0, "n", []byte("k"), []byte("v"))
-	if err := b.Commit(); err != nil {
-		t.Fatal(err)
-	}
 	full.On()
-	flushed := make(chan error, 1)
-	go func() { flushed <- s.db.Flush() }()
+	flushed := flushing(s)
 	// By now the pauses are at hundreds of milliseconds.
 	time.Sleep(1200 * time.Millisecond)
 	var slowest time.Duration
@@ -136,4 +112,31 @@ func TestFullDiskRetryLeavesTheDBFree(t *testing.T) {
 	if slowest > 200*time.Millisecond {
 		t.Errorf("DiskUsage took up to %v while the flush was retried, want it at once", slowest)
 	}
+}
+
+// fullDiskStore returns a store holding one key in its memtable, on a
+// file system whose disk is full (no table can be created) while the
+// toggle is on.
+func fullDiskStore(t *testing.T) (*Store, *errorfs.Toggle) {
+	t.Helper()
+	full := &errorfs.Toggle{Injector: errorfs.InjectorFunc(func(op errorfs.Op) error {
+		if op.Kind == errorfs.OpCreate && strings.HasSuffix(op.Path, ".sst") {
+			return &os.PathError{Op: "create", Path: op.Path, Err: syscall.ENOSPC}
+		}
+		return nil
+	})}
+	s := openStore(t, errorfs.Wrap(vfs.Default, full), t.TempDir())
+	b := s.NewBatch()
+	b.Set("u", 0, "n", []byte("k"), []byte("v"))
+	if err := b.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return s, full
+}
+
+// flushing flushes s in the background, reporting on the channel.
+func flushing(s *Store) <-chan error {
+	flushed := make(chan error, 1)
+	go func() { flushed <- s.db.Flush() }()
+	return flushed
 }

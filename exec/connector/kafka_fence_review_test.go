@@ -7,7 +7,6 @@ import (
 
 	"github.com/strandsql/strand/exec"
 	"github.com/twmb/franz-go/pkg/kerr"
-	"github.com/twmb/franz-go/pkg/kfake"
 )
 
 // TestKafkaSinkFenceSparesPreCommitted: the fence of a failed Close or an
@@ -21,12 +20,7 @@ func TestKafkaSinkFenceSparesPreCommitted(t *testing.T) {
 			name = "failed close"
 		}
 		t.Run(name, func(t *testing.T) {
-			c := must(kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out")))
-			defer c.Close()
-			addr := c.ListenAddrs()[0]
-			sk := must(NewSink(sinkTable(addr, "exactly-once"), Env{}))
-			release := must(sk.(exec.Holder).Hold())
-			defer release()
+			c, sk, addr := eosSink(t)
 			w := must(sk.Open(kSchema, 0, 1))
 			writeIDs(t, w, 1, 2)
 			p1 := must(w.(exec.PreCommitter).PreCommit(1))

@@ -29,6 +29,19 @@ func writeIDs(t testing.TB, w exec.SinkWriter, ids ...int) {
 	}
 }
 
+// eosSink returns an in-process broker with topic "out" and an
+// exactly-once sink writing it, held until the test ends.
+func eosSink(t *testing.T) (*kfake.Cluster, exec.Sink, string) {
+	t.Helper()
+	c := must(kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out")))
+	t.Cleanup(c.Close)
+	addr := c.ListenAddrs()[0]
+	sk := must(NewSink(sinkTable(addr, "exactly-once"), Env{}))
+	release := must(sk.(exec.Holder).Hold())
+	t.Cleanup(release)
+	return c, sk, addr
+}
+
 // failEndTxn makes the broker refuse the EndTxn requests that commit with
 // code, while failing is set.
 func failEndTxn(c *kfake.Cluster, failing *atomic.Bool, code int16) {
@@ -95,12 +108,7 @@ func TestKafkaSinkFailedCloseAborts(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			c := must(kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(1, "out")))
-			defer c.Close()
-			addr := c.ListenAddrs()[0]
-			sk := must(NewSink(sinkTable(addr, "exactly-once"), Env{}))
-			release := must(sk.(exec.Holder).Hold())
-			defer release()
+			c, sk, addr := eosSink(t)
 			w := must(sk.Open(kSchema, 0, 2))
 			writeIDs(t, w, 1, 2)
 			if err := w.(*kafkaWriter).flush(); err != nil {

@@ -316,20 +316,9 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 	release := must(sk.(exec.Holder).Hold())
 	defer release()
 	w := must(sk.Open(kSchema, 0, 1))
-	write := func(w exec.SinkWriter, ids ...int) {
-		var rows [][]any
-		for _, id := range ids {
-			rows = append(rows, []any{id, fmt.Sprintf("n%d", id)})
-		}
-		b := makeBatch(t, kSchema, rows)
-		defer b.Release()
-		if err := w.Write(b); err != nil {
-			t.Fatal(err)
-		}
-	}
-	write(w, 1, 2)
+	writeIDs(t, w, 1, 2)
 	p1 := must(w.(exec.PreCommitter).PreCommit(1))
-	write(w, 3)
+	writeIDs(t, w, 3)
 	if got := consume(t, addr, "out", true); len(got) != 0 {
 		t.Fatalf("read_committed sees %v before the commit", got)
 	}
@@ -337,7 +326,7 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 		t.Fatalf("pending %+v, want transaction tx-0-0", p1)
 	}
 	p2 := must(w.(exec.PreCommitter).PreCommit(2))
-	write(w, 4) // in transaction tx-0-2, lost in the crash
+	writeIDs(t, w, 4) // in transaction tx-0-2, lost in the crash
 	// The row reaches the broker before the crash: had it been left in
 	// the client's buffer, the "crashed" writer (still alive here) could
 	// send it after the restore, opening tx-0-2 again and holding back
@@ -367,7 +356,7 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 		t.Fatal("committing a fenced transaction succeeded")
 	}
 	w2 := must(restored.Open(kSchema, 0, 1))
-	write(w2, 3, 4)
+	writeIDs(t, w2, 3, 4)
 	if err := w2.Close(); err != nil {
 		t.Fatal(err)
 	}
