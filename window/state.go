@@ -153,6 +153,9 @@ func (a *Aggregate) Flush(b Writer) {
 	f.starts = f.starts[:0]
 	budget := compactBudget
 	for s, p := range a.panes {
+		if p.touched {
+			p.listDirty()
+		}
 		if len(p.dirtyList) > 0 {
 			f.starts = append(f.starts, s)
 			a.join(p)
@@ -163,6 +166,18 @@ func (a *Aggregate) Flush(b Writer) {
 	for _, s := range f.starts {
 		budget = a.flushPane(b, a.panes[s], seq, budget)
 	}
+}
+
+// listDirty sets p.dirtyList to p's groups changed since the last
+// Flushed, in group order, from dirty.
+func (p *pane) listDirty() {
+	list := p.dirtyList[:0]
+	for w, word := range p.dirty {
+		for ; word != 0; word &= word - 1 {
+			list = append(list, int32(w<<6+bits.TrailingZeros64(word)))
+		}
+	}
+	p.dirtyList = list
 }
 
 // join makes each group of p made since the last Flush a member of the
@@ -280,7 +295,7 @@ func (a *Aggregate) Flushed() {
 		for _, g := range p.dirtyList {
 			p.dirty[g>>6] &^= 1 << (g & 63)
 		}
-		p.dirtyList = p.dirtyList[:0]
+		p.dirtyList, p.touched = p.dirtyList[:0], false
 		for agg, seen := range p.seen {
 			if seen == nil {
 				continue
@@ -379,10 +394,8 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 	}
 	switch {
 	case !compacting:
-		for w, word := range p.dirty {
-			for ; word != 0; word &= word - 1 {
-				put(int32(w<<6 + bits.TrailingZeros64(word)))
-			}
+		for _, g := range p.dirtyList {
+			put(g)
 		}
 	case groups >= p.len()/8:
 		for g := range int32(p.len()) {
@@ -394,11 +407,9 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 		// Few groups: a pass over all of them would cost more than the
 		// misses it saves. The changed groups of the parts not compacted,
 		// then the members of those compacted (in group order too).
-		for w, word := range p.dirty {
-			for ; word != 0; word &= word - 1 {
-				if g := int32(w<<6 + bits.TrailingZeros64(word)); !f.compact[p.kgs[g]] {
-					put(g)
-				}
+		for _, g := range p.dirtyList {
+			if !f.compact[p.kgs[g]] {
+				put(g)
 			}
 		}
 		for k, c := range f.compact {
@@ -701,7 +712,7 @@ func (a *Aggregate) loadGroup(p *pane, key, st []byte) (int32, error) {
 	}
 	if a.track {
 		p.dirty[g>>6] |= 1 << (g & 63)
-		p.dirtyList = append(p.dirtyList, g)
+		p.touched = true
 	}
 	return g, nil
 }

@@ -3,6 +3,7 @@ package window
 import (
 	"encoding/binary"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -226,5 +227,58 @@ func TestFlushWritesChanges(t *testing.T) {
 	checkpoint(true)
 	if entries, _ := heldVersions(t, store); entries != 0 {
 		t.Errorf("%d entries left after the window fired", entries)
+	}
+}
+
+// TestListDirty checks that Flush lists exactly the groups folded since
+// the last Flushed, in group order, at the edges of dirty's words (groups
+// 0, 7, 8 and the last of a count that is not a multiple of 8), and that a
+// Flush not followed by Flushed (a failed checkpoint) lists its groups
+// again with the next ones.
+func TestListDirty(t *testing.T) {
+	a, err := New(Spec{Window: TumbleOf(3_600_000, 0), In: tkSchema, TimeCol: 0, Keys: []int{1},
+		Aggs: []agg.Call{{Kind: agg.CountStar, Arg: -1, Filter: -1, Out: types.TBigInt}}}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Track()
+	a.UseStore(func() (*state.Store, error) { return nil, nil }, "w", 128, 0)
+	add := func(keys ...int64) {
+		rows := make([]row, len(keys))
+		for i, k := range keys {
+			rows[i] = row{k: k}
+		}
+		b := batchOf(rows)
+		defer b.Release()
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Keys 0..20 make groups 0..20 in order.
+	keys := make([]int64, 21)
+	for i := range keys {
+		keys[i] = int64(i)
+	}
+	add(keys...)
+	var w discard
+	a.Flush(&w)
+	a.Flushed()
+	listed := func() []int32 {
+		a.Flush(&w)
+		p := a.panes[0]
+		return append([]int32(nil), p.dirtyList...)
+	}
+	add(20, 8, 0, 7, 8, 0)
+	if got, want := listed(), []int32{0, 7, 8, 20}; !slices.Equal(got, want) {
+		t.Fatalf("changed groups %v, want %v", got, want)
+	}
+	// No Flushed: the next Flush writes them again, with the new ones.
+	add(13, 21)
+	if got, want := listed(), []int32{0, 7, 8, 13, 20, 21}; !slices.Equal(got, want) {
+		t.Fatalf("after a failed checkpoint: changed groups %v, want %v", got, want)
+	}
+	a.Flushed()
+	if got := listed(); len(got) != 0 {
+		t.Fatalf("after Flushed: changed groups %v, want none", got)
 	}
 }
