@@ -133,7 +133,7 @@ func (c *entryCheck) Delete(uid string, kg uint16, name string, key []byte) {
 }
 
 // path names the way encodeGroups visits pane p's groups, as it chooses:
-// the dirty bits alone, all groups, or the dirty bits and then the
+// the changed groups alone, all groups, or the changed groups and then the
 // members of compacted parts; "+v" when DISTINCT values need ordinals.
 func (c *entryCheck) path(p *pane) string {
 	f := &c.a.flush

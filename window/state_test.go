@@ -231,9 +231,8 @@ func TestFlushWritesChanges(t *testing.T) {
 }
 
 // TestListDirty checks that Flush lists exactly the groups folded since
-// the last Flushed, in group order, at the edges of dirty's words (groups
-// 0, 7, 8 and the last of a count that is not a multiple of 8), and that a
-// Flush not followed by Flushed (a failed checkpoint) lists its groups
+// the last Flushed, in group order (not the order rows came in), and that
+// a Flush not followed by Flushed (a failed checkpoint) lists its groups
 // again with the next ones.
 func TestListDirty(t *testing.T) {
 	a, err := New(Spec{Window: TumbleOf(3_600_000, 0), In: tkSchema, TimeCol: 0, Keys: []int{1},
