@@ -17,6 +17,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/exec"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/parser"
 	"github.com/strandsql/strand/planner"
 	"github.com/strandsql/strand/queries/nexmark"
@@ -30,6 +31,7 @@ type Config struct {
 	Rate        int64         // events per second of event time; 0: the DDL's first-event.rate
 	Parallelism int           // subtasks per operator; 0: the number of CPUs
 	Interval    time.Duration // exactly-once checkpoint interval; 0: none
+	Memory      int64         // managed memory in bytes (memory.managed.size); 0: the default
 	Baseline    bool          // also run the hand-written loops and compare results
 	JSON        bool          // one JSON object per query and line instead of a text table
 }
@@ -37,13 +39,17 @@ type Config struct {
 // Result is one query's figures; the JSON keys are the ones scripts
 // track.
 type Result struct {
-	Query          string   `json:"query"`
-	Events         int64    `json:"events"`
-	WallS          float64  `json:"wall_s"`
-	CPUS           float64  `json:"cpu_s"`
-	EventsPerCPUS  float64  `json:"events_per_cpu_s"`
-	PeakRSSBytes   int64    `json:"peak_rss_bytes"`
-	Checkpoints    int64    `json:"checkpoints"`
+	Query         string  `json:"query"`
+	Events        int64   `json:"events"`
+	WallS         float64 `json:"wall_s"`
+	CPUS          float64 `json:"cpu_s"`
+	EventsPerCPUS float64 `json:"events_per_cpu_s"`
+	PeakRSSBytes  int64   `json:"peak_rss_bytes"`
+	Checkpoints   int64   `json:"checkpoints"`
+	// Spills counts the windows spilled to the state store for want of
+	// memory: a run that spilled is slower for that, not comparable with
+	// one that did not.
+	Spills         int64    `json:"spills"`
 	BaselinePerCPU *float64 `json:"baseline_events_per_cpu_s,omitempty"`
 	Ratio          *float64 `json:"ratio,omitempty"`
 	Matched        *bool    `json:"baseline_matched,omitempty"`
@@ -76,14 +82,14 @@ func ParseQueries(list string) ([]string, error) {
 // errOut and the run goes on; Nexmark then returns an error that is
 // ErrMismatch. Any other error ends the run.
 func Nexmark(ctx context.Context, cfg Config, out, errOut io.Writer) error {
-	if cfg.Events < 0 || cfg.Rate < 0 || cfg.Parallelism < 0 || cfg.Interval < 0 {
-		return errors.New("--events, --rate, --parallelism and --checkpoint-interval must not be negative")
+	if cfg.Events < 0 || cfg.Rate < 0 || cfg.Parallelism < 0 || cfg.Interval < 0 || cfg.Memory < 0 {
+		return errors.New("--events, --rate, --parallelism, --checkpoint-interval and --memory must not be negative")
 	}
 	if cfg.Parallelism == 0 {
 		cfg.Parallelism = runtime.NumCPU()
 	}
 	if !cfg.JSON {
-		fmt.Fprintf(out, textRow, "query", "events", "wall_s", "cpu_s", "events/cpu-s", "peak_rss_MiB", "checkpoints")
+		fmt.Fprintf(out, textRow, "query", "events", "wall_s", "cpu_s", "events/cpu-s", "peak_rss_MiB", "checkpoints", "spills")
 		if cfg.Baseline {
 			fmt.Fprintf(out, textBaseline, "baseline_events/cpu-s", "ratio")
 		}
@@ -100,7 +106,8 @@ func Nexmark(ctx context.Context, cfg Config, out, errOut io.Writer) error {
 			fmt.Fprintf(out, "%s\n", b)
 		} else {
 			fmt.Fprintf(out, textRow, r.Query, strconv.FormatInt(r.Events, 10), fmt.Sprintf("%.2f", r.WallS), fmt.Sprintf("%.2f", r.CPUS),
-				millions(r.EventsPerCPUS), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)), strconv.FormatInt(r.Checkpoints, 10))
+				millions(r.EventsPerCPUS), fmt.Sprintf("%.0f", float64(r.PeakRSSBytes)/(1<<20)), strconv.FormatInt(r.Checkpoints, 10),
+				strconv.FormatInt(r.Spills, 10))
 			if r.Ratio != nil {
 				fmt.Fprintf(out, textBaseline, millions(*r.BaselinePerCPU), fmt.Sprintf("%.0f%%", 100**r.Ratio))
 			}
@@ -116,7 +123,7 @@ func Nexmark(ctx context.Context, cfg Config, out, errOut io.Writer) error {
 
 // The text format's columns, printed as each query ends.
 const (
-	textRow      = "%-5s %10s %7s %7s %12s %12s %11s"
+	textRow      = "%-5s %10s %7s %7s %12s %12s %11s %6s"
 	textBaseline = " %21s %6s"
 )
 
@@ -141,7 +148,13 @@ func runQuery(ctx context.Context, q string, cfg Config) (Result, error) {
 	}
 	m := &exec.Metrics{}
 	run := func() error {
-		j, err := exec.Start(ctx, job.graph, exec.Options{Metrics: m, Checkpoint: job.cp})
+		var mem *memseg.Manager
+		if cfg.Memory > 0 {
+			if mem, err = exec.NewMemory(cfg.Memory); err != nil {
+				return err
+			}
+		}
+		j, err := exec.Start(ctx, job.graph, exec.Options{Metrics: m, Checkpoint: job.cp, Memory: mem})
 		if err != nil {
 			return err
 		}
@@ -159,7 +172,7 @@ func runQuery(ctx context.Context, q string, cfg Config) (Result, error) {
 	}
 	r.WallS, r.CPUS, r.PeakRSSBytes = u.wall, u.cpu, u.peakRSS
 	r.EventsPerCPUS = float64(r.Events) / u.cpu
-	r.Checkpoints = m.Checkpoints.Load()
+	r.Checkpoints, r.Spills = m.Checkpoints.Load(), m.Spills.Load()
 	base, has := baselines[q]
 	if !cfg.Baseline || !has {
 		// A query without a hand-written baseline: its rate stands alone.

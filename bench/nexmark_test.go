@@ -102,3 +102,26 @@ func matchBaselines(t *testing.T, cfg Config, min int64) {
 		}
 	}
 }
+
+// TestNexmarkReportsSpills runs q12e with 1 MiB of managed memory, which
+// its window outgrows, and with the default: the first reports spills and
+// still matches its baseline, the second reports none.
+func TestNexmarkReportsSpills(t *testing.T) {
+	for _, c := range []struct {
+		memory int64
+		spills bool
+	}{{1 << 20, true}, {0, false}} {
+		var out, errb bytes.Buffer
+		cfg := Config{Queries: []string{"q12e"}, Events: 2_000_000, Baseline: true, JSON: true, Parallelism: 2, Memory: c.memory}
+		if err := Nexmark(context.Background(), cfg, &out, &errb); err != nil {
+			t.Fatalf("memory %d: %v; stderr: %s", c.memory, err, errb.String())
+		}
+		var r Result
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil {
+			t.Fatalf("%v: %s", err, out.String())
+		}
+		if got := r.Spills > 0; got != c.spills || r.Matched == nil || !*r.Matched {
+			t.Errorf("memory %d: %d spills, baseline matched %v: %s", c.memory, r.Spills, r.Matched, out.String())
+		}
+	}
+}

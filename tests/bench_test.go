@@ -10,7 +10,8 @@ import (
 // baseline check, as make bench does with more events: every query runs
 // to completion, the q12 processing-time query included, prints one JSON
 // object with the documented keys, and its result matches the
-// hand-written baseline's. One query also runs with checkpoints.
+// hand-written baseline's. One query also runs with checkpoints, and with too
+// little memory, where its window spills.
 func TestBenchNexmark(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -19,7 +20,7 @@ func TestBenchNexmark(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	keys := []string{"query", "events", "wall_s", "cpu_s", "events_per_cpu_s", "peak_rss_bytes", "checkpoints",
+	keys := []string{"query", "events", "wall_s", "cpu_s", "events_per_cpu_s", "peak_rss_bytes", "checkpoints", "spills",
 		"baseline_events_per_cpu_s", "ratio", "baseline_matched"}
 	var queries []string
 	for _, line := range strings.Split(strings.TrimSpace(stdout), "\n") {
@@ -54,5 +55,16 @@ func TestBenchNexmark(t *testing.T) {
 	}
 	if code != 0 || json.Unmarshal([]byte(stdout), &r) != nil || r.Checkpoints < 1 || !r.Matched {
 		t.Fatalf("with checkpoints: exit %d, %+v\nstdout:\n%s\nstderr:\n%s", code, r, stdout, stderr)
+	}
+
+	// With 1 MiB of managed memory q12e's window spills, and says so.
+	stdout, stderr, code = runStrand(t, dir, "bench", "nexmark", "--query", "q12e", "--events", "2000000",
+		"--baseline", "--format", "json", "--parallelism", "2", "--memory", "1mb")
+	var s struct {
+		Spills  int64 `json:"spills"`
+		Matched bool  `json:"baseline_matched"`
+	}
+	if code != 0 || json.Unmarshal([]byte(stdout), &s) != nil || s.Spills < 1 || !s.Matched {
+		t.Fatalf("with --memory 1mb: exit %d, %+v\nstdout:\n%s\nstderr:\n%s", code, s, stdout, stderr)
 	}
 }

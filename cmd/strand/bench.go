@@ -73,19 +73,23 @@ type nexmarkCmd struct {
 	Rate               int64     `help:"Events per second of event time (default: the DDL's first-event.rate, 10M)." placeholder:"N"`
 	Parallelism        int       `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`
 	CheckpointInterval *duration `name:"checkpoint-interval" help:"Take exactly-once checkpoints this often, e.g. 10s." placeholder:"DURATION"`
+	Memory             *size     `help:"Managed memory of each run (memory.managed.size), e.g. 64mb (default: 256mb)." placeholder:"SIZE"`
 	Baseline           bool      `help:"Also run the hand-written baseline loops and check the results against them."`
 	Format             string    `default:"text" enum:"text,json" help:"text, or json (one object per query and line)."`
 	profileFlags
 }
 
 func (*nexmarkCmd) Help() string {
-	return "Prints, per query: events, wall seconds, CPU seconds of the process, events per CPU-second, peak RSS and checkpoints taken. --baseline also runs a hand-written Go loop over the same events, prints the ratio engine / baseline, and fails if the results differ. CPU profile samples are labeled run=engine|baseline and query=<q>."
+	return "Prints, per query: events, wall seconds, CPU seconds of the process, events per CPU-second, peak RSS, checkpoints taken and windows spilled to the state store for want of memory (a run that spilled is not comparable with one that did not). --baseline also runs a hand-written Go loop over the same events, prints the ratio engine / baseline, and fails if the results differ. CPU profile samples are labeled run=engine|baseline and query=<q>."
 }
 
 func (c *nexmarkCmd) Run(std *stdio) error {
 	cfg := bench.Config{Events: c.Events, Rate: c.Rate, Parallelism: c.Parallelism, Baseline: c.Baseline, JSON: c.Format == "json"}
 	if c.CheckpointInterval != nil {
 		cfg.Interval = c.CheckpointInterval.d
+	}
+	if c.Memory != nil {
+		cfg.Memory = c.Memory.n
 	}
 	if cfg.Events < 0 || cfg.Rate < 0 || cfg.Parallelism < 0 {
 		fmt.Fprintln(std.errOut, "strand bench: --events, --rate and --parallelism must not be negative")

@@ -72,3 +72,20 @@ func parseFlagDuration(s string) (time.Duration, error) {
 	}
 	return v, nil
 }
+
+// size is a flag's memory size in Flink's syntax ("64mb", "1 gb"); a bare
+// number is bytes, as in memory.managed.size.
+type size struct{ n int64 }
+
+func (s *size) Decode(ctx *kong.DecodeContext) error {
+	var v string
+	if err := ctx.Scan.PopValueInto("size", &v); err != nil {
+		return err
+	}
+	n, ok := types.ParseMemorySize(v)
+	if !ok || n <= 0 {
+		return fmt.Errorf("%q is not a positive memory size such as 64mb or 1gb", v)
+	}
+	s.n = n
+	return nil
+}
