@@ -150,9 +150,11 @@ func runQuery(ctx context.Context, q string, cfg Config) (Result, error) {
 	run := func() error {
 		var mem *memseg.Manager
 		if cfg.Memory > 0 {
-			if mem, err = exec.NewMemory(cfg.Memory); err != nil {
+			m, err := exec.NewMemory(cfg.Memory)
+			if err != nil {
 				return err
 			}
+			mem = m
 		}
 		j, err := exec.Start(ctx, job.graph, exec.Options{Metrics: m, Checkpoint: job.cp, Memory: mem})
 		if err != nil {

@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/strandsql/strand/queries/nexmark"
 )
@@ -121,7 +123,28 @@ func TestNexmarkReportsSpills(t *testing.T) {
 			t.Fatalf("%v: %s", err, out.String())
 		}
 		if got := r.Spills > 0; got != c.spills || r.Matched == nil || !*r.Matched {
-			t.Errorf("memory %d: %d spills, baseline matched %v: %s", c.memory, r.Spills, r.Matched, out.String())
+			t.Errorf("memory %d: %d spills, baseline matched %v: %s", c.memory, r.Spills, r.Matched != nil && *r.Matched, out.String())
+		}
+	}
+}
+
+// TestCheckpointsReportsSpills runs strand bench checkpoints' comparison
+// for q12e with 1 MiB of managed memory: every line reports spills.
+func TestCheckpointsReportsSpills(t *testing.T) {
+	var out bytes.Buffer
+	cfg := CheckpointConfig{Queries: []string{"q12e"}, Events: 2_000_000, Parallelism: 2, Intervals: []time.Duration{20 * time.Millisecond},
+		Rounds: 1, Memory: 1 << 20}
+	if err := Checkpoints(context.Background(), cfg, &out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], " spills") {
+		t.Fatalf("want a header with spills and two lines:\n%s", out.String())
+	}
+	for _, l := range lines[1:] {
+		f := strings.Fields(l)
+		if n, err := strconv.Atoi(f[len(f)-1]); err != nil || n < 1 {
+			t.Errorf("no spills reported: %q", l)
 		}
 	}
 }

@@ -26,15 +26,19 @@ type checkpointsCmd struct {
 	Parallelism int    `help:"Subtasks per operator (default: the number of CPUs)." placeholder:"N"`
 	Intervals   string `default:"1s,10s" help:"Checkpoint intervals to compare against none, comma-separated." placeholder:"LIST"`
 	Rounds      int    `default:"3" help:"Rounds: each runs without checkpoints, then at each interval." placeholder:"N"`
+	Memory      *size  `help:"Managed memory of each run (memory.managed.size), e.g. 512mb (default: 256mb)." placeholder:"SIZE"`
 	profileFlags
 }
 
 func (*checkpointsCmd) Help() string {
-	return "Runs each query without checkpoints and with exactly-once checkpoints at each interval, alternating, for several rounds, and prints per interval the events per CPU-second of every round, their median, its change against no checkpoints, and the checkpoints' median and largest duration and median bytes written."
+	return "Runs each query without checkpoints and with exactly-once checkpoints at each interval, alternating, for several rounds, and prints per interval the events per CPU-second of every round, their median, its change against no checkpoints, and the checkpoints' median and largest duration and median bytes written, and the windows spilled to the state store for want of memory in all rounds (a run that spilled is slower for it)."
 }
 
 func (c *checkpointsCmd) Run(std *stdio) error {
 	cfg := bench.CheckpointConfig{Events: c.Events, Parallelism: c.Parallelism, Rounds: c.Rounds}
+	if c.Memory != nil {
+		cfg.Memory = c.Memory.n
+	}
 	if cfg.Events <= 0 || cfg.Parallelism < 0 || cfg.Rounds < 1 {
 		fmt.Fprintln(std.errOut, "strand bench: --events and --rounds must be positive, --parallelism not negative")
 		return exitStatus(2)

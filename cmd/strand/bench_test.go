@@ -12,6 +12,9 @@ func TestBenchUsageErrors(t *testing.T) {
 		{"bench", "nexmark", "--format", "xml"},
 		{"bench", "nexmark", "--events", "-1"},
 		{"bench", "nexmark", "--checkpoint-interval", "10"},
+		{"bench", "nexmark", "--memory", "1kb"},
+		{"bench", "nexmark", "--memory", "lots"},
+		{"bench", "checkpoints", "--memory", "0"},
 	} {
 		var out, errb bytes.Buffer
 		if code := run(args, nil, &out, &errb); code != 2 || errb.Len() == 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/strandsql/strand/exec"
 	"github.com/strandsql/strand/session"
 	"github.com/strandsql/strand/types"
 )
@@ -73,8 +74,9 @@ func parseFlagDuration(s string) (time.Duration, error) {
 	return v, nil
 }
 
-// size is a flag's memory size in Flink's syntax ("64mb", "1 gb"); a bare
-// number is bytes, as in memory.managed.size.
+// size is a flag's managed memory size in Flink's syntax ("64mb", "1 gb");
+// a bare number is bytes, as in memory.managed.size, whose floor (one
+// segment) it has too.
 type size struct{ n int64 }
 
 func (s *size) Decode(ctx *kong.DecodeContext) error {
@@ -83,8 +85,8 @@ func (s *size) Decode(ctx *kong.DecodeContext) error {
 		return err
 	}
 	n, ok := types.ParseMemorySize(v)
-	if !ok || n <= 0 {
-		return fmt.Errorf("%q is not a positive memory size such as 64mb or 1gb", v)
+	if !ok || n < exec.MinMemory {
+		return fmt.Errorf("%q is not a memory size of at least %s, such as 64mb or 1gb", v, exec.Bytes(exec.MinMemory))
 	}
 	s.n = n
 	return nil
