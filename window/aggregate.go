@@ -207,8 +207,8 @@ type pane struct {
 	cap, charged int
 
 	// Checkpoint bookkeeping (state.go): groups changed since the last
-	// Flushed (dirty has bit g set for group g, and touched is set; Flush
-	// lists them, in group order, in dirtyList), each group's key group
+	// Flushed (dirty has bit g set for group g; Flush lists them, in
+	// group order, in dirtyList), each group's key group
 	// (recorded as the group is made, once UseStore has given the key
 	// groups: spill.go), per key group what the state store holds of the
 	// window, of which the first joined groups are members, and per
@@ -224,7 +224,6 @@ type pane struct {
 	// each other's stores (q12e's marking took twice as long). And no
 	// list in fold: Flush lists the marked groups.
 	dirty     []uint64
-	touched   bool
 	dirtyList []int32
 	kgs       []uint16
 	parts     []part
@@ -653,14 +652,13 @@ func (a *Aggregate) fold(p *pane, b arrow.RecordBatch, rows []int32, hashes []ui
 		return 0, err
 	}
 	rows, groups := rows[:n], a.groups[:n]
-	if a.track && len(groups) > 0 {
+	if a.track {
 		dirty := p.dirty
 		for _, g := range groups {
 			if w, bit := g>>6, uint64(1)<<(g&63); dirty[w]&bit == 0 {
 				dirty[w] |= bit
 			}
 		}
-		p.touched = true
 	}
 	for i, ag := range a.spec.Aggs {
 		var col arrow.Array
