@@ -21,7 +21,7 @@ func TestREPLComplete(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "data/clicks.csv"), replClicks)
 	tm := startREPL(t, dir, "--parallelism", "1")
 	tm.send("CREATE TABLE clicks (ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT url FROM cli\t")
 	tm.expect("SELECT url FROM clicks")
 	tm.send(" WHERE clicks.us\t")
@@ -31,14 +31,14 @@ func TestREPLComplete(t *testing.T) {
 	if !strings.Contains(got, "| /b ") {
 		t.Errorf("the completed SELECT printed\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per\t")
 	tm.expect("'rows-per-second'")
 	tm.send(" = '5');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW CREATE TABLE g;\r")
 	tm.expect("'rows-per-second' = '5'")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -47,24 +47,24 @@ func TestREPLHistorySearch(t *testing.T) {
 	dir := t.TempDir()
 	tm := startREPL(t, dir, "--history-file", filepath.Join(dir, "hist"))
 	tm.send("CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW TABLES;\r")
 	tm.expect("1 row in set")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("DROP TABLE t;\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	// Ctrl-R, then part of the CREATE TABLE: Enter runs the entry found.
 	tm.send("\x12")
 	tm.send("blackh")
 	tm.expect("CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');")
 	tm.send("\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW TABLES;\r")
 	got := tm.expect("row in set")
 	if !strings.Contains(got, "| t ") {
 		t.Errorf("the CREATE TABLE found with Ctrl-R did not run:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -77,7 +77,7 @@ func TestREPLStatements(t *testing.T) {
 	tm.send("HELP;\r")
 	tm.expect("SOURCE 'file.sql'")
 	tm.expect("Ctrl-R")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW FUNCTIONS;\r")
 	got := tm.expect("rows in set")
 	for _, f := range []string{"| COUNT ", "| TUMBLE ", "| UPPER "} {
@@ -85,28 +85,28 @@ func TestREPLStatements(t *testing.T) {
 			t.Errorf("SHOW FUNCTIONS lists no %q:\n%s", f, got)
 		}
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SOURCE 'init.sql';\r")
 	tm.expect("| t ")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW CREATE TABLE t;\r")
 	got = tm.expect("'connector' = 'blackhole'\r\n)")
 	if !strings.Contains(got, "CREATE TABLE t (\r\n  a INT,\r\n  b STRING\r\n) WITH (") {
 		t.Errorf("SHOW CREATE TABLE:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SET 'sql-client.display.max-rows' = '7';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SET;\r")
 	got = tm.expect("rows in set")
 	if !regexp.MustCompile(`\| sql-client\.display\.max-rows +\| 7 +\| 1000 +\|`).MatchString(got) ||
 		!regexp.MustCompile(`\| sql-client\.execution\.result-mode +\| +\| tableau +\|`).MatchString(got) {
 		t.Errorf("SET:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SOURCE 'missing.sql';\r")
 	tm.expect("1:8: SOURCE: open missing.sql: no such file or directory")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -118,9 +118,9 @@ func TestREPLResultModes(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "data/clicks.csv"), replClicks)
 	tm := startREPL(t, dir, "--parallelism", "1")
 	tm.send("CREATE TABLE clicks (ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE) WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SET 'sql-client.execution.result-mode' = 'changelog';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT user_id, url FROM clicks;\r")
 	got := strings.ReplaceAll(tm.expect("3 rows in set"), "\r\n", "\n")
 	want := `+----+----------------------+--------------------------------+
@@ -134,11 +134,11 @@ func TestREPLResultModes(t *testing.T) {
 	if !strings.Contains(got, want) {
 		t.Errorf("changelog mode printed\n%s\nwant\n%s", got, want)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SET 'sql-client.execution.result-mode' = 'table';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SET 'sql-client.display.max-rows' = '2';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT url FROM clicks;\r")
 	got = strings.ReplaceAll(tm.expect("3 rows in set"), "\r\n", "\n")
 	want = `| url                            |
@@ -150,7 +150,7 @@ func TestREPLResultModes(t *testing.T) {
 	if !strings.Contains(got, want) || strings.Contains(got, "/a") {
 		t.Errorf("table mode printed\n%s\nwant\n%s", got, want)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -161,14 +161,14 @@ func TestREPLColour(t *testing.T) {
 	tm := startREPLEnv(t, dir, nil, "--parallelism", "1")
 	tm.send("SELECT 1 FORM x;\r")
 	tm.expect("\x1b[31m[ERROR] 1:10: syntax error")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	tm.expect("\x1b[32m[INFO]\x1b[0m Job ")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("QUIT;\r")
 	tm.expect("[y/N] ")
 	tm.send("y\r")
@@ -183,19 +183,19 @@ func TestREPLSavepointResume(t *testing.T) {
 	const n = 1500
 	tm := startREPL(t, dir, "--parallelism", "1")
 	tm.send("SET 'execution.checkpointing.interval' = '200ms';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000', 'fields.n.kind' = 'sequence', 'fields.n.start' = '1', 'fields.n.end' = '" + strconv.Itoa(n) + "');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE o (n BIGINT) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	id := regexp.MustCompile(`Job ([0-9a-f]{16}) submitted`).FindStringSubmatch(tm.expectRe(regexp.MustCompile(`Job [0-9a-f]{16} submitted`)))[1]
-	tm.expect(Prompt)
+	tm.prompt()
 	time.Sleep(500 * time.Millisecond)
 	tm.send("STOP JOB '" + id + "' WITH SAVEPOINT;\r")
 	sp := regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`)
 	path := sp.FindStringSubmatch(tm.expectRe(sp))[1]
-	tm.expect(Prompt)
+	tm.prompt()
 	read := func() []int {
 		var got []int
 		files, _ := filepath.Glob(filepath.Join(dir, "out", "*"))
@@ -222,15 +222,15 @@ func TestREPLSavepointResume(t *testing.T) {
 		t.Fatalf("the stopped job had written %d rows of %d", k, n)
 	}
 	tm.send("SET 'execution.savepoint.path' = '" + path + "';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	tm.expect("resuming from savepoint " + path)
-	tm.expect(Prompt)
+	tm.prompt()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		tm.send("SHOW JOBS;\r")
 		got := tm.expect("rows in set")
-		tm.expect(Prompt)
+		tm.prompt()
 		if strings.Count(got, "FINISHED") == 1 {
 			break
 		}

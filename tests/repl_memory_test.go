@@ -21,7 +21,7 @@ func TestREPLMemoryFlat(t *testing.T) {
 	dir := t.TempDir()
 	tm := startREPL(t, dir, "--parallelism", "1")
 	tm.send("CREATE TABLE g (n BIGINT, s STRING) WITH ('connector' = 'datagen', 'rows-per-second' = '100000', 'fields.s.length' = '10');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT n, s FROM g;\r")
 	tm.expect(" n | s ")
 	// The status line under the rows, redrawn in place.
@@ -42,7 +42,7 @@ func TestREPLMemoryFlat(t *testing.T) {
 	rate := float64(lines) / time.Since(start).Seconds()
 	tm.send("\x03")
 	tm.expect("Query stopped after")
-	tm.expect(Prompt)
+	tm.prompt()
 	t.Logf("%.0f rows/s shown; VmRSS each second (KiB): %v", rate, rss)
 	if rate < 50000 {
 		t.Errorf("only %.0f rows/s reached the terminal, want about 100000", rate)

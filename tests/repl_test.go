@@ -74,6 +74,20 @@ func startREPLEnv(t *testing.T, dir string, env []string, args ...string) *term 
 	return tm
 }
 
+// freshPrompt matches a prompt on a line after the one typed: the next
+// prompt, not the prompt that the line editor redraws with each key of the
+// statement typed before it (those redraws all precede the line's end).
+var freshPrompt = regexp.MustCompile(`\n[^\n]*` + regexp.QuoteMeta(Prompt))
+
+// prompt waits for the REPL to be back at its prompt after a statement, so
+// that keys the line editor treats specially (Ctrl-R, Tab, Ctrl-C) reach it
+// in raw mode rather than the terminal's own line discipline, which would
+// act on them itself while a statement runs.
+func (tm *term) prompt() {
+	tm.t.Helper()
+	tm.expectRe(freshPrompt)
+}
+
 // Prompt is the REPL's prompt, as the terminal shows it.
 const Prompt = "strand> "
 
@@ -145,12 +159,12 @@ func TestREPLTerminal(t *testing.T) {
 	tm.send("  ts TIMESTAMP(3), user_id BIGINT, url STRING, amount DOUBLE\r")
 	tm.expect("     -> ")
 	tm.send(") WITH ('connector' = 'filesystem', 'path' = 'data/clicks.csv', 'format' = 'csv');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	// Ctrl-C clears a statement being typed: what follows starts afresh.
 	tm.send("SELECT nonsense\r")
 	tm.expect("     -> ")
 	tm.send("FROM\x03")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT user_id, url, amount FROM clicks WHERE amount > 2;\r")
 	got := tm.expect("rows in set")
 	want := `+----------------------+--------------------------------+--------------+
@@ -163,26 +177,26 @@ func TestREPLTerminal(t *testing.T) {
 	if !strings.Contains(strings.ReplaceAll(got, "\r\n", "\n"), want) {
 		t.Errorf("SELECT printed\n%s\nwant\n%s", got, want)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT url FORM clicks;\r")
 	got = tm.expect("^")
 	if !strings.Contains(got, "1:12: syntax error") || !strings.Contains(got, "SELECT url FORM clicks;\r\n             ^") {
 		t.Errorf("syntax error shown as\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT n FROM g;\r")
 	tm.expectRe(regexp.MustCompile(`\|\s+-?\d+ \|`)) // a row arrived
 	tm.send("\x03")
 	tm.expect("Query stopped after")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SELECT url FROM clicks WHERE user_id = 2;\r")
 	got = tm.expect("1 row in set")
 	if !strings.Contains(got, "| /b ") {
 		t.Errorf("the query after Ctrl-C printed\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -258,10 +272,10 @@ func TestREPLHistory(t *testing.T) {
 	tm.send("CREATE TABLE t (a INT)\r")
 	tm.expect("     -> ")
 	tm.send("  WITH ('connector' = 'blackhole');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW TABLES;\r")
 	tm.expect("1 row in set")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 	b, err := os.ReadFile(hist)
 	if err != nil {
@@ -274,13 +288,13 @@ func TestREPLHistory(t *testing.T) {
 	tm = startREPL(t, dir, "--history-file", hist)
 	tm.send("\x1b[A\x1b[A\r") // two entries back: the CREATE TABLE
 	tm.expect("CREATE TABLE t (a INT)   WITH ('connector' = 'blackhole');")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW TABLES;\r")
 	got := tm.expect("row in set")
 	if !strings.Contains(got, "| t ") {
 		t.Errorf("the recalled CREATE TABLE did not run:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.exit()
 }
 
@@ -292,24 +306,24 @@ func TestREPLJobs(t *testing.T) {
 	dir := t.TempDir()
 	tm := startREPL(t, dir, "--parallelism", "1")
 	tm.send("SET 'execution.checkpointing.interval' = '100ms';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE g (n BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '100');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("CREATE TABLE o (n BIGINT) WITH ('connector' = 'blackhole');\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	m := regexp.MustCompile(`\[INFO\] Job ([0-9a-f]{16}) submitted\.`).FindStringSubmatch(tm.expectRe(regexp.MustCompile(`\[INFO\] Job [0-9a-f]{16} submitted\.`)))
 	id := m[1]
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW JOBS;\r")
 	got := tm.expect("1 row in set")
 	if !regexp.MustCompile(`\| ` + id + ` \| repl_\d{8}_\d{6}_1 +\| RUNNING `).MatchString(got) {
 		t.Fatalf("SHOW JOBS:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	tm.expect("submitted.")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("STOP JOB '" + id + "' WITH SAVEPOINT;\r")
 	got = tm.expectRe(regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`))
 	path := regexp.MustCompile(`\| (/\S+savepoint-\S+) +\|`).FindStringSubmatch(got)[1]
@@ -317,24 +331,24 @@ func TestREPLJobs(t *testing.T) {
 		entries, _ := os.ReadDir(path)
 		t.Errorf("savepoint %s: %v (holds %v)", path, err, entries)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("SHOW JOBS;\r")
 	got = tm.expect("2 rows in set")
 	if !strings.Contains(got, "| "+id+" | ") || !regexp.MustCompile(id+` \| repl_\w+ +\| STOPPED `).MatchString(got) {
 		t.Errorf("SHOW JOBS after the stop:\n%s", got)
 	}
-	tm.expect(Prompt)
+	tm.prompt()
 	// The next INSERT restores the savepoint.
 	tm.send("SET 'execution.savepoint.path' = '" + path + "';\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("INSERT INTO o SELECT n FROM g;\r")
 	tm.expect("resuming from savepoint " + path)
 	tm.expect("submitted.")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("\x04")
 	tm.expect("2 job(s) still running; cancel them and quit? [y/N] ")
 	tm.send("n\r")
-	tm.expect(Prompt)
+	tm.prompt()
 	tm.send("QUIT;\r")
 	tm.expect("cancel them and quit? [y/N] ")
 	tm.send("y\r")
