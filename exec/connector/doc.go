@@ -520,7 +520,11 @@
 // writer's open transaction the same way, so that a failed run leaves no
 // transaction open to hold back read_committed readers. A transaction must
 // be committed before properties.transaction.timeout.ms, or the broker
-// aborts it and its rows are lost, as in Flink. Two jobs must not share a prefix. Rows a discarded
+// aborts it and its rows are lost, as in Flink. Transactional ids are used
+// again (every run's first transaction is <prefix>-<s>-0): a transaction is
+// known by its id, producer and epoch, so that a run after a finished one,
+// which commits the finished run's last transactions again before it
+// starts, does not take its own first transaction for one of them. Two jobs must not share a prefix. Rows a discarded
 // lineage committed cannot be taken back (Clean only aborts). Metadata
 // columns declared without VIRTUAL write the record's headers (a JSON
 // object of strings, as the source shows them; anything else fails the

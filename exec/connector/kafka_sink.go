@@ -37,14 +37,19 @@ type kafkaSink struct {
 	topic  string
 	ids    *regexp.Regexp // this sink's transactional ids
 
-	mu        sync.Mutex
-	admin     *kgo.Client     // for EndTxn and InitProducerID, made on first use
-	committed map[string]bool // transactional ids committed in this run
-	restored  int64           // the checkpoint restored from, 0 for a fresh start
+	mu    sync.Mutex
+	admin *kgo.Client // for EndTxn and InitProducerID, made on first use
+	// committed are the transactions committed in this run. A
+	// transaction is its id with its producer and epoch: ids are used
+	// again (each run's first transaction is <prefix>-<s>-0, a restore's
+	// first is the restored checkpoint's), each time under a new epoch,
+	// and a committed earlier use must not pass for the new one.
+	committed map[checkpoint.PendingTxn]bool
+	restored  int64 // the checkpoint restored from, 0 for a fresh start
 }
 
 func newKafkaSink(t Table, c kafkaConfig) *kafkaSink {
-	return &kafkaSink{cfg: c, schema: t.Schema, meta: t.Metadata, topic: c.topics[0], committed: map[string]bool{},
+	return &kafkaSink{cfg: c, schema: t.Schema, meta: t.Metadata, topic: c.topics[0], committed: map[checkpoint.PendingTxn]bool{},
 		ids: regexp.MustCompile("^" + regexp.QuoteMeta(c.txnPrefix) + `-\d+-\d+$`)}
 }
 
@@ -424,7 +429,7 @@ func (w *kafkaWriter) PreCommit(id int64) ([]checkpoint.PendingFile, error) {
 		w.cl = nil
 	}
 	w.after = id
-	w.handed = slices.DeleteFunc(w.handed, func(p checkpoint.PendingFile) bool { return w.s.forget(p.Txn.ID) })
+	w.handed = slices.DeleteFunc(w.handed, func(p checkpoint.PendingFile) bool { return w.s.forget(*p.Txn) })
 	return slices.Clone(w.handed), nil
 }
 
@@ -503,7 +508,7 @@ func (w *kafkaWriter) abort() error {
 // forget reports whether txn is committed, and if so forgets it: the
 // writer that hands it over stops doing so, so the set stays small in a
 // long run.
-func (s *kafkaSink) forget(txn string) bool {
+func (s *kafkaSink) forget(txn checkpoint.PendingTxn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.committed[txn] {
@@ -513,7 +518,7 @@ func (s *kafkaSink) forget(txn string) bool {
 	return true
 }
 
-func (s *kafkaSink) isCommitted(txn string) bool {
+func (s *kafkaSink) isCommitted(txn checkpoint.PendingTxn) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.committed[txn]
@@ -524,14 +529,14 @@ func (s *kafkaSink) isCommitted(txn string) bool {
 // before a crash or by an earlier restore, is a successful retry.
 func (s *kafkaSink) Commit(pending []checkpoint.PendingFile) error {
 	for _, p := range pending {
-		if p.Txn == nil || s.isCommitted(p.Txn.ID) {
+		if p.Txn == nil || s.isCommitted(*p.Txn) {
 			continue
 		}
 		if err := s.endTxn(p.Txn); err != nil {
 			return err
 		}
 		s.mu.Lock()
-		s.committed[p.Txn.ID] = true
+		s.committed[*p.Txn] = true
 		s.mu.Unlock()
 	}
 	return nil
@@ -578,9 +583,11 @@ func (s *kafkaSink) Recover(id int64, pending []checkpoint.PendingFile) error {
 // prefix; rows already committed to a topic cannot be taken back.
 func (s *kafkaSink) Clean(string, bool) error { return s.abortOpen() }
 
-// abortOpen aborts the open transactions of the sink's transactional ids
-// that this run has not committed: InitProducerID for an id fences its
-// producer and aborts its transaction.
+// abortOpen aborts the open transactions of the sink's transactional ids:
+// InitProducerID for an id fences its producer and aborts its transaction.
+// None of them is one this run committed: a commit's EndTxn has moved its
+// transaction out of Ongoing before it returns, so an open transaction
+// under an id committed before is a later use of the id.
 func (s *kafkaSink) abortOpen() error {
 	if s.cfg.guarantee != "exactly-once" {
 		return nil
@@ -596,7 +603,7 @@ func (s *kafkaSink) abortOpen() error {
 		return fmt.Errorf("kafka sink: listing transactions: %w", err)
 	}
 	for _, t := range txns.Sorted() {
-		if t.State != "Ongoing" || !s.ids.MatchString(t.TxnID) || s.isCommitted(t.TxnID) {
+		if t.State != "Ongoing" || !s.ids.MatchString(t.TxnID) {
 			continue
 		}
 		if err := s.fence(ctx, cl, t.TxnID); err != nil {
