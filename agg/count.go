@@ -73,3 +73,6 @@ func (c *countAcc) AppendTo(b array.Builder, groups []int32) error {
 	}
 	return nil
 }
+
+// Touch implements Toucher.
+func (c *countAcc) Touch(groups []int32) uint64 { return touch(c.n, groups) }

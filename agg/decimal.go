@@ -84,6 +84,9 @@ func (s *decSumAcc) MergeRows(g []int32, src Acc, h []int32) {
 	}
 }
 
+// Touch implements Toucher.
+func (s *decSumAcc) Touch(groups []int32) uint64 { return touch(s.sum, groups) + touch(s.n, groups) }
+
 func (s *decSumAcc) Size() int { return 32 }
 func (s *decSumAcc) Heap() int { return 0 }
 

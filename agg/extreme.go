@@ -82,6 +82,9 @@ func (e *extreme[T]) unhold(g int32) {
 	}
 }
 
+// Touch implements Toucher.
+func (e *extreme[T]) Touch(groups []int32) uint64 { return touch(e.v, groups) + touch(e.seen, groups) }
+
 func (e *extreme[T]) Size() int { return e.width + 1 }
 func (e *extreme[T]) Heap() int { return e.held }
 

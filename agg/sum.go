@@ -113,6 +113,11 @@ func (s *intSumAcc) MergeRows(g []int32, src Acc, h []int32) {
 	}
 }
 
+// Touch implements Toucher.
+func (s *intSumAcc) Touch(groups []int32) uint64 {
+	return touch(s.lo, groups) + touch(s.wraps, groups) + touch(s.n, groups)
+}
+
 func (s *intSumAcc) Size() int { return 24 }
 func (s *intSumAcc) Heap() int { return 0 }
 
@@ -448,6 +453,9 @@ func (s *floatSumAcc) mergeSlot(g int32, o *floatSumAcc, h int32) {
 }
 
 // Size counts a slot; Heap the full accumulators.
+// Touch implements Toucher.
+func (s *floatSumAcc) Touch(groups []int32) uint64 { return touch(s.slots, groups) }
+
 func (s *floatSumAcc) Size() int { return int(unsafe.Sizeof(fslot{})) }
 func (s *floatSumAcc) Heap() int { return cap(s.big) * int(unsafe.Sizeof(fwide{})) }
 

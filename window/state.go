@@ -84,6 +84,11 @@ type flushScratch struct {
 	// perGroup is the bytes per group of the last Flush's entries, which
 	// the next sizes its buffers by.
 	perGroup int
+	// touched keeps the loads of touch.
+	touched uint64
+	// unpacked are the changed groups of the parts a Flush does not
+	// compact, which it encodes before the compacted ones.
+	unpacked []int32
 }
 
 // A hopping or cumulating window's slice outlives the windows that have
@@ -391,11 +396,21 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 			f.next[k]++
 		}
 	}
+	// puts puts groups scattered over the pane, touchAhead at a time,
+	// each run's slots touched first.
+	puts := func(gs []int32) {
+		for len(gs) > 0 {
+			n := min(len(gs), touchAhead)
+			f.touched += p.touch(gs[:n])
+			for _, g := range gs[:n] {
+				put(g)
+			}
+			gs = gs[n:]
+		}
+	}
 	switch {
 	case !compacting:
-		for _, g := range p.dirtyList {
-			put(g)
-		}
+		puts(p.dirtyList)
 	case groups >= p.len()/8:
 		for g := range int32(p.len()) {
 			if f.compact[p.kgs[g]] || p.dirty[g>>6]&(1<<(g&63)) != 0 {
@@ -406,16 +421,16 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 		// Few groups: a pass over all of them would cost more than the
 		// misses it saves. The changed groups of the parts not compacted,
 		// then the members of those compacted (in group order too).
+		f.unpacked = f.unpacked[:0]
 		for _, g := range p.dirtyList {
 			if !f.compact[p.kgs[g]] {
-				put(g)
+				f.unpacked = append(f.unpacked, g)
 			}
 		}
+		puts(f.unpacked)
 		for k, c := range f.compact {
 			if c {
-				for _, g := range p.parts[k].members {
-					put(g)
-				}
+				puts(p.parts[k].members)
 			}
 		}
 	}
@@ -811,4 +826,34 @@ func (s *Spec) Fingerprint() string {
 		}
 	}
 	return fmt.Sprintf("%s;%016x%s", version, memseg.Hash(b.Bytes()), agg.FingerprintMark(s.Aggs, s.In))
+}
+
+// touchAhead is how many groups encodeGroups touches before it encodes
+// them: enough loads in flight to cover the CPU's outstanding misses (10
+// to 16 lines) several times over, few enough that the lines touched stay
+// in the cache until they are encoded (6 columns of 64 groups: 384 lines).
+const touchAhead = 64
+
+// touch loads the key group, key and accumulator slots of groups, a loop
+// of independent loads (agg.Toucher), and returns a value to keep.
+func (p *pane) touch(groups []int32) uint64 {
+	var x uint64
+	for _, g := range groups {
+		x += uint64(p.kgs[g])
+	}
+	if p.ints != nil {
+		for _, g := range groups {
+			x += p.ikeys[g]
+		}
+	} else {
+		for _, g := range groups {
+			x += uint64(p.addrs[g])
+		}
+	}
+	for _, ac := range p.accs {
+		if t, ok := ac.(agg.Toucher); ok {
+			x += t.Touch(groups)
+		}
+	}
+	return x
 }
