@@ -250,6 +250,8 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavep
 			return true, nil
 		}
 		fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
+		// The run that took it ended (markEnded): its commit is done.
+		cp.Settled = true
 	}
 	cp.Job = lineage(job, cp.Restore)
 	// A fresh start after a lineage that did not finish: that lineage has
@@ -414,7 +416,7 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 		}
 		opts.Checkpoint = cp
 		err = s.attempt(ctx, job, graph, opts)
-		cp.Settle, cp.Abandon = nil, "" // done by the first run
+		cp.Settle, cp.Settled, cp.Abandon = nil, false, "" // done by the first run
 		if err == nil {
 			return markEnded(cp)
 		}

@@ -270,3 +270,50 @@ func TestUpsertKafkaRunAgain(t *testing.T) {
 	})
 	diffTables(t, readTable(t, addr, "out"), want)
 }
+
+// TestUpsertKafkaRunAgainKilled runs a finished job again and kills that run
+// before it takes a checkpoint, after it wrote rows: it settled the first
+// run's final checkpoint and wrote under the same transactional ids. The
+// run after it finds the first run's checkpoint still the newest and
+// settles it again; that must not fail because the ids have since been
+// used under later epochs.
+func TestUpsertKafkaRunAgainKilled(t *testing.T) {
+	t.Parallel()
+	addr := kafkaBroker(t, 4, "users", "out")
+	want := upsertUsers(t, addr, "users", 50000, 300)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "q.sql"), fmt.Sprintf(upsertQuery, addr, "out"))
+	args := []string{"run", "q.sql", "--parallelism", "2", "--checkpoint-interval", "1h"}
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 {
+		t.Fatalf("first run: %s", stderr)
+	}
+	var stderr syncBuffer
+	cmd := exec.Command(strandBinary(t), args...)
+	cmd.Dir, cmd.Stderr = dir, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	for !strings.Contains(stderr.String(), "starting it afresh") {
+		select {
+		case err := <-done:
+			t.Fatalf("the second run ended before it started: %v\n%s", err, stderr.String())
+		case <-time.After(time.Millisecond):
+		}
+	}
+	select {
+	case err := <-done:
+		t.Skipf("the second run ended before the kill (%v)", err)
+	case <-time.After(150 * time.Millisecond):
+	}
+	_ = cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	t.Logf("second run, killed:\n%s", stderr.String())
+	_, errs, code := runStrand(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("third run: exit %d\n%s", code, errs)
+	}
+	t.Logf("third run:\n%s", errs)
+	diffTables(t, readTable(t, addr, "out"), want)
+}
