@@ -402,7 +402,7 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			if err != nil {
 				return err
 			}
-			if finished != nil {
+			if finished != nil && finished.Job == cp.Job {
 				// The failure came after the final checkpoint: the
 				// job is done once its commit, which the failure
 				// may have cut short, is finished.
@@ -410,6 +410,9 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 				cp.Settle = finished
 				return settle(graph, cp)
 			}
+			// A final checkpoint of an earlier lineage: this run, a
+			// fresh start after it (startDurable settled it), failed
+			// before its first checkpoint and starts afresh again.
 			if graph, err = recompile(); err != nil {
 				return err
 			}
