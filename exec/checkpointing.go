@@ -57,6 +57,14 @@ type Checkpointing struct {
 	// that lineage's hidden files removed. Settle does only that, for a
 	// finished lineage whose run died before it ended.
 	Settle *checkpoint.Metadata
+	// Settled says that Settle's commit is known to be finished (its run
+	// ended): its pending files are not committed again, only its
+	// lineage's hidden files removed. Committing again is not harmless:
+	// a kafka sink's transactional ids are used again by every fresh
+	// start, so a fresh start that died leaves them under later epochs,
+	// and a second commit of the finished run's transactions is then
+	// refused as fenced (the job could never start again).
+	Settled bool
 	// Abandon names a lineage whose every sink file, visible or hidden, is
 	// removed before the run: one discarded with --fresh, or one that
 	// never completed a checkpoint.

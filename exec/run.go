@@ -517,8 +517,10 @@ func recoverSinks(g *Graph, cp *Checkpointing) error {
 			}
 		}
 		if f := cp.Settle; f != nil {
-			if err := commitEach(cm, pendingOf(f, v.SinkUID)); err != nil {
-				return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
+			if !cp.Settled {
+				if err := commitEach(cm, pendingOf(f, v.SinkUID)); err != nil {
+					return fmt.Errorf("sink %s: committing checkpoint %d: %w", v.SinkName, f.ID, err)
+				}
 			}
 			if err := cm.Clean(f.Job, false); err != nil {
 				return fmt.Errorf("sink %s: %w", v.SinkName, err)

@@ -145,3 +145,28 @@ func TestStartSettlesAndAbandonsLineages(t *testing.T) {
 		t.Errorf("cleaned %v, want q_1_gone with its committed files, then q_1_old's hidden ones", sink.cleaned)
 	}
 }
+
+// TestStartSettledCommitsNothing: a fresh start after a finished run that
+// ended (Settled) commits nothing of that run's final checkpoint again,
+// its commit being done, and still removes its lineage's hidden files.
+func TestStartSettledCommitsNothing(t *testing.T) {
+	mem := vfs.NewMem()
+	storage, err := checkpoint.OpenStorage(mem, "/ck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sink := &twoPhaseSink{job: "q_1_new", handed: map[string]bool{".part-q_1_old-0-9": true}}
+	final := &checkpoint.Metadata{ID: 9, Job: "q_1_old", Finished: true,
+		Sinks: []checkpoint.SinkState{{Pending: []checkpoint.PendingFile{{Tmp: ".part-q_1_old-0-9", Final: "part-q_1_old-0-9"}}}}}
+	cp := &Checkpointing{FS: mem, WorkDir: "/work", Storage: storage, Job: "q_1_new", FirstID: 10, Settle: final, Settled: true}
+	rows := [][2]int64{{1, 1}, {2, 2}}
+	if err := Run(context.Background(), countGraph(&memSource{batch: 1, splits: [][][2]int64{rows}}, sink, 1), Options{Checkpoint: cp}); err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(sink.committed, "part-q_1_old-0-9") {
+		t.Errorf("the ended lineage's pending file was committed again: %v", sink.committed)
+	}
+	if len(sink.cleaned) < 1 || sink.cleaned[0] != "q_1_oldfalse" {
+		t.Errorf("cleaned %v, want q_1_old's hidden files first", sink.cleaned)
+	}
+}

@@ -250,6 +250,8 @@ func (s *Session) startDurable(cp *exec.Checkpointing, job string, sp *fromSavep
 			return true, nil
 		}
 		fmt.Fprintf(s.Log, "job %s finished at checkpoint %d; starting it afresh\n", job, finished.ID)
+		// The run that took it ended (markEnded): its commit is done.
+		cp.Settled = true
 	}
 	cp.Job = lineage(job, cp.Restore)
 	// A fresh start after a lineage that did not finish: that lineage has
@@ -400,7 +402,7 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 			if err != nil {
 				return err
 			}
-			if finished != nil {
+			if finished != nil && finished.Job == cp.Job {
 				// The failure came after the final checkpoint: the
 				// job is done once its commit, which the failure
 				// may have cut short, is finished.
@@ -408,13 +410,16 @@ func (s *Session) runDurable(ctx context.Context, job *Job, graph *exec.Graph, r
 				cp.Settle = finished
 				return settle(graph, cp)
 			}
+			// A final checkpoint of an earlier lineage: this run, a
+			// fresh start after it (startDurable settled it), failed
+			// before its first checkpoint and starts afresh again.
 			if graph, err = recompile(); err != nil {
 				return err
 			}
 		}
 		opts.Checkpoint = cp
 		err = s.attempt(ctx, job, graph, opts)
-		cp.Settle, cp.Abandon = nil, "" // done by the first run
+		cp.Settle, cp.Settled, cp.Abandon = nil, false, "" // done by the first run
 		if err == nil {
 			return markEnded(cp)
 		}

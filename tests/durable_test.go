@@ -464,3 +464,29 @@ INSERT INTO o SELECT id FROM g;
 		t.Errorf("%d rows, want 3000", len(got))
 	}
 }
+
+// TestRunAgainFailsBeforeCheckpoint runs a finished job again with input
+// that fails it before its first checkpoint. The restart finds the first
+// run's final checkpoint the newest: it belongs to that run, not to this
+// one, which must run again rather than count as finished (exit 0 with no
+// row read and the failure swallowed).
+func TestRunAgainFailsBeforeCheckpoint(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "in.csv"), "1,a\n2,b\n")
+	writeFile(t, filepath.Join(dir, "q.sql"), `
+CREATE TABLE src (n BIGINT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'in.csv', 'format' = 'csv');
+CREATE TABLE o (n BIGINT, s STRING) WITH ('connector' = 'filesystem', 'path' = 'out', 'format' = 'csv');
+INSERT INTO o SELECT n, s FROM src;
+`)
+	args := []string{"run", "q.sql", "--parallelism", "1", "--checkpoint-interval", "1h",
+		"--set", "restart-strategy.fixed-delay.attempts=1", "--set", "restart-strategy.fixed-delay.delay=10ms"}
+	if _, stderr, code := runStrand(t, dir, args...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	writeFile(t, filepath.Join(dir, "in.csv"), "1,a\nx,b\n")
+	_, stderr, code := runStrand(t, dir, args...)
+	if code == 0 || !strings.Contains(stderr, `cannot parse "x"`) || strings.Count(stderr, "restarting in") != 1 {
+		t.Errorf("second run, its input bad: exit %d\n%s", code, stderr)
+	}
+}

@@ -77,7 +77,16 @@ func startREPLEnv(t *testing.T, dir string, env []string, args ...string) *term 
 // freshPrompt matches a prompt on a line after the one typed: the next
 // prompt, not the prompt that the line editor redraws with each key of the
 // statement typed before it (those redraws all precede the line's end).
-var freshPrompt = regexp.MustCompile(`\n[^\n]*` + regexp.QuoteMeta(Prompt))
+// The line may hold escape sequences (readline erases it before it prints
+// the prompt, colours) but none that moves the cursor up: a Ctrl-R search
+// and a list of completions are drawn below the line being typed, after a
+// line break, and readline moves back up to redraw the prompt and the line
+// (TestREPLFreshPrompt). Output written at the prompt, such as a
+// background job's checkpoint lines, still ends in a line break before
+// readline redraws the prompt and the line typed so far: where jobs run,
+// prompt() can match that before the statement ran, so a key that the
+// terminal would act on in cooked mode must not follow it there.
+var freshPrompt = regexp.MustCompile(`\n(?:[^\n\x1b]|\x1b\[[0-9;?]*[@B-~])*` + regexp.QuoteMeta(Prompt))
 
 // prompt waits for the REPL to be back at its prompt after a statement, so
 // that keys the line editor treats specially (Ctrl-R, Tab, Ctrl-C) reach it
@@ -359,5 +368,26 @@ func TestREPLJobs(t *testing.T) {
 	}
 	if err := tm.cmd.Wait(); err != nil {
 		t.Fatalf("the REPL's exit: %v", err)
+	}
+}
+
+// TestREPLFreshPrompt checks prompt()'s pattern against what readline
+// (chzyer/readline 1.5) writes: the prompt it prints when a statement is
+// done matches; a redraw of the line being typed after a Ctrl-R search
+// line, which readline writes below the line typed before it moves back
+// up (TestREPLHistorySearch's Enter after Ctrl-R), does not.
+func TestREPLFreshPrompt(t *testing.T) {
+	for _, c := range []struct {
+		out   string
+		fresh bool
+	}{
+		{"\n\x1b[J\x1b[2K\rstrand> ", true},
+		{"[INFO] Execute statement succeed.\r\n\x1b[J\x1b[2K\rstrand> ", true},
+		{"\x1b[31m[ERROR] 1:10: syntax error\x1b[0m\r\n\x1b[J\x1b[2K\rstrand> ", true},
+		{"\x1b[J\x1b[2K\rstrand> CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');\n\x1b[Jbck-i-search: bla\x1b[4m \x1b[0m\r\x1b[1A\x1b[52C\x1b[J\x1b[2K\rstrand> CREATE TABLE t (a INT) WITH ('connector' = 'blackhole');", false},
+	} {
+		if got := freshPrompt.MatchString(c.out); got != c.fresh {
+			t.Errorf("prompt() matches %q: %v, want %v", c.out, got, c.fresh)
+		}
 	}
 }

@@ -522,9 +522,11 @@
 // be committed before properties.transaction.timeout.ms, or the broker
 // aborts it and its rows are lost, as in Flink. Transactional ids are used
 // again (every run's first transaction is <prefix>-<s>-0): a transaction is
-// known by its id, producer and epoch, so that a run after a finished one,
-// which commits the finished run's last transactions again before it
-// starts, does not take its own first transaction for one of them. Two jobs must not share a prefix. Rows a discarded
+// known by its id, producer and epoch, so that a sink that commits an
+// earlier use of an id does not take a later one for it. A fresh start
+// after a finished run that ended does not commit that run's last
+// transactions again (exec.Checkpointing.Settled): once a fresh start that
+// died has used their ids again, the commit would be refused as fenced. Two jobs must not share a prefix. Rows a discarded
 // lineage committed cannot be taken back (Clean only aborts). Metadata
 // columns declared without VIRTUAL write the record's headers (a JSON
 // object of strings, as the source shows them; anything else fails the
