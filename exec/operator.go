@@ -188,6 +188,10 @@ type TaskContext struct {
 	// pace is shared by a source vertex's subtasks (sourceTask.keepPace);
 	// nil for other vertices and at parallelism 1.
 	pace *pacer
+	// align is a source subtask's place in its alignment group
+	// (sourceTask.keepAligned); nil for other subtasks and unaligned
+	// sources.
+	align *aligner
 }
 
 // Counters returns the subtask's own metrics, for operators outside this
