@@ -189,8 +189,8 @@ type TaskContext struct {
 	// nil for other vertices and at parallelism 1.
 	pace *pacer
 	// align is a source subtask's place in its alignment group
-	// (sourceTask.keepAligned); nil for other subtasks and unaligned
-	// sources.
+	// (aligner; the subtask waits by sourceTask.waitWhile); nil for other
+	// subtasks and for sources in no group.
 	align *aligner
 }
 

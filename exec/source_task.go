@@ -269,6 +269,8 @@ func (t *sourceTask) run() error {
 				}
 			}
 			if a := t.tc.align; a != nil {
+				// The subtask holds its group back at what it emitted,
+				// unless all its splits are idle or done.
 				held := emitted
 				if idleSent || live == 0 {
 					held = holdsNone
