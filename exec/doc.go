@@ -14,6 +14,18 @@
 // that reader's windows, against the split's watermark before the row
 // (sourceTask.fan), so each pipeline gets what it would get alone.
 //
+// # Source subtasks that wait
+//
+// Two things make a source subtask read nothing for a while, both by one
+// loop (sourceTask.waitWhile) that answers checkpoints as it waits: the
+// pacer keeps an in-order source's subtasks within a few splits of each
+// other (pacer), and an alignment group (SourceSpec.Align, Flink's
+// scan.watermark.alignment.*) keeps the watermarks of its subtasks, over
+// every source of the job in it, within a drift of the least (Alignment,
+// alignGroup). A subtask waiting for its pacer holds no one of its group
+// back, so the two cannot wait for each other. Lateness is decided per
+// split, so waiting changes when rows are read, never the results.
+//
 // # Restoring state
 //
 // A restore first matches every piece of state in the checkpoint or

@@ -86,6 +86,8 @@ type SourceSpec struct {
 	// Zero, the default, waits for every split: results then never depend
 	// on timing.
 	IdleTimeout time.Duration
+	// Align is the source's watermark alignment group, if any.
+	Align Alignment
 	// Owns, when set, says which splits this process reads: a cluster
 	// member reads its share of them (see Members). Nil reads all.
 	Owns func(Split) bool
@@ -176,6 +178,9 @@ func (g *Graph) String() string {
 			}
 			if s.Fires != nil {
 				b.WriteString(", late rows dropped per split")
+			}
+			if a := s.Align; a.Group != "" {
+				fmt.Fprintf(&b, ", watermark alignment group '%s' max drift %s", a.Group, time.Duration(a.MaxDrift)*time.Millisecond)
 			}
 			b.WriteString("\n")
 		}

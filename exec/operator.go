@@ -188,6 +188,10 @@ type TaskContext struct {
 	// pace is shared by a source vertex's subtasks (sourceTask.keepPace);
 	// nil for other vertices and at parallelism 1.
 	pace *pacer
+	// align is a source subtask's place in its alignment group
+	// (aligner; the subtask waits by sourceTask.waitWhile); nil for other
+	// subtasks and for sources in no group.
+	align *aligner
 }
 
 // Counters returns the subtask's own metrics, for operators outside this

@@ -184,6 +184,7 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 		}()
 	}
 	sourceSubtask := 0
+	aligned := alignments(g)
 
 	vertices := make([]*VertexMetrics, len(g.Vertices))
 	for i, v := range g.Vertices {
@@ -199,6 +200,9 @@ func Start(ctx context.Context, g *Graph, opts Options) (*Job, error) {
 				Alloc: opts.Alloc, Metrics: opts.Metrics, Now: opts.Now, BatchSize: opts.BatchSize,
 				MaxParallelism: maxPar, Checkpoint: opts.Checkpoint, Scratch: opts.Scratch, match: match, vertex: vertices[i],
 				pace: pace,
+			}
+			if a := aligned[v]; a != nil {
+				tc.align = a[sub]
 			}
 			if n := memoryOps(v, caches); n > 0 {
 				// Cannot fail: memoryShare made the share whole segments.

@@ -129,6 +129,10 @@ func (t *sourceTask) run() error {
 			t.tc.pace.done(t.tc.Subtask)
 		}
 	}
+	if a := t.tc.align; a != nil {
+		// Whatever ends the subtask, no other waits for it.
+		defer a.hold(holdsNone)
+	}
 	for _, s := range t.split {
 		st, err := t.open(s)
 		if err != nil {
@@ -160,7 +164,11 @@ func (t *sourceTask) run() error {
 			nextDiscovery = time.Now().Add(disc.DiscoverEvery())
 		}
 		if live == 0 {
-			// Nothing to read until a split is found: answer checkpoints.
+			// Nothing to read until a split is found: answer checkpoints,
+			// and hold no one back.
+			if a := t.tc.align; a != nil {
+				a.hold(holdsNone)
+			}
 			if stop, err := t.poll(states); err != nil || stop {
 				if err == nil {
 					err = t.stop()
@@ -186,6 +194,15 @@ func (t *sourceTask) run() error {
 			}
 			if t.pace != nil {
 				stop, err := t.keepPace(states, first+i, st)
+				if err != nil {
+					return err
+				}
+				if stop {
+					return t.stop()
+				}
+			}
+			if a := t.tc.align; a != nil {
+				stop, err := t.waitWhile(states, a.ahead)
 				if err != nil {
 					return err
 				}
@@ -251,6 +268,15 @@ func (t *sourceTask) run() error {
 					return err
 				}
 			}
+			if a := t.tc.align; a != nil {
+				// The subtask holds its group back at what it emitted,
+				// unless all its splits are idle or done.
+				held := emitted
+				if idleSent || live == 0 {
+					held = holdsNone
+				}
+				a.hold(held)
+			}
 			stop, err := t.poll(states)
 			if err != nil {
 				return err
@@ -266,6 +292,9 @@ func (t *sourceTask) run() error {
 	if t.pace != nil {
 		t.pace.done(t.tc.Subtask) // before the final checkpoint, which waits for every source
 	}
+	if a := t.tc.align; a != nil {
+		a.hold(holdsNone) // as for the pacer
+	}
 	if t.spec.Source.Bounded() || len(states) == 0 {
 		if err := t.advance(types.MaxWatermark); err != nil {
 			return err
@@ -278,17 +307,32 @@ func (t *sourceTask) run() error {
 }
 
 // keepPace records that the subtask is at its k-th split, st, and waits
-// while that is ahead of the source's other subtasks (pacer), answering
-// checkpoints meanwhile; stop is poll's.
+// while that is ahead of the source's other subtasks (pacer); stop is
+// waitWhile's.
 func (t *sourceTask) keepPace(states []*splitState, k int, st *splitState) (stop bool, err error) {
 	pos := t.pace.position(t.tc.Subtask, k, st.pos, st.size)
 	t.pace.set(t.tc.Subtask, pos)
-	if !t.pace.ahead(t.tc.Subtask, pos) {
+	ahead := func() bool { return t.pace.ahead(t.tc.Subtask, pos) }
+	if a := t.tc.align; a != nil && ahead() {
+		// Reading nothing meanwhile, it holds no one of its alignment
+		// group back: the subtask it waits for may wait for it there.
+		held := a.held
+		a.hold(holdsNone)
+		defer a.hold(held)
+	}
+	return t.waitWhile(states, ahead)
+}
+
+// waitWhile waits while ahead reports true, answering checkpoints
+// meanwhile; stop is poll's. It is how a source subtask keeps pace with
+// others: its source's (keepPace) and its alignment group's (aligner).
+func (t *sourceTask) waitWhile(states []*splitState, ahead func() bool) (stop bool, err error) {
+	if !ahead() {
 		return false, nil
 	}
 	tick := time.NewTicker(paceWait)
 	defer tick.Stop()
-	for t.pace.ahead(t.tc.Subtask, pos) {
+	for ahead() {
 		if stop, err := t.poll(states); err != nil || stop {
 			return stop, err
 		}
@@ -301,7 +345,7 @@ func (t *sourceTask) keepPace(states []*splitState, k int, st *splitState) (stop
 	return false, nil
 }
 
-// paceWait is how often a subtask ahead of the others looks again.
+// paceWait is how often a waiting subtask looks again.
 const paceWait = time.Millisecond
 
 // discoveryIdle is how long a discovering subtask without splits waits

@@ -88,10 +88,23 @@ func (c *compiler) sourceUID(table string) string {
 	return "source-" + table
 }
 
-// sourceEnv applies the run's settings to the scan spec of table t.
-func (c *compiler) sourceEnv(spec *exec.SourceSpec, t *Table) {
+// sourceEnv applies the run's settings and t's watermark alignment to
+// the scan spec of table t.
+func (c *compiler) sourceEnv(spec *exec.SourceSpec, t *Table) error {
 	spec.IdleTimeout = c.env.IdleTimeout
+	a, err := connector.Alignment(t.Source())
+	if err != nil {
+		return optionError(t, err)
+	}
+	if a.Group != "" && t.Watermark == nil {
+		// Checked where the table is read: a table only written may have
+		// scan options, as in Flink.
+		return optionError(t, &connector.OptionError{Key: connector.KeyAlignGroup,
+			Msg: fmt.Sprintf("option '%s' needs a WATERMARK: table %s has none, so its sources have no watermark to align", connector.KeyAlignGroup, t.Name)})
+	}
+	spec.Align = a
 	c.share(spec, t)
+	return nil
 }
 
 // stage is the open end of a vertex's chain: where the next operator goes.
@@ -221,7 +234,9 @@ func (c *compiler) scan(n *Scan) (*stage, error) {
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: t.Computed, Schema: t.Schema, Watermark: t.Watermark, TimeCol: t.TimeCol}
 	c.keep(&c.scanKeys, spec, scanKey(t))
-	c.sourceEnv(spec, t)
+	if err := c.sourceEnv(spec, t); err != nil {
+		return nil, err
+	}
 	v := c.vertex("Source: " + t.Name)
 	v.Source = spec
 	return &stage{v: v, schema: t.Schema, src: spec}, nil
@@ -318,7 +333,9 @@ func (c *compiler) prunedScan(n *Scan, cond expr.Expr, exprs []expr.Expr) (*stag
 	}
 	spec := &exec.SourceSpec{UID: c.sourceUID(t.Name), Table: t.Name, Source: src, Computed: computed, Schema: schema, TimeCol: -1, Reads: reads}
 	c.keep(&c.scanKeys, spec, scanKey(t))
-	c.sourceEnv(spec, t)
+	if err := c.sourceEnv(spec, t); err != nil {
+		return nil, nil, nil, err
+	}
 	if t.TimeCol >= 0 {
 		spec.Watermark = refield(substitute(t.Watermark, byFull))
 		spec.TimeCol = byFull[t.TimeCol].(*expr.Col).Index

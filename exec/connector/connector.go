@@ -212,6 +212,9 @@ func Validate(t Table, asSource bool) error {
 	case "blackhole":
 		err = parseBlackhole(t)
 	}
+	if err == nil && conn != "print" && conn != "blackhole" {
+		_, err = Alignment(t)
+	}
 	return err
 }
 

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,7 @@ func fieldOpt(key string) (name, opt string, ok bool) {
 func parseDatagen(t Table) (genConfig, error) {
 	o := &opts{conn: "datagen", m: t.Options}
 	c := genConfig{total: -1}
-	if err := o.checkKeys(genKeys, func(k string) bool { _, _, ok := fieldOpt(k); return ok }); err != nil {
+	if err := o.checkKeys(slices.Concat(genKeys, alignKeys), func(k string) bool { _, _, ok := fieldOpt(k); return ok }); err != nil {
 		return c, err
 	}
 	var err error

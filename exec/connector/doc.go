@@ -177,6 +177,18 @@
 // in the sink's exactly-once transactions, with the writers' watermarks
 // as marks in every partition (see Repartition).
 //
+// Every source connector (filesystem, datagen, nexmark, kafka,
+// upsert-kafka) also takes Flink's watermark alignment options, scan
+// options that a table only written may have too (align.go, Alignment):
+//
+//	scan.watermark.alignment.group            (none)  a name: the sources of the job's tables in
+//	                                                  one group keep their watermarks together
+//	scan.watermark.alignment.max-drift        (none)  how far a subtask's watermark may be ahead of
+//	                                                  the group's least; required with a group, and
+//	                                                  a group with it; at least 1 ms
+//	scan.watermark.alignment.update-interval  1 s     accepted and checked (positive); strand's
+//	                                                  subtasks never see a staler least watermark
+//
 // # Decisions
 //
 // Columns. Table.Schema is the connector's columns in declaration order:

@@ -48,14 +48,14 @@ func parseFilesystem(t Table) (fsConfig, error) {
 	// The format's own keys are valid only with that format, as in Flink.
 	// Without a known format every format key passes here, so that the
 	// error is the missing or bad format, not its options.
-	valid := slices.Concat(fsKeys, commitKeys, csvKeys, jsonKeys, debeziumKeys)
+	valid := slices.Concat(fsKeys, commitKeys, alignKeys, csvKeys, jsonKeys, debeziumKeys)
 	switch t.Options["format"] {
 	case "csv":
-		valid = slices.Concat(fsKeys, commitKeys, csvKeys)
+		valid = slices.Concat(fsKeys, commitKeys, alignKeys, csvKeys)
 	case "json":
-		valid = slices.Concat(fsKeys, commitKeys, jsonKeys)
+		valid = slices.Concat(fsKeys, commitKeys, alignKeys, jsonKeys)
 	case "debezium-json":
-		valid = slices.Concat(fsKeys, commitKeys, debeziumKeys)
+		valid = slices.Concat(fsKeys, commitKeys, alignKeys, debeziumKeys)
 	}
 	// Flink's rolling defaults: a part file rolls after 30 minutes, checked
 	// every minute.

@@ -91,7 +91,7 @@ func parseKafka(t Table) (kafkaConfig, error) {
 	if c.upsert {
 		keys = upsertKafkaKeys
 	}
-	valid := slices.Concat(keys, formatKeys(valuePrefix, valueFmt), formatKeys("key.", t.Options["key.format"]))
+	valid := slices.Concat(keys, alignKeys, formatKeys(valuePrefix, valueFmt), formatKeys("key.", t.Options["key.format"]))
 	if err := o.checkKeys(valid, func(k string) bool { return strings.HasPrefix(k, "properties.") }); err != nil {
 		return c, err
 	}

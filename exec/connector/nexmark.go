@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/bits"
+	"slices"
 	"strings"
 	"time"
 
@@ -172,7 +173,7 @@ var nexKeys = []string{"connector", "event-type", "seed", "splits", "events.num"
 func parseNexmark(t Table) (nexConfig, error) {
 	o := &opts{conn: "nexmark", m: t.Options}
 	var c nexConfig
-	if err := o.checkKeys(nexKeys, nil); err != nil {
+	if err := o.checkKeys(slices.Concat(nexKeys, alignKeys), nil); err != nil {
 		return c, err
 	}
 	et, flink := "", false
