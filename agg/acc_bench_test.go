@@ -55,6 +55,32 @@ func BenchmarkAccSum(b *testing.B) {
 			}
 		})
 	}
+	// A window of a million groups, each batch's rows at random among
+	// them: every update waits for memory, once per slot line it touches.
+	b.Run("bigint-1M-groups", func(b *testing.B) {
+		const many = 1 << 20
+		scattered := make([]int32, rows)
+		for i := range scattered {
+			scattered[i] = int32(uint32(i) * 2654435761 % many)
+		}
+		ac, err := New(Call{Kind: Sum, Arg: 0, Filter: -1, Out: types.TBigInt}, types.TBigInt)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ac.Grow(many)
+		vb := array.NewInt64Builder(memory.DefaultAllocator)
+		for i := range rows {
+			vb.Append(int64(i) * 1_000_003)
+		}
+		col := vb.NewArray()
+		b.SetBytes(rows)
+		for b.Loop() {
+			ac.Update(col, rs, scattered)
+			for i := range scattered {
+				scattered[i] = (scattered[i] + 7919) % many
+			}
+		}
+	})
 }
 
 // BenchmarkAccSumResult measures taking the results of a DOUBLE SUM: 4096

@@ -27,25 +27,25 @@ func (c *countAcc) Retract(col arrow.Array, rows, groups []int32) {
 func (s *intSumAcc) Retract(col arrow.Array, rows, groups []int32) {
 	switch a := col.(type) {
 	case *array.Int64:
-		unsumInts(s.lo, s.wraps, s.n, a.Int64Values(), a, rows, groups)
+		unsumInts(s.slots, a.Int64Values(), a, rows, groups)
 	case *array.Int32:
-		unsumInts(s.lo, s.wraps, s.n, a.Int32Values(), a, rows, groups)
+		unsumInts(s.slots, a.Int32Values(), a, rows, groups)
 	}
 }
 
-func unsumInts[V int32 | int64](lo, wraps, n []int64, v []V, a arrow.Array, rows, groups []int32) {
+func unsumInts[V int32 | int64](slots []islot, v []V, a arrow.Array, rows, groups []int32) {
 	for i, r := range rows {
 		if !a.IsValid(int(r)) {
 			continue
 		}
-		g, x := groups[i], int64(v[r])
-		l := lo[g]
+		sl, x := &slots[groups[i]], int64(v[r])
+		l := sl.lo
 		d := l - x
-		lo[g] = d
+		sl.lo = d
 		if (l^x)&(l^d) < 0 {
-			wraps[g] -= 1 | x>>63 // -1 past the bottom, +1 past the top
+			sl.wraps -= 1 | x>>63 // -1 past the bottom, +1 past the top
 		}
-		n[g]--
+		sl.n--
 	}
 }
 

@@ -168,3 +168,31 @@ func TestCacheEviction(t *testing.T) {
 		t.Fatalf("40 groups in 1 KiB: %v, want ErrMemory", err)
 	}
 }
+
+// TestGrowWithinBudget: a budget with room for a batch's few groups but
+// not for the 64 slots the cache takes ahead still runs the batch: grow
+// falls back to the slots it needs.
+func TestGrowWithinBudget(t *testing.T) {
+	s := spec(false)
+	s.Aggs = append(s.Aggs, agg.Call{Kind: agg.Sum, Arg: 1, Filter: -1, Out: types.TBigInt})
+	mem, err := memseg.NewManager(4<<10, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(mem *memseg.Manager) lines {
+		a := open(t, s, mem)
+		if ahead := 64 * a.slotBytes; mem != nil && int64(ahead) <= mem.Budget() {
+			t.Fatalf("64 slots take %d bytes, within the budget of %d: the test needs a smaller budget", ahead, mem.Budget())
+		}
+		var out lines
+		b := rows(ins, 1, 10, ins, 2, 20, ins, 1, 5)
+		defer b.Release()
+		if err := a.Process(b, &out); err != nil {
+			t.Fatalf("two groups: %v", err)
+		}
+		return out
+	}
+	if got, want := run(mem), run(nil); !slices.Equal(got, want) {
+		t.Fatalf("in 4 KiB: %v, want %v", got, want)
+	}
+}

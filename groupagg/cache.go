@@ -140,14 +140,20 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 	return g, a.loadDistinct(g, key)
 }
 
-// grow makes room for n slots, charging their columns to the budget.
+// grow makes room for n slots, charging their columns to the budget. It
+// takes room for more (double, and at least 64) when the budget has it,
+// and for n alone when it has only that: the group aggregate fails for
+// want of memory only when the groups it needs do not fit.
 func (c *cache) grow(n int) error {
 	if n <= len(c.cnt) {
 		return nil
 	}
 	size := max(n, 2*len(c.cnt), 64)
 	if err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes); err != nil {
-		return fmt.Errorf("%w: %w", ErrMemory, err)
+		size = n
+		if err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes); err != nil {
+			return fmt.Errorf("%w: %w", ErrMemory, err)
+		}
 	}
 	c.charged += (size - len(c.cnt)) * c.slotBytes
 	for _, ac := range c.accs {
