@@ -1,6 +1,7 @@
 package agg
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -55,32 +56,60 @@ func BenchmarkAccSum(b *testing.B) {
 			}
 		})
 	}
-	// A window of a million groups, each batch's rows at random among
-	// them: every update waits for memory, once per slot line it touches.
-	b.Run("bigint-1M-groups", func(b *testing.B) {
-		const many = 1 << 20
-		scattered := make([]int32, rows)
-		for i := range scattered {
-			scattered[i] = int32(uint32(i) * 2654435761 % many)
-		}
-		ac, err := New(Call{Kind: Sum, Arg: 0, Filter: -1, Out: types.TBigInt}, types.TBigInt)
-		if err != nil {
-			b.Fatal(err)
-		}
-		ac.Grow(many)
-		vb := array.NewInt64Builder(memory.DefaultAllocator)
-		for i := range rows {
-			vb.Append(int64(i) * 1_000_003)
-		}
-		col := vb.NewArray()
-		b.SetBytes(rows)
-		for b.Loop() {
-			ac.Update(col, rs, scattered)
-			for i := range scattered {
-				scattered[i] = (scattered[i] + 7919) % many
+}
+
+// BenchmarkAccManyGroups measures the update loop of an accumulator over
+// a window of a million groups, each 4096-row batch's rows at random
+// among them: every update waits for memory, once per line of the
+// group's slots it touches.
+func BenchmarkAccManyGroups(b *testing.B) {
+	const rows, many = 4096, 1 << 20
+	rs, scattered := make([]int32, rows), make([]int32, rows)
+	for i := range rs {
+		rs[i], scattered[i] = int32(i), int32(uint32(i)*2654435761%many)
+	}
+	dec := types.DecimalOf(38, 2)
+	ib := array.NewInt64Builder(memory.DefaultAllocator)
+	db := array.NewDecimal128Builder(memory.DefaultAllocator, dec.Arrow().(*arrow.Decimal128Type))
+	for i := range rows {
+		ib.Append(int64(i) * 1_000_003)
+		db.Append(decimal128.FromI64(int64(i) * 12345))
+	}
+	ints, decs := ib.NewArray(), db.NewArray()
+	for _, c := range []struct {
+		name string
+		kind Kind
+		in   types.Type
+		col  arrow.Array
+	}{
+		{"count", Count, types.TBigInt, ints},
+		{"sum-bigint", Sum, types.TBigInt, ints},
+		{"sum-decimal", Sum, dec, decs},
+		{"max-bigint", Max, types.TBigInt, ints},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			out := types.TBigInt
+			if c.kind != Count {
+				var err error
+				if out, err = ResultType(c.kind, c.in); err != nil {
+					b.Fatal(err)
+				}
 			}
-		}
-	})
+			ac, err := New(Call{Kind: c.kind, Arg: 0, Filter: -1, Out: out}, c.in)
+			if err != nil {
+				b.Fatal(err)
+			}
+			ac.Grow(many)
+			gs := slices.Clone(scattered)
+			b.SetBytes(rows)
+			for b.Loop() {
+				ac.Update(c.col, rs, gs)
+				for i := range gs {
+					gs[i] = (gs[i] + 7919) % many
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkAccSumResult measures taking the results of a DOUBLE SUM: 4096

@@ -11,8 +11,8 @@ import (
 // NewIn is New for accumulators whose columns of memseg.MinBlock bytes or
 // more live in blocks of m's mapped memory (Manager.Block) instead of the
 // Go heap, where the accumulator's kind keeps no pointers in them (COUNT,
-// SUM and AVG of integers and floats, MIN and MAX of numbers, dates,
-// times and booleans; the others are New's). A window subtask holds
+// SUM and AVG of integers, decimals and floats, MIN and MAX of numbers,
+// dates, times and booleans; the others are New's). A window subtask holds
 // many windows open at once (a dozen or more per subtask at p=2 over one
 // file, whose sources read 8 MB apart); on the heap each one's columns
 // were faulted in 4 KiB at a time and raised the collector's goal by
@@ -30,6 +30,8 @@ func NewIn(a Call, in types.Type, m *memseg.Manager) (Acc, error) {
 	case *intSumAcc:
 		ac.mem = m
 	case *floatSumAcc:
+		ac.mem = m
+	case *decSumAcc:
 		ac.mem = m
 	case *extreme[int64]:
 		ac.mem = m

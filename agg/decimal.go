@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/types"
 )
 
@@ -18,9 +19,9 @@ type decSumAcc struct {
 	ovf
 	avg bool
 	// mult is 10^(the result's scale - the input's): at most 10^6.
-	mult uint64
-	sum  []i192
-	n    []int64
+	mult  uint64
+	slots []dslot
+	mem   *memseg.Manager // see NewIn
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
@@ -36,56 +37,64 @@ func newDecSum(a Call, in types.Type) (*decSumAcc, error) {
 	return s, nil
 }
 
-func (s *decSumAcc) Grow(n int) {
-	s.sum = Grow(s.sum, n)
-	s.n = Grow(s.n, n)
+// dslot is a group's slot: its exact sum and its count of values, 32
+// bytes, in one cache line (as islot, sum.go).
+type dslot struct {
+	sum i192
+	n   int64
+}
+
+func (s *decSumAcc) Grow(n int) { s.slots = growIn(s.mem, s.slots, n) }
+
+func (s *decSumAcc) freeCols() {
+	freeIn(s.mem, s.slots)
+	s.slots = nil
 }
 
 func (s *decSumAcc) Update(col arrow.Array, rows, groups []int32) {
-	s.warmed += warm(s.sum, len(groups)) + warm(s.n, len(groups))
+	s.warmed += warm(s.slots, len(groups))
 	a := col.(*array.Decimal128)
 	v := a.Values()
 	if a.NullN() == 0 {
 		for i, r := range rows {
-			g := groups[i]
-			s.sum[g].add(v[r])
-			s.n[g]++
+			sl := &s.slots[groups[i]]
+			sl.sum.add(v[r])
+			sl.n++
 		}
 		return
 	}
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
-			g := groups[i]
-			s.sum[g].add(v[r])
-			s.n[g]++
+			sl := &s.slots[groups[i]]
+			sl.sum.add(v[r])
+			sl.n++
 		}
 	}
 }
 
-func (s *decSumAcc) Reset(g int32) { s.sum[g], s.n[g] = i192{}, 0 }
+func (s *decSumAcc) Reset(g int32) { s.slots[g] = dslot{} }
 
-func (s *decSumAcc) Merge(g, h int32) {
-	s.sum[g].addWide(s.sum[h])
-	s.n[g] += s.n[h]
-}
+func (s *decSumAcc) Merge(g, h int32) { s.slots[g].merge(s.slots[h]) }
 
 func (s *decSumAcc) MergeFrom(g int32, src Acc, h int32) {
-	o := src.(*decSumAcc)
-	s.sum[g].addWide(o.sum[h])
-	s.n[g] += o.n[h]
+	s.slots[g].merge(src.(*decSumAcc).slots[h])
 }
 
 func (s *decSumAcc) MergeRows(g []int32, src Acc, h []int32) {
 	o := src.(*decSumAcc)
 	h = h[:len(g)]
 	for i, x := range g {
-		s.sum[x].addWide(o.sum[h[i]])
-		s.n[x] += o.n[h[i]]
+		s.slots[x].merge(o.slots[h[i]])
 	}
 }
 
+func (sl *dslot) merge(o dslot) {
+	sl.sum.addWide(o.sum)
+	sl.n += o.n
+}
+
 // Touch implements Toucher.
-func (s *decSumAcc) Touch(groups []int32) uint64 { return touch(s.sum, groups) + touch(s.n, groups) }
+func (s *decSumAcc) Touch(groups []int32) uint64 { return touch(s.slots, groups) }
 
 func (s *decSumAcc) Size() int { return 32 }
 func (s *decSumAcc) Heap() int { return 0 }
@@ -94,12 +103,13 @@ func (s *decSumAcc) Heap() int { return 0 }
 // them is marked by a negative count and takes 8 more bytes, so that
 // state written before sums were wide reads the same.
 func (s *decSumAcc) Put(dst []byte, g int32) []byte {
-	x := s.sum[g]
+	sl := &s.slots[g]
+	x := sl.sum
 	v, ok := x.dec128()
 	if ok {
-		return putDec(binary.AppendVarint(dst, s.n[g]), v)
+		return putDec(binary.AppendVarint(dst, sl.n), v)
 	}
-	dst = putDec(binary.AppendVarint(dst, -s.n[g]-1), v)
+	dst = putDec(binary.AppendVarint(dst, -sl.n-1), v)
 	return binary.LittleEndian.AppendUint64(dst, uint64(x.hi))
 }
 
@@ -119,7 +129,7 @@ func (s *decSumAcc) Get(src []byte, g int32) ([]byte, error) {
 		}
 		cnt, x.hi, src = -cnt-1, int64(binary.LittleEndian.Uint64(src)), src[8:]
 	}
-	s.n[g], s.sum[g] = cnt, x
+	s.slots[g] = dslot{sum: x, n: cnt}
 	return src, nil
 }
 
@@ -137,10 +147,10 @@ func getDec(src []byte) (decimal128.Num, []byte, error) {
 }
 
 func (s *decSumAcc) AppendTo(b array.Builder, groups []int32) error {
-	s.warmed += warm(s.sum, len(groups)) + warm(s.n, len(groups))
+	s.warmed += warm(s.slots, len(groups))
 	db := b.(*array.Decimal128Builder)
 	for _, g := range groups {
-		if s.n[g] == 0 {
+		if s.slots[g].n == 0 {
 			db.AppendNull()
 			continue
 		}
@@ -156,10 +166,11 @@ func (s *decSumAcc) AppendTo(b array.Builder, groups []int32) error {
 // result is group g's SUM or AVG, if it fits 128 bits.
 func (s *decSumAcc) result(g int32) (decimal128.Num, bool) {
 	if !s.avg {
-		return s.sum[g].dec128()
+		return s.slots[g].sum.dec128()
 	}
-	m, neg := s.sum[g].magnitude()
-	q := m.mul64(s.mult).divRound64(uint64(s.n[g]))
+	sl := &s.slots[g]
+	m, neg := sl.sum.magnitude()
+	q := m.mul64(s.mult).divRound64(uint64(sl.n))
 	if !q.fits128() {
 		return decimal128.Num{}, false
 	}

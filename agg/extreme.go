@@ -30,33 +30,40 @@ type extreme[T any] struct {
 	max  bool
 	held int // bytes the slots' values hold on the heap
 	v    []T
-	seen []bool
+	// seen has group g's bit set once g has a value: a bit, not a byte,
+	// so that for a million groups it is 128 KiB, which stays in the
+	// cache while v's slots are visited at random.
+	seen []uint64
 	mem  *memseg.Manager // see NewIn: set only for a T without pointers
 	// warmed keeps warm's reads (warm.go).
 	warmed uint64
 }
 
+// has reports whether group g has a value.
+func (e *extreme[T]) has(g int32) bool { return e.seen[g>>6]&(1<<(g&63)) != 0 }
+
 func (e *extreme[T]) Reset(g int32) {
 	e.unhold(g)
 	var zero T
-	e.v[g], e.seen[g] = zero, false
+	e.v[g] = zero
+	e.seen[g>>6] &^= 1 << (g & 63)
 }
 
 func (e *extreme[T]) Merge(g, h int32) {
-	if !e.seen[h] {
+	if !e.has(h) {
 		return
 	}
-	if !e.seen[g] || e.max && e.less(e.v[g], e.v[h]) || !e.max && e.less(e.v[h], e.v[g]) {
+	if !e.has(g) || e.max && e.less(e.v[g], e.v[h]) || !e.max && e.less(e.v[h], e.v[g]) {
 		e.set(g, e.v[h])
 	}
 }
 
 func (e *extreme[T]) MergeFrom(g int32, src Acc, h int32) {
 	o := src.(*extreme[T])
-	if !o.seen[h] {
+	if !o.has(h) {
 		return
 	}
-	if !e.seen[g] || e.max && e.less(e.v[g], o.v[h]) || !e.max && e.less(o.v[h], e.v[g]) {
+	if !e.has(g) || e.max && e.less(e.v[g], o.v[h]) || !e.max && e.less(o.v[h], e.v[g]) {
 		e.set(g, o.v[h])
 	}
 }
@@ -70,27 +77,29 @@ func (e *extreme[T]) MergeRows(g []int32, src Acc, h []int32) {
 // set makes x group g's value, keeping held up to date.
 func (e *extreme[T]) set(g int32, x T) {
 	e.unhold(g)
-	e.v[g], e.seen[g] = x, true
+	e.v[g] = x
+	e.seen[g>>6] |= 1 << (g & 63)
 	if e.bytes != nil {
 		e.held += e.bytes(x)
 	}
 }
 
 func (e *extreme[T]) unhold(g int32) {
-	if e.bytes != nil && e.seen[g] {
+	if e.bytes != nil && e.has(g) {
 		e.held -= e.bytes(e.v[g])
 	}
 }
 
-// Touch implements Toucher.
-func (e *extreme[T]) Touch(groups []int32) uint64 { return touch(e.v, groups) + touch(e.seen, groups) }
+// Touch implements Toucher: the value's slot; seen is small enough to
+// stay in the cache.
+func (e *extreme[T]) Touch(groups []int32) uint64 { return touch(e.v, groups) }
 
 func (e *extreme[T]) Size() int { return e.width + 1 }
 func (e *extreme[T]) Heap() int { return e.held }
 
 func (e *extreme[T]) Grow(n int) {
 	e.v = growIn(e.mem, e.v, n)
-	e.seen = growIn(e.mem, e.seen, n)
+	e.seen = growIn(e.mem, e.seen, (n+63)/64)
 }
 
 func (e *extreme[T]) freeCols() {
@@ -100,7 +109,7 @@ func (e *extreme[T]) freeCols() {
 }
 
 func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {
-	e.warmed += warm(e.v, len(groups)) + warm(e.seen, len(groups))
+	e.warmed += warm(e.v, len(groups))
 	// BIGINT without NULLs: a loop without a call per row.
 	if a, ok := col.(*array.Int64); ok && a.NullN() == 0 {
 		if v, ok := any(e.v).([]int64); ok {
@@ -114,18 +123,20 @@ func (e *extreme[T]) Update(col arrow.Array, rows, groups []int32) {
 		}
 		g := groups[i]
 		x := e.read(col, int(r))
-		if !e.seen[g] || e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
+		if !e.has(g) || e.max && e.less(e.v[g], x) || !e.max && e.less(x, e.v[g]) {
 			e.set(g, x)
 		}
 	}
 }
 
-func extremeInt64(v []int64, seen []bool, isMax bool, col []int64, rows, groups []int32) {
+func extremeInt64(v []int64, seen []uint64, isMax bool, col []int64, rows, groups []int32) {
 	for i, r := range rows {
 		g, x := groups[i], col[r]
+		w, bit := &seen[g>>6], uint64(1)<<(g&63)
 		switch {
-		case !seen[g]:
-			v[g], seen[g] = x, true
+		case *w&bit == 0:
+			v[g] = x
+			*w |= bit
 		case isMax && x > v[g], !isMax && x < v[g]:
 			v[g] = x
 		}
@@ -133,9 +144,9 @@ func extremeInt64(v []int64, seen []bool, isMax bool, col []int64, rows, groups 
 }
 
 func (e *extreme[T]) AppendTo(b array.Builder, groups []int32) error {
-	e.warmed += warm(e.v, len(groups)) + warm(e.seen, len(groups))
+	e.warmed += warm(e.v, len(groups))
 	for _, g := range groups {
-		if !e.seen[g] {
+		if !e.has(g) {
 			b.AppendNull()
 		} else {
 			e.build(b, e.v[g])
@@ -145,7 +156,7 @@ func (e *extreme[T]) AppendTo(b array.Builder, groups []int32) error {
 }
 
 func (e *extreme[T]) Put(dst []byte, g int32) []byte {
-	if !e.seen[g] {
+	if !e.has(g) {
 		return append(dst, 0)
 	}
 	return e.enc(append(dst, 1), e.v[g])

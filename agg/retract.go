@@ -70,9 +70,9 @@ func (s *decSumAcc) Retract(col arrow.Array, rows, groups []int32) {
 	a := col.(*array.Decimal128)
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
-			g := groups[i]
-			s.sum[g].add(a.Value(int(r)).Negate())
-			s.n[g]--
+			sl := &s.slots[groups[i]]
+			sl.sum.add(a.Value(int(r)).Negate())
+			sl.n--
 		}
 	}
 }
