@@ -196,3 +196,42 @@ func TestGrowWithinBudget(t *testing.T) {
 		t.Fatalf("in 4 KiB: %v, want %v", got, want)
 	}
 }
+
+// TestGrowChargesWhatItTakes: the columns never take more room than the
+// budget was charged for. They double when they grow (agg.Grow), so a
+// fallback that charges for the slots a batch needs, fewer than double,
+// leaves the rest of what they took uncharged.
+func TestGrowChargesWhatItTakes(t *testing.T) {
+	s := spec(false)
+	s.Aggs = append(s.Aggs, agg.Call{Kind: agg.Sum, Arg: 1, Filter: -1, Out: types.TBigInt})
+	const groups = 100
+	var ts []int
+	for k := range groups {
+		ts = append(ts, ins, k, k)
+	}
+	b := rows(ts...)
+	defer b.Release()
+	// The bytes the batch's table takes, beside the columns.
+	roomy, err := memseg.NewManager(1<<20, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := open(t, s, roomy)
+	var out lines
+	if err := a.Process(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	table := int(roomy.Used()) - a.charged
+	// A budget with room for the batch's slots, exactly: not for 128.
+	mem, err := memseg.NewManager(int64(table+groups*a.slotBytes), 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = open(t, s, mem)
+	if err := a.Process(b, &out); err != nil && !errors.Is(err, ErrMemory) {
+		t.Fatal(err)
+	}
+	if took := cap(a.cnt) * a.slotBytes; took > a.charged {
+		t.Fatalf("the columns take %d slots, %d bytes; %d charged (%d slots)", cap(a.cnt), took, a.charged, a.charged/a.slotBytes)
+	}
+}

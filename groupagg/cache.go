@@ -141,19 +141,24 @@ func (c *cache) slot(a *Agg, key []byte) (int32, error) {
 }
 
 // grow makes room for n slots, charging their columns to the budget. It
-// takes room for more (double, and at least 64) when the budget has it,
-// and for n alone when it has only that: the group aggregate fails for
-// want of memory only when the groups it needs do not fit.
+// takes room for at least 64 when the budget has it, so that a cache of a
+// few groups does not grow slot by slot, and else for as many as the
+// columns take when they grow: they double (agg.Grow, the accumulators'
+// Grow), so that is double, or n if more. Charging n alone would leave
+// the rest of what they took outside the budget.
 func (c *cache) grow(n int) error {
 	if n <= len(c.cnt) {
 		return nil
 	}
-	size := max(n, 2*len(c.cnt), 64)
-	if err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes); err != nil {
-		size = n
-		if err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes); err != nil {
-			return fmt.Errorf("%w: %w", ErrMemory, err)
-		}
+	took := max(n, 2*len(c.cnt)) // what the columns take
+	size := max(took, 64)
+	err := c.mem.Reserve((size - len(c.cnt)) * c.slotBytes)
+	if err != nil && size > took {
+		size = took
+		err = c.mem.Reserve((size - len(c.cnt)) * c.slotBytes)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrMemory, err)
 	}
 	c.charged += (size - len(c.cnt)) * c.slotBytes
 	for _, ac := range c.accs {
