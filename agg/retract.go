@@ -16,6 +16,14 @@ type Retracter interface {
 	Retract(col arrow.Array, rows, groups []int32)
 }
 
+// retractedFromEmpty: a sum takes back a value only from a group that
+// holds values (a count above 0). A changelog that retracts rows the
+// aggregate never saw (a CDC stream read from its middle) would
+// otherwise drive the count below 0, which the encoding cannot hold: a
+// negative count marks a sum wider than 64 or 128 bits (Put), and the
+// checkpoint would not restore. A value retracted from a group that
+// holds other values cannot be told from one it holds and is subtracted.
+
 func (c *countAcc) Retract(col arrow.Array, rows, groups []int32) {
 	for i, r := range rows {
 		if col == nil || col.IsValid(int(r)) {
@@ -39,6 +47,9 @@ func unsumInts[V int32 | int64](slots []islot, v []V, a arrow.Array, rows, group
 			continue
 		}
 		sl, x := &slots[groups[i]], int64(v[r])
+		if sl.n == 0 {
+			continue // no value to take back (retractedFromEmpty)
+		}
 		l := sl.lo
 		d := l - x
 		sl.lo = d
@@ -71,6 +82,9 @@ func (s *decSumAcc) Retract(col arrow.Array, rows, groups []int32) {
 	for i, r := range rows {
 		if a.IsValid(int(r)) {
 			sl := &s.slots[groups[i]]
+			if sl.n == 0 {
+				continue // no value to take back (retractedFromEmpty)
+			}
 			sl.sum.add(a.Value(int(r)).Negate())
 			sl.n--
 		}

@@ -276,6 +276,9 @@ func foldRows[V float32 | float64](slots []fslot, v []V, rows, groups []int32, d
 	groups = groups[:len(rows)]
 	for i, r := range rows {
 		sl := &slots[groups[i]]
+		if d < 0 && sl.nb < 1<<8 {
+			continue // no value to take back (retractedFromEmpty)
+		}
 		nb := sl.nb + d<<8
 		sl.nb = nb
 		b := math.Float64bits(float64(v[r])) ^ uint64(d)&signBit

@@ -36,7 +36,8 @@ func warm[T any](s []T, groups int) uint64 {
 // are visited one by one. A checkpoint encodes the groups changed since
 // the last one (Put), 1% of a million groups say, at random in the slot
 // columns: one group at a time, each of its columns' slots waits for
-// memory in turn (a COUNT and a SUM, four misses a group, about 250 ns).
+// memory in turn (with the window's key and key group, a COUNT and a SUM
+// are four misses a group).
 // Touch loads the slots of many groups in a loop of loads that do not
 // depend on one another, which the CPU has in flight together, so that
 // the Puts that follow find them in the cache. It returns a value the
