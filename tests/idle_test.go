@@ -19,7 +19,11 @@ import (
 // watermark back and no window fires; with it, partition 1 is idle after
 // the timeout and partition 0's windows fire, at parallelism 1 (one
 // subtask reading both partitions) and 2 (the idle subtask tells the
-// window's subtasks so).
+// window's subtasks so). At parallelism 2 also with the source in a
+// watermark alignment group with a drift of 1 s: the subtask reading
+// partition 0 waits for the other once about 1 s ahead, until, that one
+// idle, it holds it back no more, and partition 0's windows fire as
+// without alignment.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
 	addr := kafkaBroker(t, 2, "in")
@@ -52,7 +56,9 @@ func TestIdleTimeout(t *testing.T) {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	query := func(timeout string) string {
+	const aligned = `,
+  'scan.watermark.alignment.group' = 'in', 'scan.watermark.alignment.max-drift' = '1 s'`
+	query := func(timeout, with string) string {
 		set := ""
 		if timeout != "" {
 			set = fmt.Sprintf("SET 'table.exec.source.idle-timeout' = '%s';\n", timeout)
@@ -60,12 +66,12 @@ func TestIdleTimeout(t *testing.T) {
 		return set + fmt.Sprintf(`
 CREATE TABLE in_t (ts TIMESTAMP(3), k BIGINT, WATERMARK FOR ts AS ts - INTERVAL '1' SECOND)
 WITH ('connector' = 'kafka', 'topic' = 'in', 'properties.bootstrap.servers' = '%s',
-  'scan.startup.mode' = 'earliest-offset', 'format' = 'json');
+  'scan.startup.mode' = 'earliest-offset', 'format' = 'json'%s);
 CREATE TABLE out_t (ws TIMESTAMP(3), n BIGINT) WITH ('connector' = 'print');
 INSERT INTO out_t
 SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE in_t, DESCRIPTOR(ts), INTERVAL '1' SECOND))
 GROUP BY window_start, window_end;
-`, addr)
+`, addr, with)
 	}
 	// run runs the unbounded query until want shows on stdout or wait
 	// has passed, and returns stdout.
@@ -92,11 +98,17 @@ GROUP BY window_start, window_end;
 			// The window [00:00:08, 00:00:09) of partition 0's ten rows
 			// fires once partition 0's watermark alone counts.
 			const fired = "2024-01-01 00:00:08.000, 10]"
-			if out := run(t, query(""), p, fired, 3*time.Second); strings.Contains(out, "2024-01-01") {
+			if out := run(t, query("", ""), p, fired, 3*time.Second); strings.Contains(out, "2024-01-01") {
 				t.Errorf("without an idle timeout a window fired:\n%s", out)
 			}
-			if out := run(t, query("300 ms"), p, fired, 30*time.Second); !strings.Contains(out, fired) {
+			if out := run(t, query("300 ms", ""), p, fired, 30*time.Second); !strings.Contains(out, fired) {
 				t.Errorf("with an idle timeout, no window [00:00:08, 00:00:09) of 10 rows fired:\n%s", out)
+			}
+			if p == "1" {
+				return
+			}
+			if out := run(t, query("300 ms", aligned), p, fired, 30*time.Second); !strings.Contains(out, fired) {
+				t.Errorf("aligned, with an idle timeout, no window [00:00:08, 00:00:09) of 10 rows fired:\n%s", out)
 			}
 		})
 	}
