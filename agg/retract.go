@@ -16,8 +16,8 @@ type Retracter interface {
 	Retract(col arrow.Array, rows, groups []int32)
 }
 
-// retractedFromEmpty: a sum takes back a value only from a group that
-// holds values (a count above 0). A changelog that retracts rows the
+// retractedFromEmpty: a count or a sum takes back a value only from a
+// group that holds values (a count above 0). A changelog that retracts rows the
 // aggregate never saw (a CDC stream read from its middle) would
 // otherwise drive the count below 0, which the encoding cannot hold: a
 // negative count marks a sum wider than 64 or 128 bits (Put), and the
@@ -26,8 +26,8 @@ type Retracter interface {
 
 func (c *countAcc) Retract(col arrow.Array, rows, groups []int32) {
 	for i, r := range rows {
-		if col == nil || col.IsValid(int(r)) {
-			c.n[groups[i]]--
+		if g := groups[i]; (col == nil || col.IsValid(int(r))) && c.n[g] > 0 {
+			c.n[g]-- // not below 0: retractedFromEmpty
 		}
 	}
 }

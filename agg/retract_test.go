@@ -134,3 +134,18 @@ func TestRetractFromEmpty(t *testing.T) {
 		})
 	}
 }
+
+// TestCountRetractFromEmpty: COUNT(x) does not go below 0 when a value is
+// retracted from a group that holds none (retractedFromEmpty).
+func TestCountRetractFromEmpty(t *testing.T) {
+	ac := retracting(t, Count, types.TBigInt)
+	col := int64s(7)
+	ac.(Retracter).Retract(col, []int32{0}, []int32{0})
+	if got, err := result(t, ac, types.TBigInt.Arrow(), 0); err != nil || got != "0" {
+		t.Fatalf("COUNT(x) after retracting from an empty group = %s, %v; want 0", got, err)
+	}
+	ac.Update(col, []int32{0}, []int32{0})
+	if got, err := result(t, ac, types.TBigInt.Arrow(), 0); err != nil || got != "1" {
+		t.Fatalf("COUNT(x) after a value = %s, %v; want 1", got, err)
+	}
+}
