@@ -170,19 +170,17 @@ func (w *SessionAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 // snapshotSessions writes the keys of s whose sessions changed since the
 // last checkpoint into store, as one ingested SST (*sorted, made on first
 // use and kept for its buffers), and takes the store's synchronous
-// snapshot. A Sorted whose Commit failed is dropped: the next Flush writes
-// every change again, into a new one.
+// snapshot, a delta one when it may (state.Store.SnapshotDelta). A Sorted
+// whose snapshot failed is dropped: the next Flush writes every change
+// again, into a new one.
 func snapshotSessions(s *window.Sessions, store *state.Store, sorted **state.Sorted, id int64) (*state.Snapshot, error) {
 	if *sorted == nil {
 		*sorted = store.NewSorted()
 	}
 	s.Flush(*sorted)
-	if err := (*sorted).Commit(); err != nil {
-		*sorted = nil
-		return nil, err
-	}
-	sn, err := store.Snapshot(id)
+	sn, err := store.SnapshotDelta(id, *sorted)
 	if err != nil {
+		*sorted = nil
 		return nil, err
 	}
 	s.Flushed()

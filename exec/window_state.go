@@ -45,7 +45,8 @@ func (w *WindowAgg) openState(ctx *TaskContext) error {
 func (w *WindowAgg) openStore() (*state.Store, error) { return w.store, nil }
 
 // Snapshot implements Snapshotter: it writes what changed since the last
-// checkpoint to the store and takes the store's synchronous snapshot.
+// checkpoint to the store and takes the store's synchronous snapshot, a
+// delta one when it may (state.Store.SnapshotDelta).
 func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	// Written as one ingested SST: an entry per window and key group with
 	// changes, large ones at the first checkpoint (every group), which a
@@ -53,18 +54,14 @@ func (w *WindowAgg) Snapshot(id int64) (OperatorSnapshot, error) {
 	if w.sorted == nil {
 		w.sorted = w.store.NewSorted() // kept: its buffers are reused at every checkpoint
 	}
-	b := w.sorted
-	w.agg.Flush(b)
-	if err := b.Commit(); err != nil {
-		// A fresh Sorted after a failed Commit, so that no write of this
-		// one can be applied after the next checkpoint's (parts of windows
-		// that have spilled or fired since would come back), whatever
-		// Commit left behind. The next Flush writes every change again.
-		w.sorted = nil
-		return OperatorSnapshot{}, err
-	}
-	sn, err := w.store.Snapshot(id)
+	w.agg.Flush(w.sorted)
+	sn, err := w.store.SnapshotDelta(id, w.sorted)
 	if err != nil {
+		// A fresh Sorted after a failure, so that no write of this one
+		// can be applied after the next checkpoint's (parts of windows
+		// that have spilled or fired since would come back), whatever
+		// it left behind. The next Flush writes every change again.
+		w.sorted = nil
 		return OperatorSnapshot{}, err
 	}
 	w.agg.Flushed()

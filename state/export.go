@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/cockroachdb/pebble/v2"
 )
 
 // A savepoint holds state in strand's own format, not Pebble's, so that it
@@ -37,7 +35,7 @@ func (sn *Snapshot) Export(path, uid string) (ref FileRef, err error) {
 			err = derr
 		}
 	}()
-	db, err := pebble.Open(sn.dir, options(sn.s.fs, sn.dir, true))
+	db, err := sn.open()
 	if err != nil {
 		return FileRef{}, fmt.Errorf("state: export %d: open: %w", sn.id, err)
 	}
@@ -58,7 +56,7 @@ func (sn *Snapshot) Export(path, uid string) (ref FileRef, err error) {
 	binary.LittleEndian.PutUint32(hdr[8:], exportVersion)
 	put(hdr[:])
 	var buf []byte
-	err = scan(db, uid, 0, ^uint16(0), "", func(kg uint16, name string, key, value []byte) error {
+	err = scan(db.DB, uid, 0, ^uint16(0), "", func(kg uint16, name string, key, value []byte) error {
 		buf = binary.BigEndian.AppendUint16(buf[:0], kg)
 		buf = binary.AppendUvarint(buf, uint64(len(name)))
 		buf = append(buf, name...)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"slices"
 
 	"github.com/cockroachdb/errors/oserror"
@@ -118,9 +119,16 @@ func (w *Sorted) reset() {
 // Sorted is empty afterwards: after a failure none of its writes is in
 // the store, and none is carried into the next Commit.
 func (w *Sorted) Commit() error {
+	_, err := w.commit(false)
+	return err
+}
+
+// commit is Commit; with keep, the SST stays under the name it was
+// written at and is returned as a delta (nil if w was empty).
+func (w *Sorted) commit(keep bool) (*delta, error) {
 	defer w.reset()
 	if w.err != nil || len(w.ents) == 0 {
-		return w.err
+		return nil, w.err
 	}
 	k := w.key
 	// Keys share a long prefix (operator uid, key group, state name,
@@ -153,10 +161,11 @@ func (w *Sorted) Commit() error {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	if err := w.s.ingestSST(6, w.write); err != nil {
-		return fmt.Errorf("state: ingest: %w", err)
+	d, err := w.s.ingestFile(6, w.write, keep)
+	if err != nil {
+		return nil, fmt.Errorf("state: ingest: %w", err)
 	}
-	return nil
+	return d, nil
 }
 
 // ingestSST writes an SST under a fresh name in the store's directory
@@ -166,26 +175,56 @@ func (w *Sorted) Commit() error {
 // normally removes the name itself; the name is gone afterwards in any
 // case, ingested or not.
 func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) error {
+	_, err := s.ingestFile(level, write, false)
+	return err
+}
+
+// ingestFile is ingestSST; with keep, a delta snapshot's: the file stays
+// under its name and is returned as a delta (nil if write added nothing),
+// and the store is not marked changed (SnapshotDelta).
+func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep bool) (*delta, error) {
 	s.mu.Lock()
 	s.ingests++
-	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", s.ingests))
+	seq := s.ingests
+	s.lastIngest = ingested{}
 	s.mu.Unlock()
+	path := s.fs.PathJoin(s.dir, fmt.Sprintf("ingest-%d.sst", seq))
 	f, err := s.fs.Create(path, vfs.WriteCategoryUnspecified)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sw := sstable.NewWriter(newBufferedWritable(f), s.opts.MakeWriterOptions(level, s.db.TableFormat()))
 	n, err := write(sw)
 	if cerr := sw.Close(); err == nil {
 		err = cerr
 	}
+	var d *delta
+	if err == nil && n > 0 && keep {
+		// Pebble takes the file's name away: the delta keeps another.
+		d = &delta{path: s.fs.PathJoin(s.dir, fmt.Sprintf("%s%d.sst", deltaName, seq)), seq: seq}
+		err = s.fs.Link(path, d.path)
+	}
 	if err == nil && n > 0 {
 		err = s.db.Ingest(context.Background(), []string{path})
+		if d != nil && err == nil {
+			var st os.FileInfo
+			if st, err = s.fs.Stat(d.path); err == nil {
+				d.db, d.size = s.ingestedName(st.Size()), st.Size()
+			}
+		}
+		if d == nil || err != nil {
+			// In the DB (or perhaps, after a failure), and in no delta.
+			s.changed.Store(true)
+		}
 	}
 	if rerr := s.fs.Remove(path); err == nil && rerr != nil && !oserror.IsNotExist(rerr) {
 		err = rerr
 	}
-	return err
+	if d != nil && err != nil {
+		_ = s.fs.Remove(d.path)
+		return nil, err
+	}
+	return d, err
 }
 
 // key is e's key.

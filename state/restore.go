@@ -39,13 +39,18 @@ func OpenHandle(fs vfs.FS, src Source, h Handle, localDir string) (*Reader, erro
 	if err := fs.MkdirAll(localDir, 0o755); err != nil {
 		return nil, fmt.Errorf("state: restore: %w", err)
 	}
+	var deltas []string
 	for _, f := range h.Files {
-		if err := copyIn(fs, src, f, fs.PathJoin(localDir, f.Name)); err != nil {
+		path := fs.PathJoin(localDir, f.Name)
+		if err := copyIn(fs, src, f, path); err != nil {
 			_ = fs.RemoveAll(localDir)
 			return nil, fmt.Errorf("state: restore: %w", err)
 		}
+		if isDelta(f.Name) {
+			deltas = append(deltas, path)
+		}
 	}
-	db, err := pebble.Open(localDir, options(fs, localDir, true))
+	db, err := openDeltas(fs, localDir, deltas)
 	if err != nil {
 		_ = fs.RemoveAll(localDir)
 		return nil, fmt.Errorf("state: restore: open %s: %w", localDir, err)

@@ -86,6 +86,10 @@ type Snapshot struct {
 	s   *Store
 	id  int64
 	dir string
+	// base is set when dir is a base that other snapshots share, and
+	// deltas are the SSTs ingested over it (delta.go).
+	base   *base
+	deltas []*delta
 }
 
 // Snapshot flushes the memtables, if a Batch wrote to them since the
@@ -114,6 +118,12 @@ func (s *Store) Snapshot(id int64) (*Snapshot, error) {
 // Discard removes the snapshot without uploading it, when its checkpoint
 // was aborted.
 func (sn *Snapshot) Discard() error {
+	if sn.base != nil {
+		if err := sn.release(); err != nil {
+			return fmt.Errorf("state: snapshot %d: %w", sn.id, err)
+		}
+		return nil
+	}
 	if err := sn.s.fs.RemoveAll(sn.dir); err != nil {
 		return fmt.Errorf("state: snapshot %d: %w", sn.id, err)
 	}
@@ -176,6 +186,12 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 				ref.Shared = true
 				sn.s.remember(sn.id, ref, b)
 			}
+		case sn.base != nil:
+			var put bool
+			if ref, put, err = sn.putBase(dst, path, name); err == nil && !put {
+				h.Files = append(h.Files, ref)
+				continue
+			}
 		default:
 			ref, err = copyOut(fs, path, name, func(r io.Reader) (string, error) { return dst.PutOwned(sn.id, name, r) })
 		}
@@ -184,6 +200,9 @@ func (sn *Snapshot) upload(dst Target) (Handle, error) {
 		}
 		h.Files = append(h.Files, ref)
 		h.BytesUploaded += ref.Size
+	}
+	if err := sn.uploadDeltas(dst, &h); err != nil {
+		return Handle{}, err
 	}
 	sn.s.forget(sn.id)
 	return h, nil

@@ -39,6 +39,17 @@ type Store struct {
 	// would cost a new memtable and an edit to the MANIFEST that every
 	// later snapshot copies.
 	written atomic.Bool
+	// changed is set by every write that no delta holds (a Batch commit,
+	// an ingest but SnapshotDelta's) and cleared by SnapshotDelta's full
+	// snapshots: the next must be full too.
+	changed atomic.Bool
+	// lastIngest is the DB's name and the size of the SST the last
+	// ingest linked in, as Pebble reports it (tableIngested).
+	lastIngest ingested
+	// base and deltas are the chain that the next delta snapshot extends
+	// (delta.go).
+	base   *base
+	deltas []*delta
 }
 
 type upload struct {
@@ -48,11 +59,15 @@ type upload struct {
 	content []byte
 }
 
-// dbDir and snapPrefix name the children of a Store's directory: the
-// Pebble DB, and one snap-<id> directory per snapshot not yet uploaded.
+// dbDir, snapPrefix and exportPrefix name the children of a Store's
+// directory: the Pebble DB, one snap-<id> directory per snapshot not yet
+// uploaded or kept as a base (delta.go), and one export-<id> directory per
+// savepoint export of a delta snapshot. The SSTs that delta snapshots keep
+// are there too, as delta-<n>.sst.
 const (
-	dbDir      = "db"
-	snapPrefix = "snap-"
+	dbDir        = "db"
+	snapPrefix   = "snap-"
+	exportPrefix = "export-"
 )
 
 // Open creates an empty Store in dir on fs. dir is local scratch, not
@@ -81,7 +96,7 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 		return nil, fmt.Errorf("state: %w", err)
 	}
 	for _, n := range names {
-		if n == dbDir || strings.HasPrefix(n, snapPrefix) || strings.HasPrefix(n, "ingest-") {
+		if n == dbDir || strings.HasPrefix(n, snapPrefix) || strings.HasPrefix(n, "ingest-") || strings.HasPrefix(n, deltaName) || strings.HasPrefix(n, exportPrefix) {
 			if err := fs.RemoveAll(fs.PathJoin(dir, n)); err != nil {
 				return nil, fmt.Errorf("state: %w", err)
 			}
@@ -93,12 +108,31 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
 		opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
 	}
+	s := &Store{fs: fs, dir: dir, opts: opts, uploaded: map[string]upload{}}
+	opts.EventListener.TableIngested = s.tableIngested
 	opts.EnsureDefaults()
 	db, err := pebble.Open(fs.PathJoin(dir, dbDir), opts)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", dir, err)
 	}
-	return &Store{fs: fs, dir: dir, db: db, opts: opts, uploaded: map[string]upload{}}, nil
+	s.db = db
+	return s, nil
+}
+
+type ingested struct {
+	name string
+	size int64
+}
+
+// tableIngested records the DB's name of an SST ingested alone.
+func (s *Store) tableIngested(info pebble.TableIngestInfo) {
+	if info.Err != nil || len(info.Tables) != 1 {
+		return
+	}
+	t := info.Tables[0]
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.lastIngest = ingested{name: fmt.Sprintf("%06d.sst", uint64(t.FileNum)), size: int64(t.Size)}
 }
 
 // options are the Pebble options of every Store and Reader, for the DB in
@@ -172,9 +206,16 @@ func (s *Store) Sizes() (memory, disk int64) {
 	return int64(m.MemTable.Size), int64(m.DiskSpaceUsage())
 }
 
-// Close closes the DB. It leaves the directory in place.
+// Close closes the DB and lets go of its delta chain (snapshots not yet
+// uploaded keep theirs). It leaves the directory in place.
 func (s *Store) Close() error {
-	if err := s.db.Close(); err != nil {
+	s.mu.Lock()
+	err := s.dropChain()
+	s.mu.Unlock()
+	if cerr := s.db.Close(); cerr != nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("state: close %s: %w", s.dir, err)
 	}
 	return nil
@@ -352,6 +393,7 @@ func (b *Batch) Commit() error {
 	// Set after the commit, so that a Snapshot that clears it before
 	// the writes are in the memtable leaves it set for the next one.
 	b.s.written.Store(true)
+	b.s.changed.Store(true)
 	if err != nil {
 		return fmt.Errorf("state: commit: %w", err)
 	}
