@@ -182,7 +182,7 @@ func TestMetadataDecode(t *testing.T) {
 		{"body", b[:len(b)-1], "truncated"},
 		{"trailing", append(slices.Clone(b), 0), "after the body"},
 		{"magic", append([]byte("strandxx"), b[8:]...), "magic"},
-		{"version", append(append(slices.Clone(b[:8]), 3, 0, 0, 0), b[12:]...), "format version 3"},
+		{"version", append(append(slices.Clone(b[:8]), 4, 0, 0, 0), b[12:]...), "format version 4"},
 	} {
 		if _, err := decode(c.b); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: decode = %v, want %q", c.name, err, c.want)

@@ -179,9 +179,13 @@ func checkRef(f state.FileRef, id int64) error {
 //
 // Version 2 added the size and CRC32C of pending sink files. Version 1 is
 // still read: its pending files are taken as they are, unverified.
+// Version 3 added delta files to a handle (state's delta-<n>.sst, which a
+// restore ingests in order over the files before them): a reader of
+// version 2 would take them for stray files and restore the state
+// without them, so it must refuse version 3.
 const (
 	magic      = "strandck"
-	version    = 2
+	version    = 3
 	headerSize = len(magic) + 12
 )
 

@@ -87,7 +87,7 @@ func TestMetadataVersion1(t *testing.T) {
 	binary.LittleEndian.PutUint32(b[8:], version+1)
 	binary.LittleEndian.PutUint32(b[16:], crc32.Checksum(b[headerSize:], castagnoli))
 	writeAll(t, fs, "/ck/chk-3/_metadata", b)
-	if _, err := st.Load(3); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "format version 3, this strand reads versions 1 to 2") {
-		t.Fatalf("version 3: Load = %v", err)
+	if _, err := st.Load(3); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "format version 4, this strand reads versions 1 to 3") {
+		t.Fatalf("version %d: Load = %v", version+1, err)
 	}
 }
