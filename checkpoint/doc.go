@@ -14,7 +14,10 @@
 // A job's checkpoints live under one root, <state-dir>/checkpoints/<job>:
 //
 //	shared/<random>-<sst name>   SSTs (and blob files) of any checkpoint,
-//	                             shared by the checkpoints that reference them
+//	                             shared by the checkpoints that reference them;
+//	                             also a delta snapshot's base MANIFEST and its
+//	                             deltas (package state's delta snapshots), which
+//	                             the checkpoints after it reference
 //	chk-<n>/<random>-<name>      the files only checkpoint n uses: each
 //	                             subtask's MANIFEST, OPTIONS and markers
 //	chk-<n>/_metadata            written last: checkpoint n is complete

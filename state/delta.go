@@ -65,7 +65,9 @@ type delta struct {
 // and takes the snapshot of checkpoint id: a delta snapshot (see above)
 // if it may, else a full one, which becomes the base of the next. The
 // caller must Upload or Discard it. Whether it succeeds or not, w is empty
-// afterwards; after a failure none of its writes is in the store.
+// afterwards. If writing w fails, none of its writes is in the store; if
+// the full snapshot after it fails, they are, as after a Commit and a
+// failed Snapshot, and the next snapshot is full.
 func (s *Store) SnapshotDelta(id int64, w *Sorted) (*Snapshot, error) {
 	d, err := w.commit(true)
 	if err != nil {
@@ -94,6 +96,7 @@ func (s *Store) SnapshotDelta(id int64, w *Sorted) (*Snapshot, error) {
 	if d != nil {
 		// In the DB like every other file of the full snapshot.
 		if err := s.fs.Remove(d.path); err != nil {
+			s.changed.Store(true)
 			return nil, fmt.Errorf("state: snapshot %d: %w", id, err)
 		}
 	}

@@ -62,6 +62,17 @@
 // name alone, since two subtasks' DBs, or a DB rebuilt after a restore,
 // produce the same SST names with different contents.
 //
+// A store written by one ingested SST per checkpoint (a window
+// aggregate's) takes delta snapshots instead (delta.go,
+// Store.SnapshotDelta): the checkpoint's handle is the files of an
+// earlier full snapshot, its base, which the store keeps, followed by the
+// SSTs ingested since, its deltas (delta-<n>.sst), which a restore
+// ingests in order over the base it opened. Such a checkpoint takes no
+// Pebble checkpoint and uploads no MANIFEST: it writes, ingests and
+// uploads the SST of what changed. A snapshot is full again, and the next
+// base, after 16 deltas, when the deltas would hold more than half the
+// base's size, or when anything else wrote to the store (a spill).
+//
 // A window aggregate writes each checkpoint's changes as one ingested SST
 // that spans its key groups (package window's state.go), so it lands in
 // L0 over the state, and an L0 compaction rewrites the state beneath. Its

@@ -183,6 +183,10 @@ func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) e
 // under its name and is returned as a delta (nil if write added nothing),
 // and the store is not marked changed (SnapshotDelta).
 func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep bool) (*delta, error) {
+	// One ingest at a time, so that what Pebble reports of the last
+	// (tableIngested) is this one's.
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock()
 	s.mu.Lock()
 	s.ingests++
 	seq := s.ingests

@@ -44,8 +44,10 @@ type Store struct {
 	// snapshots: the next must be full too.
 	changed atomic.Bool
 	// lastIngest is the DB's name and the size of the SST the last
-	// ingest linked in, as Pebble reports it (tableIngested).
+	// ingest linked in, as Pebble reports it (tableIngested); ingestMu
+	// makes ingests one at a time.
 	lastIngest ingested
+	ingestMu   sync.Mutex
 	// base and deltas are the chain that the next delta snapshot extends
 	// (delta.go).
 	base   *base
