@@ -182,7 +182,8 @@ func checkRef(f state.FileRef, id int64) error {
 // Version 3 added delta files to a handle (state's delta-<n>.sst, which a
 // restore ingests in order over the files before them): a reader of
 // version 2 would take them for stray files and restore the state
-// without them, so it must refuse version 3.
+// without them, so it must refuse version 3. Metadata without a delta is
+// written as version 2, which older strands read.
 const (
 	magic      = "strandck"
 	version    = 3
@@ -196,9 +197,13 @@ func encode(md *Metadata) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	v := uint32(2)
+	if slices.ContainsFunc(md.files(), state.FileRef.IsDelta) {
+		v = version
+	}
 	b := make([]byte, headerSize, headerSize+len(body))
 	copy(b, magic)
-	binary.LittleEndian.PutUint32(b[8:], version)
+	binary.LittleEndian.PutUint32(b[8:], v)
 	binary.LittleEndian.PutUint32(b[12:], uint32(len(body)))
 	binary.LittleEndian.PutUint32(b[16:], crc32.Checksum(body, castagnoli))
 	return append(b, body...), nil

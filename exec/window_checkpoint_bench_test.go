@@ -29,13 +29,14 @@ import (
 // over the snapshot, the upload into checkpoint storage on local disk, and
 // 50 ms after it, so that Pebble's background work (flushes, compactions)
 // the checkpoint set off is counted; the figure for 1% is the mean of
-// checkpoints 201 to 300, where the window compacts its entries as it goes
-// on doing, and 1%-all the mean of all 300 (fewer of the window's
-// compactions, more of Pebble's, whose period the last 100 cut).
+// checkpoints 201 to 600, where the window compacts its entries as it goes
+// on doing, and which hold some six of Pebble's L0 compactions (one per
+// 64 or so checkpoints: a mean over fewer depended on where their period
+// fell, by up to 20%), and 1%-all the mean of all 600.
 //
 //	go test -run '^$' -bench WindowCheckpoint -benchtime 1x ./exec
 func BenchmarkWindowCheckpoint(b *testing.B) {
-	const keys, rounds = 1_000_000, 300
+	const keys, rounds, warm = 1_000_000, 600, 200
 	for b.Loop() {
 		// The full figure is the median of three full checkpoints, each of
 		// fresh state: a single one, about 150 ms, ran from 141 to 208 ms
@@ -66,7 +67,7 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 			}
 			feedKeys(b, w, changed)
 			kind := "changed"
-			if round >= rounds-100 {
+			if round >= warm {
 				kind = "steady"
 			}
 			c, n := checkpointCPU(kind)
@@ -85,18 +86,16 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
-		// The mean, not the median, of the last 100 checkpoints: Pebble
-		// compacts L0 once per 64 checkpoints (state's l0Compaction), so
-		// the last 100 hold one or two of its compactions, depending on
-		// where its period falls, and the window compacts its
-		// parts once their entries hold compactAt versions of each group
-		// (after about 200 checkpoints at 1%): those checkpoints' share
-		// counts.
+		// The mean, not the median, of the checkpoints after warm:
+		// Pebble compacts L0 once per 64 or so checkpoints (state's
+		// l0Compaction), and the window compacts its parts once their
+		// entries hold compactAt versions of each group (after about 200
+		// checkpoints at 1%): those checkpoints' share counts.
 		var inc time.Duration
 		var incB int64
-		steady := incs[len(incs)-100:]
+		steady := incs[warm:]
 		for i := range steady {
-			inc, incB = inc+steady[i], incB+incBytes[len(incs)-100+i]
+			inc, incB = inc+steady[i], incB+incBytes[warm+i]
 		}
 		inc, incB = inc/time.Duration(len(steady)), incB/int64(len(steady))
 		b.ReportMetric(float64(full.Microseconds())/1000, "full-cpu-ms")

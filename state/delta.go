@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -69,6 +70,9 @@ type delta struct {
 // the full snapshot after it fails, they are, as after a Commit and a
 // failed Snapshot, and the next snapshot is full.
 func (s *Store) SnapshotDelta(id int64, w *Sorted) (*Snapshot, error) {
+	if w.s != s {
+		return nil, fmt.Errorf("state: snapshot %d: the Sorted belongs to another store", id)
+	}
 	d, err := w.commit(true)
 	if err != nil {
 		return nil, err
@@ -130,12 +134,30 @@ func (sn *Snapshot) hold() {
 }
 
 // release lets go of sn's base and deltas, removing those no one else
-// uses.
+// uses; once, however often it is called.
 func (sn *Snapshot) release() error {
 	s := sn.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if sn.released {
+		return nil
+	}
+	sn.released = true
 	return s.unref(sn.base, sn.deltas)
+}
+
+// errReleased is returned by an Upload or Export of a snapshot that was
+// uploaded, exported or discarded before.
+var errReleased = errors.New("the snapshot was uploaded or discarded already")
+
+// live fails if sn was released.
+func (sn *Snapshot) live() error {
+	sn.s.mu.Lock()
+	defer sn.s.mu.Unlock()
+	if sn.released {
+		return errReleased
+	}
+	return nil
 }
 
 // dropChain lets go of the store's base and deltas. s.mu is held.
@@ -172,6 +194,10 @@ func deltaRef(seq int) string { return deltaName + strconv.Itoa(seq) + ".sst" }
 
 // isDelta reports whether a handle's file named name is a delta.
 func isDelta(name string) bool { return strings.HasPrefix(name, deltaName) }
+
+// IsDelta reports whether f is a delta of a delta snapshot, which a
+// restore ingests over the files before it.
+func (f FileRef) IsDelta() bool { return isDelta(f.Name) }
 
 // uploadDeltas appends to h the deltas of sn, in order, putting those
 // storage does not hold yet.
@@ -258,12 +284,15 @@ func openDeltas(fs vfs.FS, dir string, deltas []string) (*pebble.DB, error) {
 	return db, nil
 }
 
-// open opens the snapshot's state for reading: its directory, or for a
-// delta snapshot a copy of its base (SSTs linked) with its deltas
-// ingested, which Close removes.
+// open opens the snapshot's state for reading: its own directory, or for
+// a snapshot of a delta chain a copy of its base (SSTs linked) with its
+// deltas ingested, which Close removes.
 func (sn *Snapshot) open() (*exportDB, error) {
 	fs := sn.s.fs
-	if len(sn.deltas) == 0 {
+	// A base is shared: opening it in place would lock it (Pebble's
+	// LOCK, which the in-memory snapshot directory grants once) against
+	// another export of it, and leave the LOCK file in it.
+	if sn.base == nil {
 		db, err := openDeltas(fs, sn.dir, nil)
 		if err != nil {
 			return nil, err

@@ -35,6 +35,11 @@ func (sn *Snapshot) Export(path, uid string) (ref FileRef, err error) {
 			err = derr
 		}
 	}()
+	if sn.base != nil {
+		if err := sn.live(); err != nil {
+			return FileRef{}, fmt.Errorf("state: export %d: %w", sn.id, err)
+		}
+	}
 	db, err := sn.open()
 	if err != nil {
 		return FileRef{}, fmt.Errorf("state: export %d: open: %w", sn.id, err)

@@ -90,6 +90,9 @@ type Snapshot struct {
 	// deltas are the SSTs ingested over it (delta.go).
 	base   *base
 	deltas []*delta
+	// released is set, under the Store's mu, once a snapshot of a chain
+	// let go of its base and deltas.
+	released bool
 }
 
 // Snapshot flushes the memtables, if a Batch wrote to them since the
@@ -148,6 +151,11 @@ func (sn *Snapshot) Upload(dst Target) (Handle, error) {
 }
 
 func (sn *Snapshot) upload(dst Target) (Handle, error) {
+	if sn.base != nil {
+		if err := sn.live(); err != nil {
+			return Handle{}, err
+		}
+	}
 	fs := sn.s.fs
 	names, err := fs.List(sn.dir)
 	if err != nil {
