@@ -63,12 +63,7 @@ func deltaRetain(t *testing.T, keep int, linked bool) {
 		fs = local
 	}
 	st := openStorage(t, fs, "/state/checkpoints/job")
-	store, err := state.OpenIngesting(local, "/work/agg-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	sub := &subtask{store: store, lo: 0, hi: maxPar - 1, want: data{}}
+	store, sub := ingestingSubtask(t, local)
 	rng := rand.New(rand.NewPCG(3, 4))
 	// change writes n random rows of version v to w and the model:
 	// sets of new and existing keys and deletes.
@@ -203,12 +198,7 @@ func deltaRetain(t *testing.T, keep int, linked bool) {
 func TestDeltaLateUpload(t *testing.T) {
 	local, fs := vfs.NewMem(), vfs.NewMem()
 	st := openStorage(t, fs, "/state/checkpoints/job")
-	store, err := state.OpenIngesting(local, "/work/agg-0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	sub := &subtask{store: store, lo: 0, hi: maxPar - 1, want: data{}}
+	store, sub := ingestingSubtask(t, local)
 	w := store.NewSorted()
 	set := func(w interface {
 		Set(uid string, kg uint16, name string, key, value []byte)
@@ -289,4 +279,16 @@ func TestDeltaVersion(t *testing.T) {
 			t.Errorf("%s: decode = %v, %v", c.name, got, err)
 		}
 	}
+}
+
+// ingestingSubtask opens a window's kind of store on local, closed when
+// the test ends, as the only subtask of an operator over every key group.
+func ingestingSubtask(t *testing.T, local vfs.FS) (*state.Store, *subtask) {
+	t.Helper()
+	store, err := state.OpenIngesting(local, "/work/agg-0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store, &subtask{store: store, lo: 0, hi: maxPar - 1, want: data{}}
 }

@@ -142,10 +142,7 @@ func TestReviewParallelUploads(t *testing.T) {
 	for id, h := range handles {
 		checkRestore(t, fs, dst, h, fs.PathJoin(root, "restore"), models[id], fmt.Sprintf("checkpoint %d", id))
 	}
-	d.close(t)
-	if left := storeLeft(t, d.s); !slices.Equal(left, []string{dbDir}) {
-		t.Fatalf("closed, the store's directory holds %q; want %q", left, []string{dbDir})
-	}
+	d.closeClean(t)
 }
 
 // TestReviewDiscardTwice: Discard was idempotent before delta snapshots
@@ -158,10 +155,7 @@ func TestReviewParallelUploads(t *testing.T) {
 func TestReviewDiscardTwice(t *testing.T) {
 	fs := vfs.NewMem()
 	d := newDeltaStore(t, fs, "/store")
-	dst := &dirTarget{fs: fs, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dst := newTarget(t, fs, "/storage")
 	sn1, _ := d.snapshot(t, 1, true)
 	if _, err := sn1.Upload(dst); err != nil {
 		t.Fatal(err)

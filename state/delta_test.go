@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -225,10 +223,7 @@ func deltaModelTest(t *testing.T, fs vfs.FS, root string, open func(vfs.FS, stri
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	dst := &dirTarget{fs: fs, root: fs.PathJoin(root, "storage")}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dst := newTarget(t, fs, fs.PathJoin(root, "storage"))
 	m := deltaModel{}
 	w := s.NewSorted()
 	var (
@@ -374,6 +369,25 @@ func (d *deltaStore) close(t *testing.T) {
 	}
 }
 
+// closeClean closes the store and checks that its directory holds the
+// DB alone: no delta, snapshot directory or link left behind.
+func (d *deltaStore) closeClean(t *testing.T) {
+	t.Helper()
+	d.close(t)
+	if left := storeLeft(t, d.s); !slices.Equal(left, []string{dbDir}) {
+		t.Fatalf("closed, the store's directory holds %q; want %q", left, []string{dbDir})
+	}
+}
+
+// newTarget returns checkpoint storage in a new directory root on fs.
+func newTarget(t *testing.T, fs vfs.FS, root string) *dirTarget {
+	t.Helper()
+	if err := fs.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &dirTarget{fs: fs, root: root}
+}
+
 // snapshot writes a round (all keys for id 1) and takes its snapshot,
 // which must be full or a delta as full says; it returns the snapshot
 // and the state it holds.
@@ -435,10 +449,7 @@ func TestDeltaUploadOrder(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs, root := c.fs, c.root()
 			d := newDeltaStore(t, fs, fs.PathJoin(root, "store"))
-			dst := &dirTarget{fs: fs, root: fs.PathJoin(root, "storage")}
-			if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			dst := newTarget(t, fs, fs.PathJoin(root, "storage"))
 			sns := map[int64]*Snapshot{}
 			models := map[int64]model{}
 			for id := int64(1); id <= 6; id++ {
@@ -508,19 +519,7 @@ func TestDeltaUploadOrder(t *testing.T) {
 // exported exports operator "agg" of sn to a new file and reads it back.
 func exported(t *testing.T, sn *Snapshot) []string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "agg-0.state")
-	ref, err := sn.Export(path, "agg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ref.Verify(bytes.NewReader(b)); err != nil {
-		t.Fatal(err)
-	}
-	got, err := readAll(b, 0, 0xffff, "")
+	got, err := readAll(exportOf(t, sn), 0, 0xffff, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -537,10 +536,7 @@ func TestDeltaExport(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			fs, root := c.fs, c.root()
 			d := newDeltaStore(t, fs, fs.PathJoin(root, "store"))
-			dst := &dirTarget{fs: fs, root: fs.PathJoin(root, "storage")}
-			if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-				t.Fatal(err)
-			}
+			dst := newTarget(t, fs, fs.PathJoin(root, "storage"))
 			sn, want := d.snapshot(t, 1, true)
 			if got := exported(t, sn); !slices.Equal(got, want.scan("agg", 0, 0xffff, "")) {
 				t.Fatalf("export of full snapshot 1: %d entries, want %d", len(got), len(want))
@@ -578,10 +574,7 @@ func TestDeltaExport(t *testing.T) {
 			for _, id := range []int64{2, 3, 5} {
 				checkRestore(t, fs, dst, handles[id], fs.PathJoin(root, "restore"), models[id], fmt.Sprintf("checkpoint %d", id))
 			}
-			d.close(t)
-			if left := storeLeft(t, d.s); !slices.Equal(left, []string{dbDir}) {
-				t.Fatalf("closed, the store's directory holds %q; want %q", left, []string{dbDir})
-			}
+			d.closeClean(t)
 		})
 	}
 }
@@ -592,10 +585,7 @@ func TestDeltaExport(t *testing.T) {
 func TestDeltaCorrupt(t *testing.T) {
 	fs := vfs.NewMem()
 	d := newDeltaStore(t, fs, "/store")
-	dst := &dirTarget{fs: fs, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dst := newTarget(t, fs, "/storage")
 	var (
 		h    Handle
 		want model
@@ -693,10 +683,7 @@ func TestDeltaFailureThenFull(t *testing.T) {
 	if len(sn.deltas) != 0 {
 		t.Fatalf("the snapshot after a failed full one has %d deltas, want a full one", len(sn.deltas))
 	}
-	dst := &dirTarget{fs: fs.FS, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dst := newTarget(t, fs.FS, "/storage")
 	h, err := sn.Upload(dst)
 	if err != nil {
 		t.Fatal(err)
@@ -750,10 +737,7 @@ func TestDeltaUploadFails(t *testing.T) {
 		}
 		checkRestore(t, fs, dst, h, "/restore", want, fmt.Sprintf("checkpoint %d", id))
 	}
-	d.close(t)
-	if left := storeLeft(t, d.s); !slices.Equal(left, []string{dbDir}) {
-		t.Fatalf("closed, the store's directory holds %q; want %q", left, []string{dbDir})
-	}
+	d.closeClean(t)
 }
 
 // TestDeltaConcurrentUpload takes 40 snapshots, a Batch now and then
@@ -764,10 +748,7 @@ func TestDeltaUploadFails(t *testing.T) {
 func TestDeltaConcurrentUpload(t *testing.T) {
 	fs := vfs.NewMem()
 	d := newDeltaStore(t, fs, "/store")
-	dst := &dirTarget{fs: fs, root: "/storage"}
-	if err := fs.MkdirAll(dst.root, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dst := newTarget(t, fs, "/storage")
 	type job struct {
 		id int64
 		sn *Snapshot
@@ -814,8 +795,5 @@ func TestDeltaConcurrentUpload(t *testing.T) {
 	for id, h := range handles {
 		checkRestore(t, fs, dst, h, "/restore", models[id], fmt.Sprintf("checkpoint %d", id))
 	}
-	d.close(t)
-	if left := storeLeft(t, d.s); !slices.Equal(left, []string{dbDir}) {
-		t.Fatalf("closed, the store's directory holds %q; want %q", left, []string{dbDir})
-	}
+	d.closeClean(t)
 }
