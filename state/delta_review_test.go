@@ -122,15 +122,7 @@ func TestReviewParallelUploads(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if id == 1 {
-			fillAll(d.w, d.m)
-		} else {
-			deltaWrites(d.rng, d.w, d.m, int(id), 1+d.rng.IntN(6))
-		}
-		sn, err := d.s.SnapshotDelta(id, d.w)
-		if err != nil {
-			t.Fatal(err)
-		}
+		sn := d.take(t, id)
 		models[id] = d.m.model()
 		jobs <- job{id, sn, models[id]}
 	}

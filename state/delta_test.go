@@ -388,10 +388,8 @@ func newTarget(t *testing.T, fs vfs.FS, root string) *dirTarget {
 	return &dirTarget{fs: fs, root: root}
 }
 
-// snapshot writes a round (all keys for id 1) and takes its snapshot,
-// which must be full or a delta as full says; it returns the snapshot
-// and the state it holds.
-func (d *deltaStore) snapshot(t *testing.T, id int64, full bool) (*Snapshot, model) {
+// take writes a round (all keys for id 1) and takes its snapshot.
+func (d *deltaStore) take(t *testing.T, id int64) *Snapshot {
 	t.Helper()
 	if id == 1 {
 		fillAll(d.w, d.m)
@@ -402,6 +400,15 @@ func (d *deltaStore) snapshot(t *testing.T, id int64, full bool) (*Snapshot, mod
 	if err != nil {
 		t.Fatal(err)
 	}
+	return sn
+}
+
+// snapshot writes a round (all keys for id 1) and takes its snapshot,
+// which must be full or a delta as full says; it returns the snapshot
+// and the state it holds.
+func (d *deltaStore) snapshot(t *testing.T, id int64, full bool) (*Snapshot, model) {
+	t.Helper()
+	sn := d.take(t, id)
 	if got := len(sn.deltas) == 0; got != full {
 		t.Fatalf("snapshot %d: full %v, want %v (%d deltas)", id, got, full, len(sn.deltas))
 	}
