@@ -324,7 +324,7 @@ func (sn *Snapshot) copyOpen(dir string) (*pebble.DB, error) {
 		from, to := fs.PathJoin(sn.dir, name), fs.PathJoin(dir, name)
 		if sf, ok := fs.(*snapFS); ok {
 			if real, ok := sf.link(from); ok {
-				if err := fs.Link(real, to); err != nil {
+				if err := vfs.LinkOrCopy(fs, real, to); err != nil {
 					return nil, err
 				}
 				continue
@@ -337,7 +337,7 @@ func (sn *Snapshot) copyOpen(dir string) (*pebble.DB, error) {
 	paths := make([]string, len(sn.deltas))
 	for i, d := range sn.deltas {
 		paths[i] = fs.PathJoin(dir, deltaRef(d.seq))
-		if err := fs.Link(d.path, paths[i]); err != nil {
+		if err := vfs.LinkOrCopy(fs, d.path, paths[i]); err != nil {
 			return nil, err
 		}
 	}

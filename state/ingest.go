@@ -206,7 +206,7 @@ func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), 
 	if err == nil && n > 0 && keep {
 		// Pebble takes the file's name away: the delta keeps another.
 		d = &delta{path: s.fs.PathJoin(s.dir, fmt.Sprintf("%s%d.sst", deltaName, seq)), seq: seq}
-		err = s.fs.Link(path, d.path)
+		err = vfs.LinkOrCopy(s.fs, path, d.path)
 	}
 	if err == nil && n > 0 {
 		err = s.db.Ingest(context.Background(), []string{path})
