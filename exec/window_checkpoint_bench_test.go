@@ -17,6 +17,7 @@ import (
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/checkpoint"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 	"github.com/strandsql/strand/types"
 	"github.com/strandsql/strand/window"
 )
@@ -44,21 +45,23 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 		var fulls []time.Duration
 		var fullBytes int64
 		var w *WindowAgg
-		var checkpointCPU func(kind string) (time.Duration, int64)
+		var checkpointCPU func(kind string) (time.Duration, state.Handle)
+		var src state.Source
 		for range 3 {
 			if w != nil {
 				if err := w.Close(); err != nil {
 					b.Fatal(err)
 				}
 			}
-			w, checkpointCPU = windowState(b, keys)
-			full, n := checkpointCPU("full")
-			fulls, fullBytes = append(fulls, full), n
+			w, checkpointCPU, src = windowState(b, keys)
+			full, h := checkpointCPU("full")
+			fulls, fullBytes = append(fulls, full), h.BytesUploaded
 		}
 		slices.Sort(fulls)
 		full := fulls[1]
 		rng := rand.New(rand.NewPCG(1, 2))
 		var incs []time.Duration
+		var lastFull, lastDelta state.Handle
 		var incBytes []int64
 		for round := range rounds {
 			changed := make([]int64, keys/100)
@@ -70,8 +73,12 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 			if round >= warm {
 				kind = "steady"
 			}
-			c, n := checkpointCPU(kind)
-			incs, incBytes = append(incs, c), append(incBytes, n)
+			c, h := checkpointCPU(kind)
+			incs, incBytes = append(incs, c), append(incBytes, h.BytesUploaded)
+			if deltas(h) == 0 {
+				lastFull = h
+			}
+			lastDelta = h
 		}
 		// What the process spends over the 50 ms each checkpoint's figure
 		// counts after its upload when no checkpoint is taken (the
@@ -86,6 +93,14 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 		if err := w.Close(); err != nil {
 			b.Fatal(err)
 		}
+		// What a restore of the last checkpoint costs, with its deltas,
+		// against one of the last full snapshot (the same groups): each
+		// the second of two, so that neither pays for the first open.
+		restoreCPU(b, src, lastFull)
+		restoreCPU(b, src, lastDelta)
+		b.ReportMetric(float64(restoreCPU(b, src, lastDelta).Microseconds())/1000, "restore-ms")
+		b.ReportMetric(float64(restoreCPU(b, src, lastFull).Microseconds())/1000, "restore-full-ms")
+		b.ReportMetric(float64(deltas(lastDelta)), "restore-deltas")
 		// The mean, not the median, of the checkpoints after warm:
 		// Pebble compacts L0 once per 64 or so checkpoints (state's
 		// l0Compaction), and the window compacts its parts once their
@@ -116,7 +131,7 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 // checkpoint storage in a fresh directory, and the function that takes
 // its next checkpoint (kind labels its profile samples) and returns the
 // checkpoint's process CPU and the bytes it uploaded.
-func windowState(b *testing.B, keys int) (*WindowAgg, func(kind string) (time.Duration, int64)) {
+func windowState(b *testing.B, keys int) (*WindowAgg, func(kind string) (time.Duration, state.Handle), state.Source) {
 	dir := b.TempDir()
 	st, err := checkpoint.OpenStorage(vfs.Default, filepath.Join(dir, "cp"))
 	if err != nil {
@@ -143,7 +158,7 @@ func windowState(b *testing.B, keys int) (*WindowAgg, func(kind string) (time.Du
 	id := int64(0)
 	// Profile samples are labeled checkpoint=full|changed|steady (pprof
 	// -tagfocus), Pebble's background work included.
-	return w, func(kind string) (cpu time.Duration, written int64) {
+	return w, func(kind string) (cpu time.Duration, h state.Handle) {
 		id++
 		c0 := processCPU()
 		pprof.Do(context.Background(), pprof.Labels("checkpoint", kind), func(context.Context) {
@@ -151,15 +166,45 @@ func windowState(b *testing.B, keys int) (*WindowAgg, func(kind string) (time.Du
 			if err != nil {
 				b.Fatal(err)
 			}
-			h, err := sn.State.Upload(st)
-			if err != nil {
+			if h, err = sn.State.Upload(st); err != nil {
 				b.Fatal(err)
 			}
-			written = h.BytesUploaded
 			time.Sleep(50 * time.Millisecond)
 		})
-		return processCPU() - c0, written
+		return processCPU() - c0, h
+	}, st
+}
+
+// deltas counts the deltas h lists.
+func deltas(h state.Handle) int {
+	n := 0
+	for _, f := range h.Files {
+		if f.IsDelta() {
+			n++
+		}
 	}
+	return n
+}
+
+// restoreCPU is the process CPU of restoring h from src into a local
+// directory and reading every entry, as a restore does.
+func restoreCPU(b *testing.B, src state.Source, h state.Handle) time.Duration {
+	c0 := processCPU()
+	r, err := state.OpenHandle(vfs.Default, src, h, filepath.Join(b.TempDir(), "restore"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	if err := r.Scan("w", 0, ^uint16(0), "", func(uint16, string, []byte, []byte) error { n++; return nil }); err != nil {
+		b.Fatal(err)
+	}
+	if err := r.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if n == 0 {
+		b.Fatal("restored nothing")
+	}
+	return processCPU() - c0
 }
 
 // feedKeys folds one row per key into w, at time 0.
