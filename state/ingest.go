@@ -205,7 +205,7 @@ func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), 
 	var d *delta
 	if err == nil && n > 0 && keep {
 		// Pebble takes the file's name away: the delta keeps another.
-		d = &delta{path: s.fs.PathJoin(s.dir, fmt.Sprintf("%s%d.sst", deltaName, seq)), seq: seq}
+		d = &delta{path: s.fs.PathJoin(s.dir, deltaRef(seq)), seq: seq}
 		err = vfs.LinkOrCopy(s.fs, path, d.path)
 	}
 	if err == nil && n > 0 {
