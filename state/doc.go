@@ -77,15 +77,22 @@
 //
 // A window aggregate writes each checkpoint's changes as one ingested SST
 // that spans its key groups (package window's state.go), so it lands in
-// L0 over the state, and an L0 compaction rewrites the state beneath. Its
-// Store (OpenIngesting) therefore compacts L0 only at 64 sublevels, not
-// Pebble's 2, so that the state is rewritten once per 64 checkpoints, not
-// per 2 (Pebble compacts at half its L0CompactionThreshold: the threshold
-// is 128). The price is paid by reads (restores, spilled windows): just
-// before a compaction, they merge up to 63 files that each overlap the
-// whole state, and a restore copies them all, the state plus up to 63
-// checkpoints' changes. Its SSTs are not compressed, which made up most
-// of a compaction's CPU (the state is about twice as large on disk and in
+// L0 over the state, and an L0 compaction would rewrite the state
+// beneath. Its Store (OpenIngesting) therefore compacts L0 only at 128
+// sublevels, not Pebble's 2 (Pebble compacts at half its
+// L0CompactionThreshold: the threshold is 256), and the window rewrites
+// its state before that (at MaxIngested SSTs at the latest, or once the
+// SSTs hold twice its groups) as a replacing commit (replace.go,
+// Sorted.Replace): one SST of the whole state swapped in for every file
+// of the store, which lands in the last level and leaves nothing to
+// compact. The state is so rewritten once, by the window, where it was
+// rewritten twice when the window compacted its parts one by one and
+// Pebble compacted the SSTs stacked over them every 64 checkpoints. The
+// price is paid by reads (restores, spilled windows): they merge up to
+// 127 files that each overlap the whole state, and a restore copies them
+// all, the state plus up to as many versions again (docs/performance.md,
+// "Rewrites"). Its SSTs are not compressed, which made up most of a
+// compaction's CPU (the state is about twice as large on disk and in
 // checkpoints). A store read by point lookups, a join's, keeps Pebble's
 // shallow L0 (Open). Every Store's MANIFEST rotates at 4 KiB, since every
 // snapshot copies it record by record.

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/errors/oserror"
+	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -31,6 +32,8 @@ type Sorted struct {
 	cur    int
 	ents   []sortedEnt
 	err    error
+	// replace makes the next commit a replacing one (Replace).
+	replace []replaced
 }
 
 // chunkSize is the size of a Sorted's chunks; a write larger than one
@@ -111,7 +114,7 @@ func (w *Sorted) reset() {
 		}
 	}
 	clear(w.chunks[len(kept):])
-	w.chunks, w.cur, w.ents, w.err = kept, 0, w.ents[:0], nil
+	w.chunks, w.cur, w.ents, w.err, w.replace = kept, 0, w.ents[:0], nil, nil
 }
 
 // Commit writes the collected entries as an SST in key order and ingests
@@ -124,11 +127,40 @@ func (w *Sorted) Commit() error {
 }
 
 // commit is Commit; with keep, the SST stays under the name it was
-// written at and is returned as a delta (nil if w was empty).
+// written at and is returned as a delta (nil if w was empty), unless the
+// commit is a replacing one, which is never a delta.
 func (w *Sorted) commit(keep bool) (*delta, error) {
 	defer w.reset()
-	if w.err != nil || len(w.ents) == 0 {
+	if w.err != nil {
 		return nil, w.err
+	}
+	if len(w.replace) > 0 {
+		w.sort()
+		var span pebble.KeyRange
+		_, err := w.s.ingestFile(0, func(sw *sstable.Writer) (int, error) { return w.writeReplacing(sw, &span) }, false, &span)
+		if err != nil {
+			return nil, fmt.Errorf("state: ingest: %w", err)
+		}
+		return nil, nil
+	}
+	if len(w.ents) == 0 {
+		return nil, nil
+	}
+	w.sort()
+	// Written with L0's options, wherever the SST lands: Pebble writes
+	// the last level's tables with their deletes marked obsolete, and an
+	// ingested SST's deletes must hide what lies below it.
+	d, err := w.s.ingestFile(0, w.write, keep, nil)
+	if err != nil {
+		return nil, fmt.Errorf("state: ingest: %w", err)
+	}
+	return d, nil
+}
+
+// sort sorts w's writes by key, and writes of one key in their order.
+func (w *Sorted) sort() {
+	if len(w.ents) == 0 {
+		return
 	}
 	k := w.key
 	// Keys share a long prefix (operator uid, key group, state name,
@@ -161,11 +193,6 @@ func (w *Sorted) commit(keep bool) (*delta, error) {
 		}
 		return cmp.Compare(a.seq, b.seq)
 	})
-	d, err := w.s.ingestFile(6, w.write, keep)
-	if err != nil {
-		return nil, fmt.Errorf("state: ingest: %w", err)
-	}
-	return d, nil
 }
 
 // ingestSST writes an SST under a fresh name in the store's directory
@@ -175,14 +202,15 @@ func (w *Sorted) commit(keep bool) (*delta, error) {
 // normally removes the name itself; the name is gone afterwards in any
 // case, ingested or not.
 func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) error {
-	_, err := s.ingestFile(level, write, false)
+	_, err := s.ingestFile(level, write, false, nil)
 	return err
 }
 
 // ingestFile is ingestSST; with keep, a delta snapshot's: the file stays
 // under its name and is returned as a delta (nil if write added nothing),
-// and the store is not marked changed (SnapshotDelta).
-func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep bool) (*delta, error) {
+// and the store is not marked changed (SnapshotDelta). With a span, which
+// write sets, the commit is a replacing one (replaceWith).
+func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep bool, span *pebble.KeyRange) (*delta, error) {
 	// One ingest at a time, so that what Pebble reports of the last
 	// (tableIngested) is this one's.
 	s.ingestMu.Lock()
@@ -208,7 +236,11 @@ func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), 
 		d = &delta{path: s.fs.PathJoin(s.dir, deltaRef(seq)), seq: seq}
 		err = vfs.LinkOrCopy(s.fs, path, d.path)
 	}
-	if err == nil && n > 0 {
+	switch {
+	case err == nil && span != nil:
+		err = s.replaceWith(path, n, *span)
+		s.changed.Store(true)
+	case err == nil && n > 0:
 		err = s.db.Ingest(context.Background(), []string{path})
 		if d != nil && err == nil {
 			var st os.FileInfo

@@ -83,7 +83,7 @@ func Open(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, false) }
 // OpenIngesting is Open for a store written mostly by one ingested SST
 // per checkpoint that spans its key groups (Sorted), as a window
 // aggregate's is: such an SST lands in L0 over the whole state, so the
-// store compacts L0 only at 64 sublevels instead of 2, and does not
+// store compacts L0 only at 128 sublevels instead of 2, and does not
 // compress its SSTs (see the package doc). A store read by point lookups
 // (a join's) keeps Open's shallow L0.
 func OpenIngesting(fs vfs.FS, dir string) (*Store, error) { return open(fs, dir, true) }
@@ -110,6 +110,8 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
 		opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
 	}
+	// A replacing commit excises (replace.go).
+	opts.FormatMajorVersion = pebble.FormatVirtualSSTables
 	s := &Store{fs: fs, dir: dir, opts: opts, uploaded: map[string]upload{}}
 	opts.EventListener.TableIngested = s.tableIngested
 	opts.EnsureDefaults()
@@ -190,12 +192,18 @@ var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(bl
 // (OpenIngesting): each checkpoint adds a file that overlaps the state,
 // and compacting L0 rewrites the state below it, so compacting after a
 // few such files would rewrite the whole state every few checkpoints. Its
-// reads (restores, spilled windows) merge a few more files instead.
-// Pebble compacts L0 once its sublevels reach half the threshold (its L0
-// score is twice the depth over the threshold), so 128 compacts at 64
-// sublevels: the state is rewritten, and its new SSTs uploaded, once per
-// 64 checkpoints.
-const l0Compaction = 128
+// reads (restores, spilled windows) merge more files instead. Pebble
+// compacts L0 once its sublevels reach half the threshold (its L0 score is
+// twice the depth over the threshold), so 256 compacts at 128 sublevels,
+// which a window's store never reaches: the window replaces its state
+// before (MaxIngested).
+const l0Compaction = 256
+
+// MaxIngested is how many ingested SSTs an ingesting store stacks over
+// its state before Pebble compacts them into it: a writer that replaces
+// its state at least that often (Sorted.Replace) spares the store that
+// compaction.
+const MaxIngested = l0Compaction / 2
 
 // DiskUsage is the size in bytes of the store's files on disk, as Pebble
 // counts them (tables, logs, manifests).

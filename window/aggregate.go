@@ -106,10 +106,12 @@ type Aggregate struct {
 	restoredWM int64
 	progressed bool
 	part       []byte // Flush's encoding buffer
-	// flushes numbers the entries Flush writes; drops are the parts whose
-	// older entries the last Flush deleted (Flushed forgets them);
+	// flushes numbers the entries Flush writes; since counts the Flushes
+	// that wrote entries since the last rewrite; drops are the parts
+	// whose older entries the last Flush deleted (Flushed forgets them);
 	// flush is Flush's scratch, loading Load's (state.go).
 	flushes uint64
+	since   int
 	drops   []drop
 	flush   flushScratch
 	loading loading

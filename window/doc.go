@@ -24,7 +24,8 @@
 //     restore does not fire a window twice.
 //   - Checkpoints are incremental (state.go): each writes the groups that
 //     changed since the previous one, per window and key group, and
-//     compacts a part once its entries hold twice its groups.
+//     rewrites the whole state once its entries hold twice its groups (or
+//     after state.MaxIngested checkpoints), replacing every older entry.
 //   - A window fires when the watermark reaches its last millisecond
 //     (end-1), Flink's maxTimestamp. Windows fire in the order of their
 //     ends; a window's groups are emitted in key order (the normalized-key

@@ -15,7 +15,7 @@ import (
 )
 
 // Review tests of Flush encoding a pane's entries in group order
-// (encodeGroups): every entry, whichever of its three ways encodeGroups
+// (encodeGroups): every entry, whichever of its two ways encodeGroups
 // visited the groups, holds exactly the groups it must, each once with
 // its state, and DISTINCT values whose ordinals name their own groups.
 
@@ -55,9 +55,9 @@ func (c *entryCheck) Set(uid string, kg uint16, name string, key, value []byte) 
 		return
 	}
 	// The groups it must hold: the part's changed ones, or all of them
-	// when it is compacted.
+	// when the Flush rewrites.
 	var want []int32
-	if f.compact[kg] {
+	if f.rewrite {
 		for g := range int32(p.len()) {
 			if p.kgs[g] == kg {
 				want = append(want, g)
@@ -78,7 +78,7 @@ func (c *entryCheck) Set(uid string, kg uint16, name string, key, value []byte) 
 		groupOf[string(p.keyAt(g, &c.buf))] = g
 	}
 	if len(d.keys) != len(want) {
-		t.Errorf("window %d kg %d (compacted %v): %d groups, want %d", start, kg, f.compact[kg], len(d.keys), len(want))
+		t.Errorf("window %d kg %d (rewrite %v): %d groups, want %d", start, kg, f.rewrite, len(d.keys), len(want))
 	}
 	seen := map[string]bool{}
 	for i, k := range d.keys {
@@ -111,7 +111,7 @@ func (c *entryCheck) Set(uid string, kg uint16, name string, key, value []byte) 
 		}
 		for it := s.IterFrom(0); it.Next(); {
 			g := int32(binary.BigEndian.Uint32(it.Key()))
-			if p.kgs[g] == kg && (it.Addr() >= mark || f.compact[kg]) {
+			if p.kgs[g] == kg && (it.Addr() >= mark || f.rewrite) {
 				wantV = append(wantV, fmt.Sprintf("%d/%x/%x", agg, p.keyAt(g, &c.buf), it.Key()[4:]))
 			}
 		}
@@ -132,20 +132,13 @@ func (c *entryCheck) Delete(uid string, kg uint16, name string, key []byte) {
 	}
 }
 
-// path names the way encodeGroups visits pane p's groups, as it chooses:
-// the changed groups alone, all groups, or the changed groups and then the
-// members of compacted parts; "+v" when DISTINCT values need ordinals.
+// path names the way encodeGroups visits pane p's groups: the changed
+// groups alone, or all of them (a rewrite); "+v" when DISTINCT values
+// need ordinals.
 func (c *entryCheck) path(p *pane) string {
 	f := &c.a.flush
-	groups := 0
-	for _, n := range f.count {
-		groups += int(n)
-	}
-	s := "few"
-	switch {
-	case !slices.Contains(f.compact, true):
-		s = "dirty"
-	case groups >= p.len()/8:
+	s := "dirty"
+	if f.rewrite {
 		s = "all"
 	}
 	if len(f.values) > 0 {
@@ -314,7 +307,7 @@ func TestFlushEntriesExact(t *testing.T) {
 	if ran < len(cases) {
 		return // a -run filter left cases out: some ways may not be taken
 	}
-	for _, p := range []string{"dirty", "all", "few", "dirty+v", "all+v", "few+v"} {
+	for _, p := range []string{"dirty", "all", "dirty+v", "all+v"} {
 		if paths[p] == 0 {
 			t.Errorf("no entry was written by way %q: %v", p, paths)
 		}

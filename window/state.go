@@ -10,6 +10,7 @@ import (
 
 	"github.com/strandsql/strand/agg"
 	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
 )
 
 // Checkpointed state. A window aggregate keeps its live state in memory,
@@ -33,23 +34,32 @@ import (
 //
 // A checkpoint so costs the groups that changed, not the groups held, and
 // keeps the per-key-group layout that a restore at a new parallelism
-// reads. The versions that newer entries supersede are garbage: once a
-// part's entries hold more than compactAt times its groups, Flush compacts
-// it, writing all its groups as one entry and deleting the older ones, so
-// that compactions cost at most 1/(compactAt-1) of the changes written,
-// and the store and a restore read at most compactAt times the state. A
-// checkpoint spends on compaction about as many groups as it wrote
-// changes (plus compactBudget, and at most one part more), so that parts
-// are compacted a few at a time and no checkpoint rewrites everything at
-// once. A fired window's entries are deleted.
+// reads. The versions that newer entries supersede are garbage, which a
+// rewrite drops: a Flush that finds its entries holding more than
+// compactAt versions per group, or rewriteEvery Flushes with changes
+// since the last rewrite, writes every part of every window as one
+// entry, deletes the older entries, and asks the Writer to replace all of
+// them at once (state.Sorted.Replace: the store swaps one new SST in for
+// all its files). The store's checkpointed state so never holds more than
+// about compactAt versions of a group, nor more than rewriteEvery
+// checkpoints' SSTs, and is rewritten once per rewrite: not once by the
+// window compacting its parts and again by Pebble compacting the SSTs
+// stacked over them, as when each part was compacted on its own (the
+// SSTs of each checkpoint's changes span every key group, so Pebble
+// rewrote the whole state beneath them every 64 checkpoints anyway). A
+// checkpoint with 1% of 1M groups changed costs about 30% less CPU that
+// way (docs/performance.md, "Rewrites"). The price is that one checkpoint in
+// rewriteEvery, or when the changes add up to the state's size, costs
+// what a full one does. A fired window's entries are deleted.
 const paneState = "p"
 
-// compactAt is the versions per group at which a part is compacted;
-// compactBudget the groups a Flush may rewrite in compactions beyond the
-// changed groups it writes.
+// compactAt is the versions per group at which Flush rewrites the state;
+// rewriteEvery the Flushes with changes after which it does at the
+// latest: the SSTs an ingesting store stacks over its state before Pebble
+// would compact them (state.MaxIngested), so that it never does.
 const (
-	compactAt     = 2
-	compactBudget = 4096
+	compactAt    = 2
+	rewriteEvery = state.MaxIngested
 )
 
 // part is what the state store holds of one window in one key group.
@@ -73,10 +83,10 @@ type drop struct {
 
 // flushScratch is Flush's scratch, kept across checkpoints.
 type flushScratch struct {
+	rewrite bool // the Flush rewrites the state
 	starts  []int64
 	count   []int32  // per key group: the groups its entry holds
 	next    []int32  // per key group: the groups encoded so far
-	compact []bool   // per key group: the part is compacted
 	bufs    [][]byte // per key group: its entry
 	kept    int      // the capacity of bufs kept for the next Flush
 	ord     []int32  // per group: its ordinal in its entry
@@ -86,9 +96,6 @@ type flushScratch struct {
 	perGroup int
 	// touched keeps the loads of touch.
 	touched uint64
-	// unpacked are the changed groups of the parts a Flush does not
-	// compact, which it encodes before the compacted ones.
-	unpacked []int32
 }
 
 // A hopping or cumulating window's slice outlives the windows that have
@@ -122,10 +129,19 @@ type Writer interface {
 	Delete(uid string, kg uint16, name string, key []byte)
 }
 
+// Replacer is a Writer that can apply a Flush that rewrites the state as
+// a replacement of every entry under a state name, or under uid if name
+// is "" (state.Sorted): the Flush deletes the older entries all the
+// same, so a Writer that is not one stores the same state.
+type Replacer interface {
+	Replace(uid, name string)
+}
+
 // Flush writes to b, under the uid and in the key groups UseStore gave,
 // an entry per window and key group with the groups that changed since the
-// last checkpoint, compacts parts whose entries hold too many superseded
-// versions, and deletes the entries of windows fired since then. Flushed
+// last checkpoint, or, when the stored versions call for it, every part
+// in full (a rewrite), and deletes the entries of windows fired since
+// then. Flushed
 // forgets those changes once b's writes are durable in the checkpoint;
 // until then a failed checkpoint's next Flush writes them again.
 func (a *Aggregate) Flush(b Writer) {
@@ -156,19 +172,57 @@ func (a *Aggregate) Flush(b Writer) {
 	a.flushes++
 	f := &a.flush
 	f.starts = f.starts[:0]
-	budget := compactBudget
-	for s, p := range a.panes {
+	changed := 0
+	for _, p := range a.panes {
 		p.listDirty()
 		if len(p.dirtyList) > 0 {
-			f.starts = append(f.starts, s)
 			a.join(p)
-			budget += len(p.dirtyList)
+			changed += len(p.dirtyList)
 		}
+	}
+	rewrite := changed > 0 && a.rewriteDue(changed)
+	f.rewrite = rewrite
+	for s, p := range a.panes {
+		if len(p.dirtyList) > 0 || rewrite && p.len() > 0 {
+			f.starts = append(f.starts, s)
+		}
+	}
+	switch {
+	case rewrite:
+		if r, ok := b.(Replacer); ok {
+			// Unless the aggregate spilled, all the store holds under
+			// uid is what this Flush writes.
+			name := paneState
+			if a.spill.store == nil {
+				name = ""
+			}
+			r.Replace(uid, name)
+		}
+		a.since = 0
+	case changed > 0:
+		a.since++
 	}
 	slices.Sort(f.starts)
 	for _, s := range f.starts {
-		budget = a.flushPane(b, a.panes[s], seq, budget)
+		a.flushPane(b, a.panes[s], seq, rewrite)
 	}
+}
+
+// rewriteDue reports whether a Flush that writes changed groups should
+// rewrite the state: after rewriteEvery Flushes with changes, or when the
+// entries would hold more than compactAt versions per group.
+func (a *Aggregate) rewriteDue(changed int) bool {
+	if a.since+1 >= rewriteEvery {
+		return true
+	}
+	versions, members := changed, 0
+	for _, p := range a.panes {
+		for _, pt := range p.parts {
+			versions += pt.held
+			members += len(pt.members)
+		}
+	}
+	return versions > compactAt*members
 }
 
 // listDirty sets p.dirtyList to p's groups changed since the last
@@ -215,27 +269,23 @@ func (a *Aggregate) join(p *pane) {
 }
 
 // flushPane writes pane p's entry numbered seq in every key group where a
-// group changed, compacting parts while budget (groups) lasts, and returns
-// what is left of the budget.
-func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
+// group changed, or, to rewrite, in every key group with groups, holding
+// all of them.
+func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, rewrite bool) {
 	f := &a.flush
 	nkg := len(p.parts)
 	f.count = append(f.count[:0], make([]int32, nkg)...)
-	for _, g := range p.dirtyList {
-		f.count[p.kgs[g]]++
-	}
-	f.compact = append(f.compact[:0], make([]bool, nkg)...)
-	compacting := false
-	for k, changed := range f.count {
-		pt := &p.parts[k]
-		if changed > 0 && len(pt.seqs) > 0 && pt.held+int(changed) > compactAt*len(pt.members) && budget > 0 {
-			f.compact[k], compacting = true, true
-			budget -= len(pt.members)
-			f.count[k] = int32(len(pt.members))
+	if rewrite {
+		for k := range p.parts {
+			f.count[k] = int32(len(p.parts[k].members))
+		}
+	} else {
+		for _, g := range p.dirtyList {
+			f.count[p.kgs[g]]++
 		}
 	}
-	a.distinctOf(p, compacting)
-	a.encodeGroups(p, compacting)
+	a.distinctOf(p, rewrite)
+	a.encodeGroups(p, rewrite)
 	uid, key := a.spill.uid, entryKey(p.start, seq)
 	vi := 0
 	for k, n := range f.count {
@@ -260,7 +310,7 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		if c := cap(entry); c <= keptEntry && f.kept+c <= keptEntries {
 			f.bufs[k], f.kept = entry[:0], f.kept+c
 		}
-		if f.compact[k] {
+		if rewrite {
 			for _, old := range pt.seqs {
 				ok := entryKey(p.start, old)
 				b.Delete(uid, uint16(k), paneState, ok[:])
@@ -271,7 +321,6 @@ func (a *Aggregate) flushPane(b Writer, p *pane, seq uint64, budget int) int {
 		pt.held += int(n)
 		pt.seqs = append(pt.seqs, seq)
 	}
-	return budget
 }
 
 // keptEntry is the largest entry buffer a Flush keeps for the next one,
@@ -323,8 +372,8 @@ type distinctValue struct {
 // distinctOf sets a.flush.values to the DISTINCT values that pane p's
 // entries of this Flush hold, in key-group order: those seen since the
 // last Flush in the key groups that changed (their groups changed with
-// them), and every value of a part being compacted.
-func (a *Aggregate) distinctOf(p *pane, compacting bool) {
+// them), or, to rewrite, every value.
+func (a *Aggregate) distinctOf(p *pane, rewrite bool) {
 	f := &a.flush
 	f.values = f.values[:0]
 	for agg, seen := range p.seen {
@@ -335,16 +384,12 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 		if p.marks != nil {
 			mark = p.marks[agg]
 		}
-		from := mark
-		if compacting {
-			from = 0
+		if rewrite {
+			mark = 0
 		}
-		for it := seen.IterFrom(from); it.Next(); {
+		for it := seen.IterFrom(mark); it.Next(); {
 			g := binary.BigEndian.Uint32(it.Key())
-			k := p.kgs[g]
-			if it.Addr() >= mark || f.compact[k] {
-				f.values = append(f.values, distinctValue{agg: agg, group: int32(g), kg: k, value: it.Key()[4:]})
-			}
+			f.values = append(f.values, distinctValue{agg: agg, group: int32(g), kg: p.kgs[g], value: it.Key()[4:]})
 		}
 	}
 	slices.SortStableFunc(f.values, func(x, y distinctValue) int { return int(x.kg) - int(y.kg) })
@@ -352,17 +397,16 @@ func (a *Aggregate) distinctOf(p *pane, compacting bool) {
 
 // encodeGroups starts the entry of each key group k with groups to write
 // (f.count[k] > 0) in f.bufs[k]: their number, then each group's key and
-// state. The groups are those that changed, and every member of a part
-// being compacted. It visits them in group order, not key group by key
-// group (unless they are few): a group's columns (its key, each
-// accumulator's slots) are arrays by group number, and a key group's
-// groups are spread over all of them, so visiting one key group after
-// another would miss the cache at every group of a large window, where
-// group order reads each column from start to end. The price is that a
+// state. The groups are those that changed, or, to rewrite, all of them.
+// It visits them in group order, not key group by key group: a group's
+// columns (its key, each accumulator's slots) are arrays by group number,
+// and a key group's groups are spread over all of them, so visiting one
+// key group after another would miss the cache at every group of a large
+// window, where group order reads each column from start to end. The price is that a
 // pane's entries are all in memory at once before Flush hands them to
 // the Writer. Each group's ordinal in its entry goes to f.ord when a
 // DISTINCT value refers to it.
-func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
+func (a *Aggregate) encodeGroups(p *pane, rewrite bool) {
 	f := &a.flush
 	nkg := len(p.parts)
 	if len(f.bufs) < nkg {
@@ -396,42 +440,20 @@ func (a *Aggregate) encodeGroups(p *pane, compacting bool) {
 			f.next[k]++
 		}
 	}
-	// puts puts groups scattered over the pane, touchAhead at a time,
-	// each run's slots touched first.
-	puts := func(gs []int32) {
-		for len(gs) > 0 {
+	if rewrite {
+		for g := range int32(p.len()) {
+			put(g)
+		}
+	} else {
+		// The changed groups are scattered over the pane: touchAhead at
+		// a time, each run's slots touched first.
+		for gs := p.dirtyList; len(gs) > 0; {
 			n := min(len(gs), touchAhead)
 			f.touched += p.touch(gs[:n])
 			for _, g := range gs[:n] {
 				put(g)
 			}
 			gs = gs[n:]
-		}
-	}
-	switch {
-	case !compacting:
-		puts(p.dirtyList)
-	case groups >= p.len()/8:
-		for g := range int32(p.len()) {
-			if f.compact[p.kgs[g]] || p.dirty[g>>6]&(1<<(g&63)) != 0 {
-				put(g)
-			}
-		}
-	default:
-		// Few groups: a pass over all of them would cost more than the
-		// misses it saves. The changed groups of the parts not compacted,
-		// then the members of those compacted (in group order too).
-		f.unpacked = f.unpacked[:0]
-		for _, g := range p.dirtyList {
-			if !f.compact[p.kgs[g]] {
-				f.unpacked = append(f.unpacked, g)
-			}
-		}
-		puts(f.unpacked)
-		for k, c := range f.compact {
-			if c {
-				puts(p.parts[k].members)
-			}
 		}
 	}
 	for k, n := range f.count {
