@@ -110,8 +110,6 @@ func open(fs vfs.FS, dir string, ingesting bool) (*Store, error) {
 		opts.L0CompactionThreshold, opts.L0StopWritesThreshold = l0Compaction, 4*l0Compaction
 		opts.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
 	}
-	// A replacing commit excises (replace.go).
-	opts.FormatMajorVersion = pebble.FormatVirtualSSTables
 	s := &Store{fs: fs, dir: dir, opts: opts, uploaded: map[string]upload{}}
 	opts.EventListener.TableIngested = s.tableIngested
 	opts.EnsureDefaults()
