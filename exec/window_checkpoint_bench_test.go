@@ -30,10 +30,9 @@ import (
 // over the snapshot, the upload into checkpoint storage on local disk, and
 // 50 ms after it, so that Pebble's background work (flushes, compactions)
 // the checkpoint set off is counted; the figure for 1% is the mean of
-// checkpoints 201 to 600, where the window compacts its entries as it goes
-// on doing, and which hold some six of Pebble's L0 compactions (one per
-// 64 or so checkpoints: a mean over fewer depended on where their period
-// fell, by up to 20%), and 1%-all the mean of all 600.
+// checkpoints 201 to 600, which hold four of the window's rewrites of its
+// whole state (one per 100 or so checkpoints at 1%, when its entries hold
+// twice its groups: window's compactAt), and 1%-all the mean of all 600.
 //
 //	go test -run '^$' -bench WindowCheckpoint -benchtime 1x ./exec
 func BenchmarkWindowCheckpoint(b *testing.B) {
@@ -101,11 +100,10 @@ func BenchmarkWindowCheckpoint(b *testing.B) {
 		b.ReportMetric(float64(restoreCPU(b, src, lastDelta).Microseconds())/1000, "restore-ms")
 		b.ReportMetric(float64(restoreCPU(b, src, lastFull).Microseconds())/1000, "restore-full-ms")
 		b.ReportMetric(float64(deltas(lastDelta)), "restore-deltas")
-		// The mean, not the median, of the checkpoints after warm:
-		// Pebble compacts L0 once per 64 or so checkpoints (state's
-		// l0Compaction), and the window compacts its parts once their
-		// entries hold compactAt versions of each group (after about 200
-		// checkpoints at 1%): those checkpoints' share counts.
+		// The mean, not the median, of the checkpoints after warm: the
+		// window rewrites its state once its entries hold compactAt
+		// versions of each group (every 100 or so checkpoints at 1%), and
+		// those checkpoints' share counts.
 		var inc time.Duration
 		var incB int64
 		steady := incs[warm:]

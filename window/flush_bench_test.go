@@ -11,7 +11,7 @@ import (
 )
 
 // BenchmarkFlushChanged measures Flush alone when 1% of a window's 1M
-// groups changed since the last one, compactions included, as the
+// groups changed since the last one, rewrites included, as the
 // checkpoints of exec's BenchmarkWindowCheckpoint make it (COUNT(*) and
 // SUM of a BIGINT key).
 //
