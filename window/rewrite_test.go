@@ -53,6 +53,8 @@ type rewriteCase struct {
 	keys   int
 	budget int64
 	hop    bool
+	// fire fires the first (tumbling) window half way.
+	fire bool
 	// churn is the share of the groups a round changes, in 1/1000;
 	// rewrites the least rewrites expected.
 	churn, rewrites int
@@ -62,15 +64,16 @@ type rewriteCase struct {
 // with so many changes that the versions call for rewrites before
 // rewriteEvery Flushes do, one with DISTINCT values, a hopping one
 // (progress entries "w"), and one that spills (its spilled entries "s"
-// share the store and must survive the rewrites).
+// share the store and must survive the rewrites: its window stays open,
+// spilled, through them).
 var rewriteCases = []rewriteCase{
-	{"tumble", mSpecInts(TumbleOf(1<<30, 0)), 128, 4000, 0, false, 5, 0},
+	{"tumble", mSpecInts(TumbleOf(1<<30, 0)), 128, 4000, 0, false, true, 5, 0},
 	// Enough changes that the versions call for rewrites before
 	// rewriteEvery Flushes do.
-	{"tumble/churn", mSpecInts(TumbleOf(1<<30, 0)), 128, 4000, 0, false, 50, 6},
-	{"tumble/distinct", func() Spec { s := mSpecKeys(1); s.Window = TumbleOf(1<<30, 0); return s }(), 64, 3000, 0, false, 5, 0},
-	{"hop", mSpecInts(Assigner{Kind: Hop, Size: 2000, Slide: 500}), 64, 3000, 0, true, 5, 0},
-	{"tumble/spill", mSpecInts(TumbleOf(1<<30, 0)), 32, 3000, 256 << 10, false, 5, 0},
+	{"tumble/churn", mSpecInts(TumbleOf(1<<30, 0)), 128, 4000, 0, false, true, 50, 6},
+	{"tumble/distinct", func() Spec { s := mSpecKeys(1); s.Window = TumbleOf(1<<30, 0); return s }(), 64, 3000, 0, false, true, 5, 0},
+	{"hop", mSpecInts(Assigner{Kind: Hop, Size: 2000, Slide: 500}), 64, 3000, 0, true, false, 5, 0},
+	{"tumble/spill", mSpecInts(TumbleOf(1<<30, 0)), 32, 3000, 256 << 10, false, false, 5, 0},
 }
 
 // rewriteRun is what a run of a rewriteCase found over the bounds a
@@ -116,12 +119,30 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 	defer st.Close()
 	a := mk(st, 0)
 	defer a.Release()
+	// ref gets the same rows and watermarks, and neither spills nor
+	// checkpoints: what a and a restore of its store must fire, even if
+	// a lost state that it shares with the store.
+	ref, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Release()
+	advance := func(wm int64) {
+		t.Helper()
+		for _, x := range []*Aggregate{a, ref} {
+			if err := x.Advance(wm, rowsOut(new([]string))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	add := func(rows []mRow) {
 		t.Helper()
 		b := mBatch(rows)
 		defer b.Release()
-		if _, err := a.Add(b); err != nil {
-			t.Fatal(err)
+		for _, x := range []*Aggregate{a, ref} {
+			if _, err := x.Add(b); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	all := func(ts int64) {
@@ -140,15 +161,14 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 		maxFiles, maxVersions   int
 		groupsAtMax, filesRound int
 		rewriteRounds           []int
+		spilledAtRewrite        int // "s" entries after committed rewrites
 	)
 	for round := range rounds {
-		if !tc.hop && round == rounds/2 {
+		if tc.fire && round == rounds/2 {
 			// Window 0 fires; every key goes to window 1.
 			ts = 1 << 30
 			all(ts)
-			if err := a.Advance(ts-1, rowsOut(new([]string))); err != nil {
-				t.Fatal(err)
-			}
+			advance(ts - 1)
 		}
 		var rows []mRow
 		n := tc.keys * tc.churn / 1000
@@ -189,6 +209,15 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 			groups += p.len()
 		}
 		files, entries, versions := storeCounts(t, fs, "st", st, tc.maxPar)
+		if rewrite && tc.budget > 0 {
+			err := st.Scan("w", 0, uint16(tc.maxPar-1), spillState, func(uint16, string, []byte, []byte) error {
+				spilledAtRewrite++
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
 		if files > maxFiles {
 			maxFiles, filesRound = files, round
 		}
@@ -208,9 +237,7 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 		if tc.hop && round%13 == 12 {
 			// After the counts: the fired windows' entries go at
 			// the next Flush.
-			if err := a.Advance(ts-1000, rowsOut(new([]string))); err != nil {
-				t.Fatal(err)
-			}
+			advance(ts - 1000)
 		}
 	}
 	t.Logf("%d rounds, rewrites at %v, %d failed (a rewrite at round %d); at most %d SST files (round %d), %d versions (of %d groups)",
@@ -224,8 +251,8 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 	if failedRewrite < 0 {
 		t.Errorf("no checkpoint failed at a rewrite")
 	}
-	if tc.budget > 0 && a.Spills() == 0 {
-		t.Errorf("nothing spilled")
+	if tc.budget > 0 && spilledAtRewrite == 0 {
+		t.Errorf("no spilled entry in the store after a rewrite (%d spills)", a.Spills())
 	}
 	restoredSt, err := state.Open(vfs.NewMem(), "r")
 	if err != nil {
@@ -241,18 +268,22 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got, want []string
-	if err := a.Advance(1<<62, rowsOut(&want)); err != nil {
-		t.Fatal(err)
+	var got, orig, want []string
+	for _, x := range []struct {
+		a   *Aggregate
+		out *[]string
+	}{{ref, &want}, {a, &orig}, {restored, &got}} {
+		if err := x.a.Advance(1<<62, rowsOut(x.out)); err != nil {
+			t.Fatal(err)
+		}
+		slices.Sort(*x.out)
 	}
-	if err := restored.Advance(1<<62, rowsOut(&got)); err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(got)
-	slices.Sort(want)
 	if len(want) == 0 {
 		t.Fatal("nothing fired")
 	}
+	t.Log("the aggregate checkpointed:")
+	diffLines(t, orig, want)
+	t.Log("its restore:")
 	diffLines(t, got, want)
 	return res
 }
