@@ -1,0 +1,260 @@
+package window
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
+	"github.com/strandsql/strand/memseg"
+	"github.com/strandsql/strand/state"
+	"github.com/strandsql/strand/types"
+)
+
+// Review tests of Flush's rewrites, committed as replacing commits
+// (state.Sorted.Replace): the model job of spill_review_test.go, whose
+// checkpoints fail in both ways exec's can: after the store took the
+// Sorted (the snapshot failed) and before (the Sorted's SST could not be
+// written: none of its writes is in the store), with and without spills,
+// tumbling and hopping windows.
+
+// rwFail is how a checkpoint of rwRun ends.
+type rwFail int
+
+const (
+	rwComplete rwFail = iota
+	rwAfter           // the store took the writes, Flushed is not called
+	rwBefore          // the writes are lost, Flushed is not called
+)
+
+// rwCheckpoint is mJob.checkpoint with a failure mode.
+func rwCheckpoint(j *mJob, id int64, pos int, how rwFail, rewrites *int) *mCheckpoint {
+	c := &mCheckpoint{id: id, pos: pos}
+	for _, task := range j.tasks {
+		sorted := task.st.NewSorted()
+		task.a.Flush(sorted)
+		if task.a.flush.rewrite {
+			*rewrites++
+		}
+		if how == rwBefore {
+			continue // a fresh Sorted next time, as exec's Snapshot makes
+		}
+		if err := sorted.Commit(); err != nil {
+			j.t.Fatal(err)
+		}
+		if how == rwAfter {
+			continue
+		}
+		c.entries = append(c.entries, scanTask(j.t, task)...)
+		task.a.Flushed()
+	}
+	return c
+}
+
+func scanTask(t *testing.T, task *mTask) []mEntry {
+	t.Helper()
+	var out []mEntry
+	err := task.st.Scan("w", 0, mKGs-1, "", func(kg uint16, name string, key, value []byte) error {
+		out = append(out, mEntry{kg, name, slices.Clone(key), slices.Clone(value)})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// rwRun is runModel with checkpoints every few batches, many of them
+// failing one way or the other, and crashes restoring the last complete
+// one.
+func rwRun(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budgets []int64) (committed []string, rewrites int, spills int64) {
+	t.Helper()
+	var pending []string
+	var last *mCheckpoint
+	nextID := int64(1)
+	run := 0
+	j := newMJob(t, spec, ps[0], budgets[0], nil)
+	batches := (len(rows) + mBatchN - 1) / mBatchN
+	maxTs := int64(-1 << 62)
+	for pos := 0; pos < batches; pos++ {
+		part := rows[pos*mBatchN : min((pos+1)*mBatchN, len(rows))]
+		j.add(part)
+		for _, row := range part {
+			maxTs = max(maxTs, row.ts)
+		}
+		j.advance(maxTs-mDelay, &pending)
+		switch x := r.IntN(100); {
+		case x < 30:
+			last = rwCheckpoint(j, nextID, pos+1, rwComplete, &rewrites)
+			nextID++
+			rwVerify(t, spec, rows, last)
+			committed, pending = append(committed, pending...), nil
+		case x < 40:
+			rwCheckpoint(j, nextID, pos+1, rwAfter, &rewrites)
+			nextID++
+		case x < 50:
+			rwCheckpoint(j, nextID, pos+1, rwBefore, &rewrites)
+			nextID++
+		case x < 54 && run+1 < len(ps) && last != nil:
+			spills += j.spills()
+			j.close()
+			run++
+			j = newMJob(t, spec, ps[run], budgets[run], last)
+			pending = nil
+			pos = last.pos - 1
+			maxTs = int64(-1 << 62)
+			for _, row := range rows[:last.pos*mBatchN] {
+				maxTs = max(maxTs, row.ts)
+			}
+		}
+	}
+	j.advance(types.MaxWatermark, &pending)
+	committed = append(committed, pending...)
+	spills += j.spills()
+	j.close()
+	slices.Sort(committed)
+	t.Logf("%d rewrites, %d spills", rewrites, spills)
+	return committed, rewrites, spills
+}
+
+// TestReviewRewriteFailedCheckpoints: checkpoints that rewrite the state
+// and fail before or after the store took their writes, then restores,
+// commit exactly what an aggregate that never checkpoints fires.
+func TestReviewRewriteFailedCheckpoints(t *testing.T) {
+	rows := mRows(rand.New(rand.NewPCG(3, 3)), 6000, 300)
+	hop := mSpec()
+	hop.Window = Assigner{Kind: Hop, Size: 200, Slide: 50}
+	for _, c := range []struct {
+		name    string
+		spec    Spec
+		ps      []int
+		budgets []int64
+	}{
+		{"tumble/memory", mSpec(), []int{1, 2, 1, 3}, []int64{1 << 30, 1 << 30, 1 << 30, 1 << 30}},
+		{"tumble/spill", mSpec(), []int{1, 2, 1, 3}, []int64{96 << 10, 64 << 10, 1 << 30, 48 << 10}},
+		{"hop/memory", hop, []int{2, 1, 3}, []int64{1 << 30, 1 << 30, 1 << 30}},
+		{"hop/spill", hop, []int{2, 1, 3}, []int64{64 << 10, 1 << 30, 48 << 10}},
+	} {
+		want := mReference(t, c.spec, rows)
+		for seed := range uint64(scaled(4, 1)) {
+			t.Run(fmt.Sprintf("%s/%d", c.name, seed), func(t *testing.T) {
+				got, rewrites, spills := rwRun(t, rand.New(rand.NewPCG(seed, 5)), c.spec, rows, c.ps, c.budgets)
+				if rewrites == 0 || (spills == 0) != (c.budgets[0] > 1<<20) {
+					t.Errorf("%d rewrites, %d spills", rewrites, spills)
+				}
+				diffLines(t, got, want)
+			})
+		}
+	}
+}
+
+// rwVerify checks that checkpoint c holds the state after batches
+// 0..c.pos-1: an aggregate restored from it fires, at the end of time,
+// what one fed those batches (with the same watermarks) fires.
+func rwVerify(t *testing.T, spec Spec, rows []mRow, c *mCheckpoint) {
+	t.Helper()
+	ref := newMJob(t, spec, 1, 1<<30, nil)
+	maxTs := int64(-1 << 62)
+	var drop []string
+	for pos := range c.pos {
+		part := rows[pos*mBatchN : min((pos+1)*mBatchN, len(rows))]
+		ref.add(part)
+		for _, row := range part {
+			maxTs = max(maxTs, row.ts)
+		}
+		ref.advance(maxTs-mDelay, &drop)
+	}
+	var want, got []string
+	ref.advance(types.MaxWatermark, &want)
+	ref.close()
+	res := newMJob(t, spec, 2, 1<<30, c)
+	res.advance(types.MaxWatermark, &got)
+	res.close()
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Logf("checkpoint %d (after batch %d) restores wrong state:", c.id, c.pos)
+		diffLines(t, got, want)
+		t.FailNow()
+	}
+}
+
+// TestReviewRewriteSpilledDiskBounded: right after a rewrite, which the
+// commit message says swaps one SST in for every file of the store, a
+// spilling window's store holds on disk about its live entries. It does
+// not: expire's range deletes (Batch.DeletePrefix of a fired slice's "s"
+// entries) reach outside the excised span, which replace.go makes of live
+// keys only, so every memtable flush holding one stays behind as a virtual
+// SST over its whole backing file. They pile up in L0 without adding
+// sublevels, so Pebble never compacts them: the store, and every full
+// snapshot a restore copies, grows with the job's age.
+func TestReviewRewriteSpilledDiskBounded(t *testing.T) {
+	m, err := memseg.NewManager(48<<10, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(mSpec(), memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	a.UseMemory(m)
+	a.Track()
+	st, err := state.OpenIngesting(vfs.NewMem(), "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 0)
+	rows := mRows(rand.New(rand.NewPCG(1, 1)), 300_000, 300)
+	var out []string
+	maxTs := int64(-1 << 62)
+	w := st.NewSorted()
+	rewrites := 0
+	for pos := 0; pos*mBatchN < len(rows); pos++ {
+		part := rows[pos*mBatchN : min((pos+1)*mBatchN, len(rows))]
+		b := mBatch(part)
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		for _, r := range part {
+			maxTs = max(maxTs, r.ts)
+		}
+		if err := a.Advance(maxTs-mDelay, rowsOut(&out)); err != nil {
+			t.Fatal(err)
+		}
+		out = out[:0]
+		a.Flush(w)
+		rewrite := a.flush.rewrite
+		sn, err := st.SnapshotDelta(int64(pos+1), w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sn.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		a.Flushed()
+		if !rewrite {
+			continue
+		}
+		rewrites++
+		live := int64(0)
+		err = st.Scan("w", 0, mKGs-1, "", func(_ uint16, _ string, key, value []byte) error {
+			live += int64(len(key) + len(value))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if disk := st.DiskUsage(); disk > 8*live+256<<10 {
+			t.Fatalf("after rewrite %d (batch %d, %d spills) the store takes %d bytes on disk for %d bytes of entries",
+				rewrites, pos, a.Spills(), disk, live)
+		}
+	}
+	if rewrites == 0 || a.Spills() == 0 {
+		t.Fatalf("%d rewrites, %d spills", rewrites, a.Spills())
+	}
+}
