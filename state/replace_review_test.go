@@ -3,6 +3,7 @@ package state
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"sort"
@@ -78,6 +79,37 @@ func replaceModelRun(t *testing.T, seed uint64) {
 		return reviewUIDs[rng.IntN(len(reviewUIDs))], reviewKGs[rng.IntN(len(reviewKGs))],
 			reviewNames[rng.IntN(len(reviewNames))], reviewKeys[rng.IntN(len(reviewKeys))]
 	}
+	type heldSnap struct {
+		sn   *Snapshot
+		m    replaceModel
+		step int
+		what string
+	}
+	var held []heldSnap
+	upload := func(h heldSnap) {
+		t.Helper()
+		hd, err := h.sn.Upload(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := OpenHandle(fs, dst, hd, "restore")
+		if err != nil {
+			t.Fatalf("step %d (%s): restore: %v", h.step, h.what, err)
+		}
+		h.m.check(t, r, fmt.Sprintf("step %d (%s), restored", h.step, h.what))
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	defer func() {
+		for _, h := range held {
+			if t.Failed() {
+				_ = h.sn.Discard()
+				continue
+			}
+			upload(h)
+		}
+	}()
 	w := s.NewSorted()
 	for step := range 60 {
 		var what string
@@ -144,17 +176,28 @@ func replaceModelRun(t *testing.T, seed uint64) {
 				if err != nil {
 					t.Fatalf("step %d (%s): %v", step, what, err)
 				}
-				h, err := sn.Upload(dst)
-				if err != nil {
-					t.Fatal(err)
+				if len(reps) > 0 && len(sn.deltas) > 0 {
+					t.Fatalf("step %d (%s): the snapshot of a replacing commit has %d deltas", step, what, len(sn.deltas))
 				}
-				r, err := OpenHandle(fs, dst, h, "restore")
-				if err != nil {
-					t.Fatalf("step %d (%s): restore: %v", step, what, err)
+				if rng.IntN(3) == 0 {
+					// A savepoint: the snapshot's entries of "agg".
+					got, err := readAll(exportOf(t, sn), 0, 0xffff, "")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if want := m.sorted().scan("agg", 0, 0xffff, ""); !slices.Equal(got, want) {
+						t.Fatalf("step %d (%s), exported:\n got %q\nwant %q", step, what, got, want)
+					}
+					m.check(t, s, fmt.Sprintf("step %d (%s)", step, what))
+					continue
 				}
-				m.check(t, r, fmt.Sprintf("step %d (%s), restored", step, what))
-				if err := r.Close(); err != nil {
-					t.Fatal(err)
+				// Uploaded now, or later, after more commits (replacing
+				// ones too) and snapshots.
+				held = append(held, heldSnap{sn, maps.Clone(m), step, what})
+				for len(held) > 0 && (rng.IntN(2) == 0 || len(held) > 3) {
+					i := rng.IntN(len(held))
+					upload(held[i])
+					held = slices.Delete(held, i, i+1)
 				}
 			} else if err := w.Commit(); err != nil {
 				t.Fatalf("step %d (%s): %v", step, what, err)
