@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -256,5 +258,112 @@ func TestReviewRewriteSpilledDiskBounded(t *testing.T) {
 	}
 	if rewrites == 0 || a.Spills() == 0 {
 		t.Fatalf("%d rewrites, %d spills", rewrites, a.Spills())
+	}
+}
+
+// ingestFS counts the bytes written to the SSTs a store ingests (named
+// ingest-<n>.sst): what its Sorted commits write.
+type ingestFS struct {
+	vfs.FS
+	n *atomic.Int64
+}
+
+func (c ingestFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File, error) {
+	f, err := c.FS.Create(name, cat)
+	if err != nil || !strings.Contains(name, "ingest-") {
+		return f, err
+	}
+	return countedFile{f, c.n}, nil
+}
+
+type countedFile struct {
+	vfs.File
+	n *atomic.Int64
+}
+
+func (f countedFile) Write(p []byte) (int, error) {
+	f.n.Add(int64(len(p)))
+	return f.File.Write(p)
+}
+
+// TestReviewRewriteSpilledWritesChanges: a window that spilled most of
+// its groups and keeps a few hot ones in memory, changing at every
+// checkpoint. rewriteDue weighs the versions of the groups in memory
+// alone (parts' held against their members), so their changes call for a
+// rewrite every other checkpoint; but the replacing commit (name "p", the
+// aggregate spilled) copies every entry of the store, the spilled "s"
+// entries too, into its SST, and the snapshot after it is full: every
+// other checkpoint writes, and uploads, the whole spilled state.
+func TestReviewRewriteSpilledWritesChanges(t *testing.T) {
+	spec := mSpec()
+	spec.Window = TumbleOf(1<<40, 0) // one window for the whole test
+	m, err := memseg.NewManager(256<<10, 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Release()
+	a.UseMemory(m)
+	a.Track()
+	var written atomic.Int64
+	st, err := state.OpenIngesting(ingestFS{vfs.NewMem(), &written}, "st")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", mKGs, 0)
+	w := st.NewSorted()
+	rewrites := 0
+	checkpoint := func(id int64) {
+		t.Helper()
+		a.Flush(w)
+		if a.flush.rewrite {
+			rewrites++
+		}
+		sn, err := st.SnapshotDelta(id, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := sn.Discard(); err != nil {
+			t.Fatal(err)
+		}
+		a.Flushed()
+	}
+	add := func(rows []mRow) {
+		t.Helper()
+		b := mBatch(rows)
+		defer b.Release()
+		if _, err := a.Add(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows []mRow
+	for k := range 30_000 { // cold groups: they spill
+		rows = append(rows, mRow{ts: 1, k: int64(k), v: int64(k % 5), s: "x"})
+	}
+	for lo := 0; lo < len(rows); lo += 1000 {
+		add(rows[lo:min(lo+1000, len(rows))])
+	}
+	checkpoint(1)
+	if a.Spills() == 0 {
+		t.Fatal("nothing spilled")
+	}
+	stored := st.DiskUsage()
+	written.Store(0)
+	const checkpoints = 60
+	for id := int64(2); id < checkpoints; id++ {
+		rows = rows[:0]
+		for k := range 300 { // hot groups, all changed
+			rows = append(rows, mRow{ts: 2, k: int64(100_000 + k), v: id % 7, s: "y"})
+		}
+		add(rows)
+		checkpoint(id)
+	}
+	if n := written.Load(); n > 4*stored {
+		t.Fatalf("%d checkpoints of 300 changed groups wrote %d bytes of SSTs in %d rewrites, the store holding %d bytes: %.1f times the whole state",
+			checkpoints-2, n, rewrites, stored, float64(n)/float64(stored))
 	}
 }
