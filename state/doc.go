@@ -91,7 +91,11 @@
 // price is paid by reads (restores, spilled windows): they merge up to
 // 127 files that each overlap the whole state, and a restore copies them
 // all, the state plus up to as many versions again (docs/performance.md,
-// "Rewrites"). Its SSTs are not compressed, which made up most of a
+// "Rewrites"). A window that spilled does not replace: its store also
+// holds the groups it spilled, which a replacing commit would copy at
+// every rewrite of the few in memory; its rewrites delete the older
+// entries, and Pebble compacts its L0 at 128 sublevels. Its SSTs are not
+// compressed, which made up most of a
 // compaction's CPU (the state is about twice as large on disk and in
 // checkpoints). A store read by point lookups, a join's, keeps Pebble's
 // shallow L0 (Open). Every Store's MANIFEST rotates at 4 KiB, since every

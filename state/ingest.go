@@ -10,7 +10,6 @@ import (
 	"slices"
 
 	"github.com/cockroachdb/errors/oserror"
-	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 )
@@ -136,8 +135,7 @@ func (w *Sorted) commit(keep bool) (*delta, error) {
 	}
 	if len(w.replace) > 0 {
 		w.sort()
-		var span pebble.KeyRange
-		_, err := w.s.ingestFile(0, func(sw *sstable.Writer) (int, error) { return w.writeReplacing(sw, &span) }, false, &span)
+		_, err := w.s.ingestFile(0, w.writeReplacing, false, true)
 		if err != nil {
 			return nil, fmt.Errorf("state: ingest: %w", err)
 		}
@@ -150,7 +148,7 @@ func (w *Sorted) commit(keep bool) (*delta, error) {
 	// Written with L0's options, wherever the SST lands: Pebble writes
 	// the last level's tables with their deletes marked obsolete, and an
 	// ingested SST's deletes must hide what lies below it.
-	d, err := w.s.ingestFile(0, w.write, keep, nil)
+	d, err := w.s.ingestFile(0, w.write, keep, false)
 	if err != nil {
 		return nil, fmt.Errorf("state: ingest: %w", err)
 	}
@@ -202,15 +200,15 @@ func (w *Sorted) sort() {
 // normally removes the name itself; the name is gone afterwards in any
 // case, ingested or not.
 func (s *Store) ingestSST(level int, write func(*sstable.Writer) (int, error)) error {
-	_, err := s.ingestFile(level, write, false, nil)
+	_, err := s.ingestFile(level, write, false, false)
 	return err
 }
 
 // ingestFile is ingestSST; with keep, a delta snapshot's: the file stays
 // under its name and is returned as a delta (nil if write added nothing),
-// and the store is not marked changed (SnapshotDelta). With a span, which
-// write sets, the commit is a replacing one (replaceWith).
-func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep bool, span *pebble.KeyRange) (*delta, error) {
+// and the store is not marked changed (SnapshotDelta). With replacing,
+// the file replaces every other (replaceWith).
+func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), keep, replacing bool) (*delta, error) {
 	// One ingest at a time, so that what Pebble reports of the last
 	// (tableIngested) is this one's.
 	s.ingestMu.Lock()
@@ -237,8 +235,8 @@ func (s *Store) ingestFile(level int, write func(*sstable.Writer) (int, error), 
 		err = vfs.LinkOrCopy(s.fs, path, d.path)
 	}
 	switch {
-	case err == nil && span != nil:
-		err = s.replaceWith(path, n, *span)
+	case err == nil && replacing:
+		err = s.replaceWith(path, n)
 		s.changed.Store(true)
 	case err == nil && n > 0:
 		err = s.db.Ingest(context.Background(), []string{path})

@@ -24,8 +24,10 @@ import (
 // The excise needs Pebble's virtual-SST format, to which a store moves at
 // its first replacing commit (the stores that never replace, a join's,
 // keep the older format, which served their lookups a few percent faster
-// in Nexmark q6). The span excised holds every key of the store, so no
-// file is ever cut into virtual SSTs.
+// in Nexmark q6). The span excised is the whole key space, not the
+// span of the live keys: a file that also holds tombstones beyond them
+// (a spill's range delete, a fired window's deletes) would otherwise be
+// cut into a virtual SST that keeps its whole backing file alive.
 
 // replaced names the entries a replacing commit replaces: those of state
 // name (any, if "") under uid (uvarint-length-prefixed, as in a key), in
@@ -74,31 +76,15 @@ func uvarintLen(n int) int {
 // writeReplacing adds to sw the store's content after w's commit: its
 // entries that w does not replace, merged in key order with w's sorted
 // writes (the last of each key; a delete writes nothing, as the excise
-// removes what it deletes). It sets *span to a range that holds every
-// key of the store and of sw, or leaves it empty when there is none.
-func (w *Sorted) writeReplacing(sw *sstable.Writer, span *pebble.KeyRange) (int, error) {
+// removes what it deletes).
+func (w *Sorted) writeReplacing(sw *sstable.Writer) (int, error) {
 	it, err := w.s.db.NewIter(nil)
 	if err != nil {
 		return 0, err
 	}
 	defer it.Close()
-	var lo, hi []byte
-	if it.Last() {
-		hi = bytes.Clone(it.Key())
-	}
 	ok := it.First()
-	if ok {
-		lo = bytes.Clone(it.Key())
-	}
 	k := w.key
-	if len(w.ents) > 0 {
-		if first := k(w.ents[0]); lo == nil || bytes.Compare(first, lo) < 0 {
-			lo = bytes.Clone(first)
-		}
-		if last := k(w.ents[len(w.ents)-1]); hi == nil || bytes.Compare(last, hi) > 0 {
-			hi = bytes.Clone(last)
-		}
-	}
 	n, i := 0, 0
 	for ok || i < len(w.ents) {
 		if ok {
@@ -142,18 +128,17 @@ func (w *Sorted) writeReplacing(sw *sstable.Writer, span *pebble.KeyRange) (int,
 	if err := it.Error(); err != nil {
 		return n, err
 	}
-	if lo != nil {
-		*span = pebble.KeyRange{Start: lo, End: append(hi, 0)}
-	}
 	return n, nil
 }
 
+// everything is the whole key space: every key starts with a uvarint
+// (its uid's length), and ten 0xff bytes sort after any uvarint.
+var everything = pebble.KeyRange{Start: []byte{}, End: bytes.Repeat([]byte{0xff}, binary.MaxVarintLen64)}
+
 // replaceWith swaps the SST at path (n entries) in for every file of the
-// store, over span; with no entries it only excises span.
-func (s *Store) replaceWith(path string, n int, span pebble.KeyRange) error {
-	if !span.Valid() {
-		return nil
-	}
+// store; with no entries it only removes them.
+func (s *Store) replaceWith(path string, n int) error {
+	span := everything
 	if s.db.FormatMajorVersion() < pebble.FormatVirtualSSTables {
 		if err := s.db.RatchetFormatMajorVersion(pebble.FormatVirtualSSTables); err != nil {
 			return fmt.Errorf("replace: %w", err)

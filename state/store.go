@@ -193,8 +193,8 @@ var blockCache = sync.OnceValue(func() *pebble.Cache { return pebble.NewCache(bl
 // reads (restores, spilled windows) merge more files instead. Pebble
 // compacts L0 once its sublevels reach half the threshold (its L0 score is
 // twice the depth over the threshold), so 256 compacts at 128 sublevels,
-// which a window's store never reaches: the window replaces its state
-// before (MaxIngested).
+// which a window's store never reaches unless it spilled: the window
+// replaces its state before (MaxIngested).
 const l0Compaction = 256
 
 // MaxIngested is how many ingested SSTs an ingesting store stacks over

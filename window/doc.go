@@ -25,7 +25,8 @@
 //   - Checkpoints are incremental (state.go): each writes the groups that
 //     changed since the previous one, per window and key group, and
 //     rewrites the whole state once its entries hold twice its groups (or
-//     after state.MaxIngested checkpoints), replacing every older entry.
+//     after state.MaxIngested checkpoints), replacing every older entry
+//     (a spilled window deletes them, and leaves its files to Pebble).
 //   - A window fires when the watermark reaches its last millisecond
 //     (end-1), Flink's maxTimestamp. Windows fire in the order of their
 //     ends; a window's groups are emitted in key order (the normalized-key

@@ -32,15 +32,18 @@ import (
 // of every entry. (A key of 8 bytes, the window start alone, is the format
 // before entry numbers: the only entry of its part.)
 //
-// A checkpoint so costs the groups that changed, not the groups held, and
-// keeps the per-key-group layout that a restore at a new parallelism
-// reads. The versions that newer entries supersede are garbage, which a
-// rewrite drops: a Flush that finds its entries holding more than
-// compactAt versions per group, or rewriteEvery Flushes with changes
-// since the last rewrite, writes every part of every window as one
-// entry, deletes the older entries, and asks the Writer to replace all of
-// them at once (state.Sorted.Replace: the store swaps one new SST in for
-// all its files). The store's checkpointed state so never holds more than
+// A checkpoint so costs the groups that changed, not the groups held,
+// and keeps the per-key-group layout that a restore at a new
+// parallelism reads. The versions that newer entries supersede are
+// garbage, which a rewrite drops: a Flush that finds its entries
+// holding more than compactAt versions per group, or rewriteEvery
+// Flushes with changes since the last rewrite, writes every part of
+// every window as one entry, deletes the older entries, and asks the
+// Writer to replace all of them at once (state.Sorted.Replace: the
+// store swaps one new SST in for all its files), unless the aggregate
+// spilled (Flush says why). A rewrite that no complete snapshot
+// followed is done again at the next Flush: its deletes may not have
+// happened. The store's checkpointed state so never holds more than
 // about compactAt versions of a group, nor more than rewriteEvery
 // checkpoints' SSTs, and is rewritten once per rewrite: not once by the
 // window compacting its parts and again by Pebble compacting the SSTs
@@ -48,9 +51,10 @@ import (
 // SSTs of each checkpoint's changes span every key group, so Pebble
 // rewrote the whole state beneath them every 64 checkpoints anyway). A
 // checkpoint with 1% of 1M groups changed costs about 30% less CPU that
-// way (docs/performance.md, "Rewrites"). The price is that one checkpoint in
-// rewriteEvery, or when the changes add up to the state's size, costs
-// what a full one does. A fired window's entries are deleted.
+// way (docs/performance.md, "Rewrites"). The price is that one
+// checkpoint in rewriteEvery, or when the changes add up to the state's
+// size, costs what a full one does. A fired window's entries are
+// deleted.
 const paneState = "p"
 
 // compactAt is the versions per group at which Flush rewrites the state;
@@ -153,7 +157,10 @@ func (a *Aggregate) Flush(b Writer) {
 		}
 	}
 	// The deletes of a Flush that Flushed did not follow may not have
-	// happened: the entries stay known, to be deleted again.
+	// happened: the entries stay known, to be deleted again, by a rewrite
+	// (only a rewrite deletes), as the versions held no longer count
+	// them.
+	retry := len(a.drops) > 0
 	for _, d := range a.drops {
 		if int(d.kg) < len(d.p.parts) {
 			d.p.parts[d.kg].drop = 0
@@ -180,7 +187,7 @@ func (a *Aggregate) Flush(b Writer) {
 			changed += len(p.dirtyList)
 		}
 	}
-	rewrite := changed > 0 && a.rewriteDue(changed)
+	rewrite := retry || changed > 0 && a.rewriteDue(changed)
 	f.rewrite = rewrite
 	for s, p := range a.panes {
 		if len(p.dirtyList) > 0 || rewrite && p.len() > 0 {
@@ -189,14 +196,15 @@ func (a *Aggregate) Flush(b Writer) {
 	}
 	switch {
 	case rewrite:
-		if r, ok := b.(Replacer); ok {
-			// Unless the aggregate spilled, all the store holds under
-			// uid is what this Flush writes.
-			name := paneState
-			if a.spill.store == nil {
-				name = ""
-			}
-			r.Replace(uid, name)
+		// Unless the aggregate spilled, all the store holds under uid is
+		// what this Flush writes, and the store swaps it in for all its
+		// files. A spilled aggregate's store also holds the groups it
+		// spilled, which a replacing commit would copy, and the snapshot
+		// after it upload, in full at every rewrite of the few groups
+		// in memory: it deletes the older entries alone, and leaves them
+		// to Pebble's compactions, as it does its spills.
+		if r, ok := b.(Replacer); ok && a.spill.store == nil {
+			r.Replace(uid, "")
 		}
 		a.since = 0
 	case changed > 0:
