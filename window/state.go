@@ -50,8 +50,8 @@ import (
 // stacked over them, as when each part was compacted on its own (the
 // SSTs of each checkpoint's changes span every key group, so Pebble
 // rewrote the whole state beneath them every 64 checkpoints anyway). A
-// checkpoint with 1% of 1M groups changed costs about 30% less CPU that
-// way (docs/performance.md, "Rewrites"). The price is that one
+// checkpoint with 1% of 1M groups changed costs about a quarter less CPU
+// that way (docs/performance.md, "Rewrites"). The price is that one
 // checkpoint in rewriteEvery, or when the changes add up to the state's
 // size, costs what a full one does. A fired window's entries are
 // deleted.
