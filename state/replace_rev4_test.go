@@ -62,14 +62,7 @@ func TestRev4ReplaceEmptyOverMemtable(t *testing.T) {
 			}
 			m := replaceModel{}
 			m.check(t, s, "after an empty replacing commit")
-			h, err := sn.Upload(dst)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, err := OpenHandle(fs, dst, h, "restore")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r := uploadRestore(t, fs, dst, sn, "restore")
 			defer r.Close()
 			m.check(t, r, "restored")
 			// Later writes stay.

@@ -89,14 +89,7 @@ func replaceModelRun(t *testing.T, seed uint64) {
 	var held []heldSnap
 	upload := func(h heldSnap) {
 		t.Helper()
-		hd, err := h.sn.Upload(dst)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, err := OpenHandle(fs, dst, hd, "restore")
-		if err != nil {
-			t.Fatalf("step %d (%s): restore: %v", h.step, h.what, err)
-		}
+		r := uploadRestore(t, fs, dst, h.sn, "restore")
 		h.m.check(t, r, fmt.Sprintf("step %d (%s), restored", h.step, h.what))
 		if err := r.Close(); err != nil {
 			t.Fatal(err)
@@ -305,14 +298,7 @@ func TestReviewReplaceIngestFailureUnchanged(t *testing.T) {
 	if len(sn.deltas) != 0 {
 		t.Errorf("the snapshot after a failed replacing commit has %d deltas", len(sn.deltas))
 	}
-	h, err := sn.Upload(dst)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, err := OpenHandle(fs, dst, h, "restore")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := uploadRestore(t, fs, dst, sn, "restore")
 	defer r.Close()
 	m.check(t, r, "restored after a failed ingestion")
 }

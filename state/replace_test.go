@@ -597,3 +597,18 @@ func TestReplacePlainStore(t *testing.T) {
 	commitSorted(t, w, "replace all of a uid")
 	checkModel(t, s, m, "after the second")
 }
+
+// uploadRestore uploads sn to dst and restores it from there into dir
+// (on fs), failing the test on any error; the caller closes the Reader.
+func uploadRestore(t *testing.T, fs vfs.FS, dst *dirTarget, sn *Snapshot, dir string) *Reader {
+	t.Helper()
+	h, err := sn.Upload(dst)
+	if err != nil {
+		t.Fatalf("upload: %v", err)
+	}
+	r, err := OpenHandle(fs, dst, h, dir)
+	if err != nil {
+		t.Fatalf("restore: %v", err)
+	}
+	return r
+}

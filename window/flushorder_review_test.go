@@ -197,29 +197,13 @@ func TestFlushEntriesExact(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(tc.maxPar), uint64(tc.keys)))
 			spec := tc.spec
 			span := spec.Window.Size // time moves a window every 75 rounds
-			mk := func(st *state.Store, epoch uint64) *Aggregate {
-				a, err := New(spec, memory.DefaultAllocator)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if tc.budget > 0 {
-					m, err := memseg.NewManager(tc.budget, 1<<10)
-					if err != nil {
-						t.Fatal(err)
-					}
-					a.UseMemory(m)
-				}
-				a.Track()
-				a.UseStore(func() (*state.Store, error) { return st, nil }, "w", tc.maxPar, epoch)
-				a.StoreProgress(0, tc.maxPar-1) // as exec does: fired windows stay fired
-				return a
-			}
 			st, err := state.Open(vfs.NewMem(), "st")
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer st.Close()
-			a := mk(st, 0)
+			a := trackedAggregate(t, spec, tc.budget, st, tc.maxPar, 0)
+			a.StoreProgress(0, tc.maxPar-1) // as exec does: fired windows stay fired
 			defer a.Release()
 			c := &entryCheck{t: t, a: a, paths: paths}
 			add := func(rows []mRow) {
@@ -277,7 +261,9 @@ func TestFlushEntriesExact(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer restoredSt.Close()
-			restored := mk(restoredSt, 1) // its spills must not overwrite those it restores
+			// Epoch 1: its spills must not overwrite those it restores.
+			restored := trackedAggregate(t, spec, tc.budget, restoredSt, tc.maxPar, 1)
+			restored.StoreProgress(0, tc.maxPar-1)
 			defer restored.Release()
 			err = st.Scan("w", 0, uint16(tc.maxPar-1), "", restored.Load)
 			if err == nil {
@@ -355,4 +341,25 @@ func TestFlushKeepsLittle(t *testing.T) {
 	if held := kept(keys / 100); held == 0 {
 		t.Errorf("a small checkpoint keeps no entry buffer")
 	}
+}
+
+// trackedAggregate is an aggregate of spec that checkpoints into st, in
+// maxPar key groups at epoch, with a budget of managed memory if budget
+// > 0.
+func trackedAggregate(t *testing.T, spec Spec, budget int64, st *state.Store, maxPar int, epoch uint64) *Aggregate {
+	t.Helper()
+	a, err := New(spec, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if budget > 0 {
+		m, err := memseg.NewManager(budget, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.UseMemory(m)
+	}
+	a.Track()
+	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", maxPar, epoch)
+	return a
 }

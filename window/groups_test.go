@@ -385,24 +385,11 @@ func TestRecordedKeyGroups(t *testing.T) {
 // that checkpoints to the store it returns, in budget bytes if not 0.
 func keyGroupAggregate(t *testing.T, spec Spec, maxPar int, budget int64) (*Aggregate, *state.Store) {
 	t.Helper()
-	a, err := New(spec, memory.DefaultAllocator)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if budget > 0 {
-		m, err := memseg.NewManager(budget, 1<<10)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a.UseMemory(m)
-	}
 	st, err := state.Open(vfs.NewMem(), "st")
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.Track()
-	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", maxPar, 0)
-	return a, st
+	return trackedAggregate(t, spec, budget, st, maxPar, 0), st
 }
 
 // keyGroupBatch makes batch i of TestRecordedKeyGroups: 200 rows over two

@@ -81,50 +81,21 @@ func scanTask(t *testing.T, task *mTask) []mEntry {
 // one.
 func rwRun(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budgets []int64) (committed []string, n rwCounts, spills int64) {
 	t.Helper()
-	var pending []string
-	var last *mCheckpoint
-	nextID := int64(1)
-	run := 0
-	j := newMJob(t, spec, ps[0], budgets[0], nil)
-	batches := (len(rows) + mBatchN - 1) / mBatchN
-	maxTs := int64(-1 << 62)
-	for pos := 0; pos < batches; pos++ {
-		part := rows[pos*mBatchN : min((pos+1)*mBatchN, len(rows))]
-		j.add(part)
-		for _, row := range part {
-			maxTs = max(maxTs, row.ts)
-		}
-		j.advance(maxTs-mDelay, &pending)
-		switch x := r.IntN(100); {
+	committed, spills, _, _ = driveModel(t, r, spec, rows, ps, budgets, 54, func(j *mJob, x int, id int64, pos int) (*mCheckpoint, bool) {
+		switch {
 		case x < 30:
-			last = rwCheckpoint(j, nextID, pos+1, rwComplete, &n)
-			nextID++
-			rwVerify(t, spec, rows, last)
-			committed, pending = append(committed, pending...), nil
+			c := rwCheckpoint(j, id, pos, rwComplete, &n)
+			rwVerify(t, spec, rows, c)
+			return c, true
 		case x < 40:
-			rwCheckpoint(j, nextID, pos+1, rwAfter, &n)
-			nextID++
+			rwCheckpoint(j, id, pos, rwAfter, &n)
+			return nil, true
 		case x < 50:
-			rwCheckpoint(j, nextID, pos+1, rwBefore, &n)
-			nextID++
-		case x < 54 && run+1 < len(ps) && last != nil:
-			spills += j.spills()
-			j.close()
-			run++
-			j = newMJob(t, spec, ps[run], budgets[run], last)
-			pending = nil
-			pos = last.pos - 1
-			maxTs = int64(-1 << 62)
-			for _, row := range rows[:last.pos*mBatchN] {
-				maxTs = max(maxTs, row.ts)
-			}
+			rwCheckpoint(j, id, pos, rwBefore, &n)
+			return nil, true
 		}
-	}
-	j.advance(types.MaxWatermark, &pending)
-	committed = append(committed, pending...)
-	spills += j.spills()
-	j.close()
-	slices.Sort(committed)
+		return nil, false
+	})
 	t.Logf("%d rewrites (%d failed), %d spills", n.rewrites, n.failed, spills)
 	return committed, n, spills
 }

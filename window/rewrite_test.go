@@ -12,7 +12,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/cockroachdb/pebble/v2/vfs"
-	"github.com/strandsql/strand/memseg"
 	"github.com/strandsql/strand/state"
 )
 
@@ -99,30 +98,14 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 	// the keys.
 	tc.keys, tc.budget = scaled(tc.keys, tc.keys/4), int64(scaled(int(tc.budget), int(tc.budget/4)))
 	spec := tc.spec
-	mk := func(st *state.Store, epoch uint64) *Aggregate {
-		a, err := New(spec, memory.DefaultAllocator)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tc.budget > 0 {
-			m, err := memseg.NewManager(tc.budget, 1<<10)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.UseMemory(m)
-		}
-		a.Track()
-		a.UseStore(func() (*state.Store, error) { return st, nil }, "w", tc.maxPar, epoch)
-		a.StoreProgress(0, tc.maxPar-1)
-		return a
-	}
 	fs := vfs.NewMem()
 	st, err := state.OpenIngesting(fs, "st")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	a := mk(st, 0)
+	a := trackedAggregate(t, spec, tc.budget, st, tc.maxPar, 0)
+	a.StoreProgress(0, tc.maxPar-1)
 	defer a.Release()
 	// ref gets the same rows and watermarks, and neither spills nor
 	// checkpoints: what a and a restore of its store must fire, even if
@@ -284,7 +267,8 @@ func runRewrite(t *testing.T, tc rewriteCase, restore bool) rewriteRun {
 		t.Fatal(err)
 	}
 	defer restoredSt.Close()
-	restored := mk(restoredSt, 1)
+	restored := trackedAggregate(t, spec, tc.budget, restoredSt, tc.maxPar, 1)
+	restored.StoreProgress(0, tc.maxPar-1)
 	defer restored.Release()
 	err = st.Scan("w", 0, uint16(tc.maxPar-1), "", restored.Load)
 	if err == nil {

@@ -333,6 +333,34 @@ func (j *mJob) close() {
 // returns the committed rows, sorted, and the spills of every run.
 func runModel(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budgets []int64) (committed []string, spills, restoreSpills int64) {
 	t.Helper()
+	committed, spills, restoreSpills, runs := driveModel(t, r, spec, rows, ps, budgets, 20, func(j *mJob, x int, id int64, pos int) (*mCheckpoint, bool) {
+		switch {
+		case x < 12:
+			return j.checkpoint(id, pos, true), true
+		case x < 15:
+			j.checkpoint(id, pos, false)
+			return nil, true
+		}
+		return nil, false
+	})
+	t.Logf("%d restores (of %d planned), %d spills, %d of them while restoring", runs-1, len(ps)-1, spills, restoreSpills)
+	return committed, spills, restoreSpills
+}
+
+// checkpointer takes, at a batch with random x in [0, 100), checkpoint
+// id of the input up to batch pos or none (took false); it returns the
+// checkpoint if it is complete.
+type checkpointer func(j *mJob, x int, id int64, pos int) (c *mCheckpoint, took bool)
+
+// driveModel runs rows through the model job in batches: at each, ckpt
+// may take a checkpoint; if it does not and x < crash, the job crashes
+// and the next run (parallelism ps[n], budget budgets[n]) restores the
+// last complete checkpoint, the input replaying from it. Output is
+// committed at complete checkpoints, as a two-phase sink does. It returns
+// the committed rows, sorted, the spills of every run and of restores
+// alone, and the runs.
+func driveModel(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budgets []int64, crash int, ckpt checkpointer) (committed []string, spills, restoreSpills int64, runs int) {
+	t.Helper()
 	var pending []string
 	var last *mCheckpoint
 	nextID := int64(1)
@@ -347,15 +375,16 @@ func runModel(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budg
 			maxTs = max(maxTs, row.ts)
 		}
 		j.advance(maxTs-mDelay, &pending)
-		switch x := r.IntN(100); {
-		case x < 12:
-			last = j.checkpoint(nextID, pos+1, true)
+		x := r.IntN(100)
+		if c, took := ckpt(j, x, nextID, pos+1); took {
 			nextID++
-			committed, pending = append(committed, pending...), nil
-		case x < 15:
-			j.checkpoint(nextID, pos+1, false)
-			nextID++
-		case x < 20 && run+1 < len(ps) && last != nil:
+			if c != nil {
+				last = c
+				committed, pending = append(committed, pending...), nil
+			}
+			continue
+		}
+		if x < crash && run+1 < len(ps) && last != nil {
 			// Crash: what was not committed is lost, the input replays
 			// from the checkpoint.
 			spills += j.spills()
@@ -375,9 +404,8 @@ func runModel(t *testing.T, r *rand.Rand, spec Spec, rows []mRow, ps []int, budg
 	committed = append(committed, pending...)
 	spills += j.spills()
 	j.close()
-	t.Logf("%d restores (of %d planned), %d spills, %d of them while restoring", run, len(ps)-1, spills, restoreSpills)
 	slices.Sort(committed)
-	return committed, spills, restoreSpills
+	return committed, spills, restoreSpills, run + 1
 }
 
 func diffLines(t *testing.T, got, want []string) {
