@@ -138,16 +138,18 @@ var everything = pebble.KeyRange{Start: []byte{}, End: bytes.Repeat([]byte{0xff}
 // replaceWith swaps the SST at path (n entries) in for every file of the
 // store; with no entries it only removes them.
 func (s *Store) replaceWith(path string, n int) error {
-	span := everything
 	if s.db.FormatMajorVersion() < pebble.FormatVirtualSSTables {
 		if err := s.db.RatchetFormatMajorVersion(pebble.FormatVirtualSSTables); err != nil {
 			return fmt.Errorf("replace: %w", err)
 		}
 	}
+	var err error
 	if n == 0 {
-		return s.db.Excise(context.Background(), span)
+		err = s.db.Excise(context.Background(), everything)
+	} else {
+		_, err = s.db.IngestAndExcise(context.Background(), []string{path}, nil, nil, everything)
 	}
-	if _, err := s.db.IngestAndExcise(context.Background(), []string{path}, nil, nil, span); err != nil {
+	if err != nil {
 		return fmt.Errorf("replace: %w", err)
 	}
 	return nil

@@ -206,11 +206,7 @@ func replaceModelRun(t *testing.T, seed uint64) {
 // replacing one.
 func TestReviewReplaceFailureUnchanged(t *testing.T) {
 	fs := &failCreateFS{FS: vfs.NewMem()}
-	s, err := OpenIngesting(fs, "st")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openIngesting(t, fs, "st")
 	m := replaceModel{}
 	w := s.NewSorted()
 	w.Set("agg", 1, "p", []byte("a"), []byte("1"))
@@ -264,11 +260,7 @@ func (f *failIngestFS) Create(name string, cat vfs.DiskWriteCategory) (vfs.File,
 // store as it was, and a snapshot after it holds that.
 func TestReviewReplaceIngestFailureUnchanged(t *testing.T) {
 	fs := &failIngestFS{FS: vfs.NewMem()}
-	s, err := OpenIngesting(fs, "st")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openIngesting(t, fs, "st")
 	m := replaceModel{}
 	w := s.NewSorted()
 	for i := range 20 {
@@ -284,7 +276,7 @@ func TestReviewReplaceIngestFailureUnchanged(t *testing.T) {
 	w.Replace("agg", "p")
 	w.Set("agg", 3, "p", []byte("new"), []byte("x"))
 	fs.fail = true
-	_, err = s.SnapshotDelta(2, w)
+	_, err := s.SnapshotDelta(2, w)
 	fs.fail = false
 	if !errors.Is(err, errInjected) {
 		t.Fatalf("replacing commit with failing ingestion: %v", err)

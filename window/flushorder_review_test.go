@@ -206,14 +206,6 @@ func TestFlushEntriesExact(t *testing.T) {
 			a.StoreProgress(0, tc.maxPar-1) // as exec does: fired windows stay fired
 			defer a.Release()
 			c := &entryCheck{t: t, a: a, paths: paths}
-			add := func(rows []mRow) {
-				t.Helper()
-				b := mBatch(rows)
-				defer b.Release()
-				if _, err := a.Add(b); err != nil {
-					t.Fatal(err)
-				}
-			}
 			// Every key once, then rounds of a few changes: hot keys
 			// (a tenth of them) make their parts compact sooner.
 			var rows []mRow
@@ -221,7 +213,7 @@ func TestFlushEntriesExact(t *testing.T) {
 				rows = append(rows, mRow{ts: 0, k: int64(k), v: int64(k % 5), s: "a", f: true})
 			}
 			rows = append(rows, mRow{ts: 0, k: -1, v: 1, s: "n", f: true})
-			add(rows)
+			addRows(t, a, rows)
 			ts := int64(0)
 			rounds := scaled(120, 40)
 			for round := range rounds {
@@ -236,7 +228,7 @@ func TestFlushEntriesExact(t *testing.T) {
 					}
 					rows = append(rows, mRow{ts: ts + int64(r.IntN(10)), k: k, v: int64(r.IntN(30)), s: fmt.Sprintf("s%d", r.IntN(9)), f: r.IntN(2) == 0})
 				}
-				add(rows)
+				addRows(t, a, rows)
 				if round%3 == 0 {
 					ts += span / 25
 				}
@@ -362,4 +354,14 @@ func trackedAggregate(t *testing.T, spec Spec, budget int64, st *state.Store, ma
 	a.Track()
 	a.UseStore(func() (*state.Store, error) { return st, nil }, "w", maxPar, epoch)
 	return a
+}
+
+// addRows adds rows to a as one batch.
+func addRows(t *testing.T, a *Aggregate, rows []mRow) {
+	t.Helper()
+	b := mBatch(rows)
+	defer b.Release()
+	if _, err := a.Add(b); err != nil {
+		t.Fatal(err)
+	}
 }

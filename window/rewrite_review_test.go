@@ -326,20 +326,12 @@ func TestReviewRewriteSpilledWritesChanges(t *testing.T) {
 		}
 		a.Flushed()
 	}
-	add := func(rows []mRow) {
-		t.Helper()
-		b := mBatch(rows)
-		defer b.Release()
-		if _, err := a.Add(b); err != nil {
-			t.Fatal(err)
-		}
-	}
 	var rows []mRow
 	for k := range 30_000 { // cold groups: they spill
 		rows = append(rows, mRow{ts: 1, k: int64(k), v: int64(k % 5), s: "x"})
 	}
 	for lo := 0; lo < len(rows); lo += 1000 {
-		add(rows[lo:min(lo+1000, len(rows))])
+		addRows(t, a, rows[lo:min(lo+1000, len(rows))])
 	}
 	checkpoint(1)
 	if a.Spills() == 0 {
@@ -353,7 +345,7 @@ func TestReviewRewriteSpilledWritesChanges(t *testing.T) {
 		for k := range 300 { // hot groups, all changed
 			rows = append(rows, mRow{ts: 2, k: int64(100_000 + k), v: id % 7, s: "y"})
 		}
-		add(rows)
+		addRows(t, a, rows)
 		checkpoint(id)
 	}
 	if n := written.Load(); n > 4*stored {
